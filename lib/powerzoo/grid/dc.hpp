@@ -1,0 +1,29 @@
+// DC network model: bus susceptance matrix, PTDF and DC power flow (MATPOWER makeBdc / rundcpf).
+#pragma once
+
+#include <vector>
+
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::grid {
+
+/// Dense PTDF [n_branch x n_bus], row-major, in MW of branch flow per MW injected at a bus and
+/// withdrawn at the slack bus `slack_idx` (0-based). The slack column is exactly zero; rows of
+/// out-of-service branches are zero and those branches are excluded from the network.
+/// Branch susceptance b = 1/(x·tap) as in MATPOWER makeBdc. Throws ConfigError if the in-service
+/// network is islanded (singular reduced B).
+std::vector<double> make_ptdf(const Case& c, int slack_idx);
+
+/// Result of a DC power flow in MATPOWER's naming and units.
+struct DcPfResult {
+  bool success = false;
+  std::vector<double> bus_va_deg;    ///< [n_bus] (reference bus keeps its case VA, as MATPOWER)
+  std::vector<double> branch_pf_mw;  ///< [n_branch] from-end flow, 0 for out-of-service
+  std::vector<double> gen_pg_mw;     ///< [n_gen] scheduled PG; first in-service gen at ref absorbs the mismatch
+};
+
+/// Solves the case's own injections as MATPOWER's rundcpf (PG − PD − GS, phase shifters),
+/// slack = reference bus. Never throws on a singular system: success = false.
+DcPfResult run_dcpf(const Case& c);
+
+}  // namespace pz::grid

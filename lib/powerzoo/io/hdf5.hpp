@@ -1,0 +1,64 @@
+// HDF5 output: run.h5 (attributes, resolved config, extendible metric columns, trajectories) and
+// checkpoint files (StateDict, written atomically).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powerzoo/core/state_dict.hpp"
+
+namespace pz::io {
+
+/// Writer for one run file. Only the thread that owns it calls it (HDF5 has one global lock).
+class RunFile {
+ public:
+  /// Creates (truncates) `path`; writes root attributes (string and int64 values) and the dataset
+  /// /config/resolved (scalar variable-length UTF-8 string). Throws core::RunError on I/O failure.
+  static RunFile create(const std::string& path, const std::map<std::string, std::string>& str_attrs,
+                        const std::map<std::string, int64_t>& int_attrs,
+                        const std::string& resolved_toml);
+  /// Opens an existing run file for appending (resume).
+  static RunFile open(const std::string& path);
+  RunFile(RunFile&&) noexcept;
+  RunFile& operator=(RunFile&&) noexcept;
+  ~RunFile();
+
+  /// Appends one row to every column of group `group` ("metrics/train", "metrics/eval"). Columns
+  /// are 1-D float64, chunked, unlimited; a column missing from `row` gets NaN; a new name creates
+  /// a column back-filled with NaN. Names may contain '/' (nested groups).
+  void append_row(const std::string& group, const std::map<std::string, double>& row);
+  /// Number of rows in `group` (0 if absent).
+  int64_t n_rows(const std::string& group) const;
+  /// Shrinks every column of `group` to n rows (resume drops rows after the checkpoint).
+  void truncate_rows(const std::string& group, int64_t n);
+
+  /// Writes a float32 dataset of the given shape at `path` (e.g. "trajectories/iid/step_0/obs"),
+  /// chunked and deflate-compressed; replaces an existing dataset.
+  void write_f32(const std::string& path, const std::vector<int64_t>& shape, const float* data);
+  void write_u8(const std::string& path, const std::vector<int64_t>& shape, const uint8_t* data);
+  void flush();
+  void close();
+
+ private:
+  RunFile();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads one 1-D float64 column ("metrics/train/global_step"). Throws core::ConfigError if absent.
+std::vector<double> read_column(const std::string& file, const std::string& path);
+/// Reads a scalar string dataset ("config/resolved").
+std::string read_string(const std::string& file, const std::string& path);
+
+/// Writes sd and the resolved spec (dataset /config/resolved) to `path` atomically: a temporary
+/// file in the same directory, fsync'd, then rename(). Throws core::RunError on failure.
+void write_checkpoint(const std::string& path, const core::StateDict& sd,
+                      const std::string& resolved_toml);
+/// Reads a checkpoint written by write_checkpoint. Throws core::ConfigError if the file is missing
+/// or not a powerzoo checkpoint.
+core::StateDict read_checkpoint(const std::string& path, std::string* resolved_toml);
+
+}  // namespace pz::io

@@ -1,0 +1,147 @@
+// PPO learner (seed nnx-ppo semantics): Gaussian MLP actor, MLP critic, in-loss GAE, Adam/AdamW.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/core/state_dict.hpp"
+
+namespace pz::core {
+class ThreadPool;
+}
+
+namespace pz::rl {
+
+/// How a time-limit truncation enters GAE.
+enum class Truncation {
+  kBootstrap,  ///< δ_t = r_t + γ·V(final_obs_t) − V_t, no continuation past t (SB3/CleanRL fix)
+  kZeroTd,     ///< δ_t = 0 at a truncated step (reference seed trainer, rl.md §1.6)
+};
+
+struct PpoConfig {
+  int64_t total_steps = 1'000'000;
+  int rollout_length = 48;  ///< T
+  int n_epochs = 4;
+  int n_minibatches = 4;  ///< over the env axis; must divide n_envs
+  double learning_rate = 3e-4;
+  double gamma = 0.995;
+  double gae_lambda = 0.95;
+  double clip_range = 0.2;
+  double entropy_coef = 0.01;
+  double critic_loss_weight = 0.5;
+  double max_grad_norm = 0.5;  ///< global-norm clip; 0 disables
+  double weight_decay = 0.0;   ///< 0 = Adam, > 0 = AdamW (decoupled, times lr)
+  double adam_eps = 1e-8;
+  std::vector<int> hidden = {64, 64};
+  double init_log_std = -0.5;
+  bool normalize_obs = true;
+  bool normalize_advantages = true;
+  Truncation truncation = Truncation::kBootstrap;
+};
+
+/// One rollout of T steps over N envs, time-major. Filled by the trainer, read by update().
+/// Observations are raw (un-normalized); actions are the raw Gaussian samples (the env clips).
+struct Rollout {
+  int T = 0, N = 0, obs_dim = 0, act_dim = 0;
+  std::vector<float> obs;          ///< [T, N, obs_dim] observation the action was taken on
+  std::vector<float> actions;      ///< [T, N, act_dim]
+  std::vector<float> logp;         ///< [T, N] log-likelihood at rollout time
+  std::vector<float> values;       ///< [T, N] critic value at rollout time (logging only)
+  std::vector<float> rewards;      ///< [T, N]
+  std::vector<uint8_t> dones;      ///< [T, N] terminated OR truncated
+  std::vector<uint8_t> truncated;  ///< [T, N] time-limit truncation (implies done)
+  std::vector<float> final_obs;    ///< [T, N, obs_dim] pre-reset obs, valid where dones
+  std::vector<float> next_obs;     ///< [N, obs_dim] obs after the last step (bootstrap)
+  void resize(int T, int N, int obs_dim, int act_dim);
+};
+
+/// GAE for one env column (rl.md §1.6), exposed for tests. All arrays have length T except
+/// `values_next` which holds V(s_{t+1}) as seen by step t: V(obs_{t+1}) for t < T−1, the
+/// bootstrap value for t = T−1, and V(final_obs_t) at truncated steps (kBootstrap).
+/// Writes advantages [T]. Returns nothing; targets are values + advantages.
+void gae(int T, const float* rewards, const float* values, const float* values_next,
+         const uint8_t* dones, const uint8_t* truncated, double gamma, double lambda,
+         Truncation mode, float* advantages);
+
+/// Running mean/variance of observations (batched Welford/Chan merge, rl.md §1.10): output =
+/// clip((x − μ)/σ, ±10) with σ = sqrt(max(M2/count, 1e-6)); before the first merge μ = 0, σ = 1.
+class ObsNormalizer {
+ public:
+  explicit ObsNormalizer(int dim = 0);
+  void normalize(const float* x, int n, float* out) const;  ///< x, out: [n, dim]
+  void merge(const float* x, int n);                        ///< folds a batch [n, dim]
+  void save(core::StateDict& sd, const std::string& prefix) const;
+  void load(const core::StateDict& sd, const std::string& prefix);
+  int dim() const { return dim_; }
+
+ private:
+  int dim_ = 0;
+  double count_ = 0;
+  std::vector<double> mean_, m2_;
+  std::vector<float> scale_, shift_;  // cached 1/σ and μ for normalize()
+  void refresh();
+};
+
+/// PPO learner. Owns actor (tanh MLP → mean, state-independent log-std), critic (tanh MLP → 1),
+/// the Adam/AdamW optimizer over all parameters, and the observation normalizer.
+class PpoLearner {
+ public:
+  /// Initializes parameters from `init_rng` (orthogonal-free LeCun-uniform, zero biases, output
+  /// layers scaled by 0.01 (actor) / 1.0 (critic) as CleanRL does).
+  PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng);
+  ~PpoLearner();
+  PpoLearner(PpoLearner&&) noexcept;
+  PpoLearner& operator=(PpoLearner&&) noexcept;
+
+  /// Batched policy step on raw observations obs [n, obs_dim] (normalized internally).
+  /// rng != nullptr: samples actions = μ + σ·ξ (ξ drawn sequentially from *rng, row-major), else
+  /// actions = μ (deterministic eval). Writes actions [n, act_dim]; logp [n] and value [n] if
+  /// non-null.
+  void act(const float* obs, int n, core::Rng* rng, float* actions, float* logp, float* value);
+
+  /// Critic values for raw observations obs [n, obs_dim] → value [n].
+  void value(const float* obs, int n, float* value);
+
+  /// n_epochs × n_minibatches gradient steps on env-axis minibatches (permutation per epoch from
+  /// shuffle_rng), GAE recomputed per minibatch from the current critic, then merges the rollout's
+  /// observations into the normalizer. Returns metrics averaged over the gradient steps:
+  /// "losses/actor", "losses/critic", "losses/regularization" (= −entropy_coef·H),
+  /// "losses/entropy", "losses/clipping_fraction", "losses/approx_kl", "losses/critic_R^2",
+  /// "grad_norm" (pre-clip), "policy/log_std_mean".
+  std::map<std::string, double> update(const Rollout& r, core::Rng& shuffle_rng);
+
+  /// Loss and flat gradient for one minibatch of env columns (exposed for finite-difference
+  /// tests). Gradient layout matches parameters().
+  double loss_and_grad(const Rollout& r, const std::vector<int>& env_cols,
+                       std::vector<float>* grad, std::map<std::string, double>* metrics);
+
+  /// All trainable parameters, flattened in a fixed order (actor layers, log_std, critic layers).
+  std::vector<float> parameters() const;
+  void set_parameters(const std::vector<float>& flat);
+  int64_t n_parameters() const;
+
+  ObsNormalizer& normalizer();
+  const PpoConfig& config() const;
+
+  /// Parameters, optimizer moments and step, normalizer statistics → sd (prefix "learner/").
+  void save(core::StateDict& sd) const;
+  /// Inverse of save(); throws core::ConfigError if shapes do not match this learner.
+  void load(const core::StateDict& sd);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Adam/AdamW step on flat arrays (exposed for tests): global-norm clipping of g at max_norm
+/// (0 = off) happens before. Bias-corrected, eps outside the sqrt (optax convention).
+/// step is the 1-based step count after increment. Returns the pre-clip global norm.
+double adam_step(std::vector<float>& params, std::vector<float>& grad, std::vector<float>& m,
+                 std::vector<float>& v, int64_t step, double lr, double b1, double b2, double eps,
+                 double weight_decay, double max_norm);
+
+}  // namespace pz::rl

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package powerzoo needs to build, test and run (idempotent, non-interactive).
+set -euo pipefail
+PKGS=(build-essential cmake pkg-config git ccache
+      libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
+      libboost-program-options-dev libboost-dev libhdf5-dev hdf5-tools
+      libtomlplusplus-dev doctest-dev coinor-libclp-dev nlohmann-json3-dev
+      python3 python3-h5py python3-numpy python3-matplotlib)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
