@@ -119,6 +119,22 @@ class PpoLearner {
   double loss_and_grad(const Rollout& r, const std::vector<int>& env_cols,
                        std::vector<float>* grad, std::map<std::string, double>* metrics);
 
+  /// Stop-gradient GAE pieces of loss_and_grad for the same minibatch, from the current critic:
+  /// raw (un-normalized) advantages [T, B] and critic targets G = V + A [T, B], time-major with
+  /// B = env_cols.size() (row t·B + j is env column env_cols[j]).
+  void compute_targets(const Rollout& r, const std::vector<int>& env_cols,
+                       std::vector<float>* advantages, std::vector<float>* targets);
+
+  /// loss_and_grad with the advantages [T, B] (raw; normalized inside if enabled) and targets
+  /// [T, B] held fixed. With compute_targets() output at the current parameters it returns the
+  /// same loss and gradient as loss_and_grad; as a function of the parameters it is the function
+  /// whose gradient loss_and_grad reports (targets are constants), so finite-difference tests
+  /// perturb this one. Throws core::ConfigError if sizes do not match.
+  double loss_and_grad_fixed(const Rollout& r, const std::vector<int>& env_cols,
+                             const std::vector<float>& advantages,
+                             const std::vector<float>& targets, std::vector<float>* grad,
+                             std::map<std::string, double>* metrics);
+
   /// All trainable parameters, flattened in a fixed order (actor layers, log_std, critic layers).
   std::vector<float> parameters() const;
   void set_parameters(const std::vector<float>& flat);

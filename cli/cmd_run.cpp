@@ -1,0 +1,56 @@
+// `powerzoo run SPEC.toml [key=value ...]`: train one configuration.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "powerzoo/exp/train.hpp"
+#include "powerzoo/io/spec.hpp"
+
+namespace po = boost::program_options;
+
+namespace pz::cli {
+
+int cmd_run(const Args& args) {
+  po::options_description opts(
+      "usage: powerzoo run SPEC.toml [key=value ...] [options]\n\n"
+      "Trains PPO on the environment of SPEC.toml. key=value overrides use the spec's dotted\n"
+      "paths (ppo.learning_rate=1e-4, vec.n_envs=16, seed=3). Writes run.h5, progress.csv and\n"
+      "ckpt/ into out_dir/name/<UTC timestamp> (or --out).\n\noptions");
+  std::string out;
+  int threads = -1;
+  opts.add_options()("help,h", "show this help")(
+      "out", po::value<std::string>(&out), "run directory to write (default: out_dir/name/<time>)")(
+      "threads", po::value<int>(&threads), "worker threads (overrides vec.threads; 0 = all cores)")(
+      "quiet,q", "no progress output");
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("positional", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  std::vector<std::string> positional;
+  if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
+  if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
+  if (threads < -1) throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
+  const std::string spec_path = positional[0];
+  std::vector<std::string> overrides(positional.begin() + 1, positional.end());
+  for (const auto& o : overrides)
+    if (o.find('=') == std::string::npos)
+      throw UsageError{"expected key=value overrides after the spec, found '" + o + "'"};
+  const io::Spec spec = io::load_spec(spec_path, overrides);
+  exp::TrainOptions topt;
+  topt.out_dir = out;
+  topt.threads = threads;
+  topt.quiet = vm.count("quiet") > 0;
+  exp::train(spec, topt);
+  return 0;
+}
+
+}  // namespace pz::cli

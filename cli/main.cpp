@@ -1,0 +1,63 @@
+// powerzoo: dispatches subcommands and maps errors to exit codes (0 ok, 1 run failed, 2 bad input).
+#include <boost/program_options/errors.hpp>
+#include <cstring>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: powerzoo COMMAND [ARGS...]\n\n"
+    "commands:\n"
+    "  run SPEC.toml [key=value ...]   train one configuration\n"
+    "  eval CHECKPOINT_OR_RUN_DIR      deterministic evaluation of a checkpoint\n"
+    "  envs                            list environments with their dimensions\n"
+    "  cases                           list bundled MATPOWER cases\n"
+    "  grid dcpf CASE [--json]         DC power flow of a case (MATPOWER rundcpf)\n\n"
+    "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
+    "2 bad usage or bad input.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pz::core::limit_blas_threads(1);
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::cout << "powerzoo " << PZ_VERSION << " (" << PZ_GIT_SHA << ")\n";
+    return 0;
+  }
+  const std::string cmd = argv[1];
+  const pz::cli::Args args(argv + 2, argv + argc);
+  try {
+    if (cmd == "run") return pz::cli::cmd_run(args);
+    if (cmd == "eval") return pz::cli::cmd_eval(args);
+    if (cmd == "envs") return pz::cli::cmd_envs(args);
+    if (cmd == "cases") return pz::cli::cmd_cases(args);
+    if (cmd == "grid") return pz::cli::cmd_grid(args);
+    std::cerr << "powerzoo: unknown command '" << cmd << "'\n\n" << kUsage;
+    return 2;
+  } catch (const pz::cli::UsageError& e) {
+    std::cerr << "powerzoo " << cmd << ": " << e.message << "\n(see `powerzoo " << cmd
+              << " --help`)\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "powerzoo " << cmd << ": " << e.what() << "\n(see `powerzoo " << cmd
+              << " --help`)\n";
+    return 2;
+  } catch (const pz::core::ConfigError& e) {
+    std::cerr << "powerzoo " << cmd << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const pz::core::RunError& e) {
+    std::cerr << "powerzoo " << cmd << ": run failed: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "powerzoo " << cmd << ": run failed: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,267 @@
+// CSV profile loading with explicit gap handling, and calendar splits.
+#include "powerzoo/data/profile.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
+
+namespace pz::data {
+namespace {
+
+using core::ConfigError;
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  for (char c : line) {
+    if (c == ',') {
+      out.push_back(cell);
+      cell.clear();
+    } else if (c != '\r' && c != '"') {
+      cell.push_back(c);
+    }
+  }
+  out.push_back(cell);
+  return out;
+}
+
+// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool parse_int(const std::string& s, size_t pos, size_t len, int& out) {
+  if (pos + len > s.size()) return false;
+  auto r = std::from_chars(s.data() + pos, s.data() + pos + len, out);
+  return r.ec == std::errc() && r.ptr == s.data() + pos + len;
+}
+
+// Parses "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z]"; returns false if malformed.
+bool parse_timestamp(const std::string& s, int64_t& out) {
+  int y, mo, d, h = 0, mi = 0, se = 0;
+  if (!parse_int(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !parse_int(s, 5, 2, mo) ||
+      s[7] != '-' || !parse_int(s, 8, 2, d))
+    return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+  if (s.size() > 10) {
+    if ((s[10] != 'T' && s[10] != ' ') || !parse_int(s, 11, 2, h) || s.size() < 16 ||
+        s[13] != ':' || !parse_int(s, 14, 2, mi))
+      return false;
+    if (s.size() >= 19 && s[16] == ':' && !parse_int(s, 17, 2, se)) return false;
+    if (h > 23 || mi > 59 || se > 60) return false;
+  }
+  out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+  return true;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  while (b < e && *b == ' ') ++b;
+  while (e > b && e[-1] == ' ') --e;
+  auto r = std::from_chars(b, e, out);
+  return r.ec == std::errc() && r.ptr == e && std::isfinite(out);
+}
+
+}  // namespace
+
+std::string GapReport::summary() const {
+  std::ostringstream os;
+  os << n_rows << " rows, " << n_missing_values << " empty values, " << n_missing_rows
+     << " missing timestamps; filled " << n_filled << " points (gaps <= 2 h) by linear "
+     << "interpolation; dropped " << n_days_dropped << " days with longer gaps";
+  return os.str();
+}
+
+bool Profile::day_complete(int64_t d) const {
+  const int spd = steps_per_day();
+  for (int i = 0; i < spd; ++i)
+    if (std::isnan(values[static_cast<size_t>(d * spd + i)])) return false;
+  return true;
+}
+
+Profile load_profile_csv(const std::string& path, const std::string& time_column,
+                         const std::string& value_column, int step_seconds,
+                         int max_fill_seconds) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("profile file '" + path + "' not found or not readable");
+  std::string line;
+  if (!std::getline(in, line))
+    throw ConfigError(path + ":1: expected a CSV header row, found an empty file");
+  const auto header = split_csv(line);
+  int tcol = -1, vcol = -1;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == time_column) tcol = static_cast<int>(i);
+    if (header[i] == value_column) vcol = static_cast<int>(i);
+  }
+  if (tcol < 0 || vcol < 0)
+    throw ConfigError(path + ":1: expected columns '" + time_column + "' and '" + value_column +
+                      "' in the header, found '" + line + "'");
+  std::vector<std::pair<int64_t, double>> rows;  // (timestamp, value or NaN)
+  GapReport rep;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  int64_t lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line == "\r") continue;
+    const auto cells = split_csv(line);
+    const auto where = path + ":" + std::to_string(lineno) + ": ";
+    if (cells.size() != header.size())
+      throw ConfigError(where + "expected " + std::to_string(header.size()) +
+                        " comma-separated fields, found " + std::to_string(cells.size()) +
+                        " in '" + line + "'");
+    int64_t ts;
+    if (!parse_timestamp(cells[tcol], ts))
+      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" + time_column +
+                        "', found '" + cells[tcol] + "'");
+    if (ts % step_seconds != 0)
+      throw ConfigError(where + "expected a timestamp on a " + std::to_string(step_seconds / 60) +
+                        "-minute grid, found '" + cells[tcol] + "'");
+    if (!rows.empty() && ts <= rows.back().first)
+      throw ConfigError(where + "expected timestamps strictly increasing, found '" + cells[tcol] +
+                        "' after an equal or later one");
+    double v = nan;
+    const std::string& cell = cells[vcol];
+    if (cell.find_first_not_of(' ') == std::string::npos) {
+      ++rep.n_missing_values;
+    } else if (!parse_double(cell, v)) {
+      throw ConfigError(where + "expected a number or an empty cell in column '" + value_column +
+                        "', found '" + cell + "'");
+    }
+    rows.emplace_back(ts, v);
+  }
+  if (rows.empty()) throw ConfigError(path + ": expected data rows after the header, found none");
+  rep.n_rows = static_cast<int64_t>(rows.size());
+
+  Profile p;
+  p.path = path;
+  p.column = value_column;
+  p.step_seconds = step_seconds;
+  p.t0_unix = rows.front().first - ((rows.front().first % 86400) + 86400) % 86400;
+  const int64_t last = rows.back().first;
+  const int64_t end_day = last - ((last % 86400) + 86400) % 86400 + 86400;
+  const int64_t n = (end_day - p.t0_unix) / step_seconds;
+  p.values.assign(static_cast<size_t>(n), nan);
+  std::vector<uint8_t> present(static_cast<size_t>(n), 0);
+  for (const auto& [ts, v] : rows) {
+    const auto i = static_cast<size_t>((ts - p.t0_unix) / step_seconds);
+    p.values[i] = v;
+    present[i] = 1;
+  }
+  // Absent timestamps strictly inside the covered span count as missing rows.
+  const auto first_i = (rows.front().first - p.t0_unix) / step_seconds;
+  const auto last_i = (last - p.t0_unix) / step_seconds;
+  for (int64_t i = first_i; i <= last_i; ++i)
+    if (!present[static_cast<size_t>(i)]) ++rep.n_missing_rows;
+
+  // Fill interior runs of NaN up to max_fill_seconds by linear interpolation.
+  const int64_t max_run = max_fill_seconds / step_seconds;
+  int64_t i = 0;
+  while (i < n) {
+    if (!std::isnan(p.values[static_cast<size_t>(i)])) {
+      ++i;
+      continue;
+    }
+    int64_t j = i;
+    while (j < n && std::isnan(p.values[static_cast<size_t>(j)])) ++j;
+    const int64_t run = j - i;
+    if (i > 0 && j < n && run <= max_run) {
+      const double a = p.values[static_cast<size_t>(i - 1)];
+      const double b = p.values[static_cast<size_t>(j)];
+      for (int64_t k = i; k < j; ++k)
+        p.values[static_cast<size_t>(k)] =
+            a + (b - a) * static_cast<double>(k - i + 1) / static_cast<double>(run + 1);
+      rep.n_filled += run;
+    }
+    i = j;
+  }
+  for (int64_t d = 0; d < p.n_days(); ++d)
+    if (!p.day_complete(d)) ++rep.n_days_dropped;
+  p.report = rep;
+  return p;
+}
+
+Profile load_profile(const std::string& name_or_path) {
+  if (name_or_path == "gb_demand")
+    return load_profile_csv(core::data_dir() + "/profiles/gb_demand_30min.csv", "startTime",
+                            "Actual");
+  const bool is_path = name_or_path.find('/') != std::string::npos ||
+                       name_or_path.ends_with(".csv");
+  if (!is_path)
+    throw ConfigError("[env] profile: expected a bundled profile name (gb_demand) or a path to a "
+                      "CSV file, found '" + name_or_path + "'");
+  std::ifstream in(name_or_path);
+  if (!in) throw ConfigError("profile file '" + name_or_path + "' not found or not readable");
+  std::string line;
+  std::getline(in, line);
+  const auto header = split_csv(line);
+  if (header.size() < 2)
+    throw ConfigError(name_or_path + ":1: expected a header with a time column and a value "
+                      "column, found '" + line + "'");
+  std::string value_col = header[1];
+  for (const auto& h : header)
+    if (h == "Actual") value_col = h;
+  return load_profile_csv(name_or_path, header[0], value_col);
+}
+
+int64_t parse_date(const std::string& ymd) {
+  int64_t ts;
+  if (ymd.size() != 10 || !parse_timestamp(ymd, ts))
+    throw ConfigError("expected a date YYYY-MM-DD, found '" + ymd + "'");
+  return ts;
+}
+
+Split split_by_name(const std::string& name) {
+  if (name == "train") return {"train", "2025-04-01", "2025-12-31"};
+  if (name == "iid") return {"iid", "2026-01-01", "2026-03-31"};
+  throw ConfigError("[env] split: expected one of train, iid, found '" + name + "'");
+}
+
+std::vector<int64_t> episode_starts(const Profile& p, const Split& s, int horizon) {
+  const int64_t d0 = (parse_date(s.first_day) - p.t0_unix) / 86400;
+  const int64_t d1 = (parse_date(s.last_day) - p.t0_unix) / 86400;
+  const int spd = p.steps_per_day();
+  std::vector<int64_t> starts;
+  for (int64_t d = std::max<int64_t>(d0, 0); d <= d1; ++d) {
+    const int64_t start = d * spd;
+    if (start + horizon > static_cast<int64_t>(p.values.size())) break;
+    bool ok = true;
+    for (int k = 0; k < horizon && ok; ++k)
+      ok = !std::isnan(p.values[static_cast<size_t>(start + k)]);
+    if (ok) starts.push_back(start);
+  }
+  if (starts.empty())
+    throw ConfigError("profile '" + p.path + "': split '" + s.name + "' (" + s.first_day + ".." +
+                      s.last_day + ") has no complete " + std::to_string(horizon) +
+                      "-step window in the data");
+  return starts;
+}
+
+double split_mean(const Profile& p, const Split& s) {
+  const int64_t d0 = std::max<int64_t>((parse_date(s.first_day) - p.t0_unix) / 86400, 0);
+  const int64_t d1 = std::min<int64_t>((parse_date(s.last_day) - p.t0_unix) / 86400, p.n_days() - 1);
+  double sum = 0;
+  int64_t count = 0;
+  const int spd = p.steps_per_day();
+  for (int64_t d = d0; d <= d1; ++d) {
+    if (!p.day_complete(d)) continue;
+    for (int k = 0; k < spd; ++k) sum += p.values[static_cast<size_t>(d * spd + k)];
+    count += spd;
+  }
+  if (count == 0)
+    throw ConfigError("profile '" + p.path + "': split '" + s.name + "' has no complete day");
+  return sum / static_cast<double>(count);
+}
+
+}  // namespace pz::data

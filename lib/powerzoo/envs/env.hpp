@@ -1,0 +1,68 @@
+// Environment contract (DESIGN.md §4.1): immutable model + plain per-instance State, explicit Rng.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "powerzoo/core/rng.hpp"
+
+namespace pz::envs {
+
+/// Static description of an environment: dimensions, action box, cost channels, horizon.
+struct EnvSpec {
+  std::string id;
+  int obs_dim = 0;
+  int act_dim = 0;
+  std::vector<float> act_low, act_high;  ///< [act_dim]
+  std::vector<std::string> cost_names;   ///< fixed order of the costs vector
+  int horizon = 0;                       ///< steps per episode (time limit → truncated)
+};
+
+/// Result of one transition. reward carries only the objective; constraints go to costs.
+struct Step {
+  float reward = 0;
+  bool terminated = false;  ///< real terminal state (e.g. solver failure)
+  bool truncated = false;   ///< time limit
+};
+
+/// Outcome codes of the physics inside a step (hot path: no exceptions).
+enum class StepStatus : int { kOk = 0, kSolverFailed = 1, kNonFinite = 2 };
+
+/// Diagnostics of one step (DC transmission: gen cost in $/h, violations).
+struct Info {
+  double gen_cost = 0;    ///< $/h
+  int n_violations = 0;
+  bool is_safe = true;
+  StepStatus status = StepStatus::kOk;
+};
+
+/// Per-instance mutable state; each env defines its own subtype.
+struct State {
+  virtual ~State() = default;
+};
+
+/// Which episode a reset starts. episode < 0: draw a window of the split at random (training);
+/// otherwise the episode-th of n_episodes evenly spaced windows (evaluation).
+struct ResetOptions {
+  int episode = -1;
+  int n_episodes = 1;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  virtual const EnvSpec& spec() const = 0;
+  virtual std::unique_ptr<State> make_state() const = 0;
+  /// Starts an episode; writes obs [obs_dim].
+  virtual void reset(State& s, core::Rng& rng, std::span<float> obs,
+                     const ResetOptions& opt = {}) const = 0;
+  /// Applies action [act_dim] (clipped to the box inside); writes obs [obs_dim] (of the state
+  /// after the step, not reset) and costs [n_costs]; fills info if non-null. Never throws.
+  virtual Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
+                    std::span<float> costs, Info* info) const = 0;
+};
+
+}  // namespace pz::envs

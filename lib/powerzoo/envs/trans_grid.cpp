@@ -1,0 +1,206 @@
+// TransGrid implementation: DC power flow on a PTDF with slack attribution (envs-grid.md §2, §6).
+#include "powerzoo/envs/trans_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/dc.hpp"
+
+namespace pz::envs {
+namespace {
+constexpr double kUnlimited = 1e6;  // reference sentinel for rate_a = 0
+constexpr double kTwoPi = 6.283185307179586;
+}  // namespace
+
+TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
+  const grid::Case& c = p_.grid_case;
+  for (int g = 0; g < c.n_gen(); ++g) {
+    if (c.gen[g].status <= 0) continue;
+    unit_gen_.push_back(g);
+    unit_bus_.push_back(c.gen_bus_idx[g]);
+    pmin_.push_back(c.gen[g].pmin_mw);
+    pmax_.push_back(c.gen[g].pmax_mw);
+  }
+  if (unit_gen_.empty())
+    throw core::ConfigError("case '" + c.name + "': expected at least one in-service generator");
+  const int nu = n_units();
+  if (!p_.pmin_override.empty()) {
+    if (static_cast<int>(p_.pmin_override.size()) != nu)
+      throw core::ConfigError("TransGrid: pmin override has the wrong length");
+    pmin_ = p_.pmin_override;
+  }
+  if (!p_.pmax_override.empty()) {
+    if (static_cast<int>(p_.pmax_override.size()) != nu)
+      throw core::ConfigError("TransGrid: pmax override has the wrong length");
+    pmax_ = p_.pmax_override;
+  }
+  for (int b = 0; b < c.n_bus(); ++b) {
+    if (c.bus[b].pd_mw != 0.0) {
+      load_bus_.push_back(b);
+      load_pd_.push_back(c.bus[b].pd_mw);
+    }
+  }
+  const int slack = p_.slack_bus_idx >= 0 ? p_.slack_bus_idx : c.ref_bus_idx;
+  p_.slack_bus_idx = slack;
+  slack_share_.assign(nu, 0.0);
+  int n_at_slack = 0;
+  for (int u = 0; u < nu; ++u) n_at_slack += unit_bus_[u] == slack;
+  for (int u = 0; u < nu; ++u)
+    if (unit_bus_[u] == slack) slack_share_[u] = 1.0 / n_at_slack;
+  ptdf_ = grid::make_ptdf(c, slack);
+  cap_.resize(c.n_branch());
+  for (int l = 0; l < c.n_branch(); ++l)
+    cap_[l] = c.branch[l].rate_a_mva > 0 ? c.branch[l].rate_a_mva : kUnlimited;
+  sum_pmax_ = 0;
+  for (double v : pmax_) sum_pmax_ += v;
+  if (!p_.profile.empty() && p_.episode_starts.empty())
+    throw core::ConfigError("TransGrid: a profile needs at least one episode start");
+
+  spec_.id = "trans_grid";
+  spec_.obs_dim = c.n_branch() + static_cast<int>(load_bus_.size()) + nu + 2;
+  spec_.act_dim = nu;
+  spec_.act_low.assign(nu, -1.0f);
+  spec_.act_high.assign(nu, 1.0f);
+  spec_.cost_names = {"thermal_overload", "voltage_violation", "power_balance", "resource"};
+  spec_.horizon = p_.horizon;
+}
+
+std::unique_ptr<State> TransGrid::make_state() const {
+  auto s = std::make_unique<GridState>();
+  s->p_mw.assign(n_units(), 0.0);
+  s->flow_mw.assign(p_.grid_case.n_branch(), 0.0);
+  return s;
+}
+
+int64_t TransGrid::profile_index(const GridState& s, int t) const {
+  return s.start + std::min(t, p_.horizon - 1);
+}
+
+void TransGrid::bus_load(int64_t k, std::vector<double>& load) const {
+  load.assign(p_.grid_case.n_bus(), 0.0);
+  const double f =
+      p_.load_scale * (p_.profile.empty() ? 1.0 : p_.profile[static_cast<size_t>(k)] / p_.profile_mean);
+  for (size_t i = 0; i < load_bus_.size(); ++i) load[load_bus_[i]] += load_pd_[i] * f;
+}
+
+double TransGrid::generation_cost(const std::vector<double>& p) const {
+  double cost = 0;
+  for (int u = 0; u < n_units(); ++u)
+    cost += grid::gen_cost(p_.grid_case.gencost[unit_gen_[u]], p[u]);
+  return cost;
+}
+
+// Reference dc_pf: slack-bus units absorb G − D; flows = PTDF · (Au p − load) (slack column 0).
+void TransGrid::dc_flow(const std::vector<double>& load, std::vector<double>& p,
+                        std::vector<double>& flow) const {
+  const int nb = p_.grid_case.n_bus();
+  const int nl = p_.grid_case.n_branch();
+  double gen = 0, dem = 0;
+  for (double v : p) gen += v;
+  for (double v : load) dem += v;
+  thread_local std::vector<double> inj;
+  inj.assign(nb, 0.0);
+  for (int u = 0; u < n_units(); ++u) inj[unit_bus_[u]] += p[u];
+  for (int b = 0; b < nb; ++b) inj[b] -= load[b];
+  for (int u = 0; u < n_units(); ++u) p[u] += (dem - gen) * slack_share_[u];
+  for (int l = 0; l < nl; ++l) {
+    const double* row = &ptdf_[static_cast<size_t>(l) * nb];
+    double f = 0;
+    for (int b = 0; b < nb; ++b) f += row[b] * inj[b];
+    flow[l] = f;
+  }
+}
+
+void TransGrid::observe(const GridState& s, std::span<float> obs) const {
+  size_t k = 0;
+  for (size_t l = 0; l < cap_.size(); ++l)
+    obs[k++] = static_cast<float>(s.flow_mw[l] / std::max(std::abs(cap_[l]), 1.0));
+  const double f = p_.load_scale * (p_.profile.empty()
+                                        ? 1.0
+                                        : p_.profile[static_cast<size_t>(profile_index(s, s.t))] /
+                                              p_.profile_mean);
+  const double denom = std::max(sum_pmax_, 1.0);
+  for (double pd : load_pd_) obs[k++] = static_cast<float>(pd * f / denom);
+  for (int u = 0; u < n_units(); ++u)
+    obs[k++] = static_cast<float>(s.p_mw[u] / std::max(pmax_[u], 1.0));
+  const int spd = std::max(1, static_cast<int>(std::lround(24.0 / p_.dt_hours)));
+  const double phase = kTwoPi * s.t / spd;
+  obs[k++] = static_cast<float>(std::sin(phase));
+  obs[k++] = static_cast<float>(std::cos(phase));
+}
+
+void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
+                      const ResetOptions& opt) const {
+  auto& s = static_cast<GridState&>(st);
+  s.t = 0;
+  s.episode_cost = 0;
+  s.start = 0;
+  if (!p_.profile.empty()) {
+    const auto n = static_cast<uint64_t>(p_.episode_starts.size());
+    const uint64_t i = opt.episode >= 0
+                           ? static_cast<uint64_t>(opt.episode) * n /
+                                 static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
+                           : rng.below(n);
+    s.start = p_.episode_starts[i];
+  }
+  thread_local std::vector<double> load;
+  bus_load(profile_index(s, 0), load);
+  // Proportional dispatch of total demand between unit limits (reference §2).
+  double dem = 0, smin = 0, head = 0;
+  for (double v : load) dem += v;
+  for (int u = 0; u < n_units(); ++u) {
+    smin += pmin_[u];
+    head += pmax_[u] - pmin_[u];
+  }
+  const double rem = std::clamp(dem - smin, 0.0, head);
+  const double ratio = head > 0 ? rem / head : 0.0;
+  for (int u = 0; u < n_units(); ++u)
+    s.p_mw[u] = std::clamp(pmin_[u] + ratio * (pmax_[u] - pmin_[u]), pmin_[u], pmax_[u]);
+  dc_flow(load, s.p_mw, s.flow_mw);
+  observe(s, obs);
+}
+
+Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
+                     std::span<float> costs, Info* info) const {
+  auto& s = static_cast<GridState&>(st);
+  thread_local std::vector<double> load;
+  bus_load(profile_index(s, s.t), load);
+  for (int u = 0; u < n_units(); ++u) {
+    const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
+    s.p_mw[u] = 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u]);
+  }
+  dc_flow(load, s.p_mw, s.flow_mw);
+  double c_th = 0;
+  int n_viol = 0;
+  for (size_t l = 0; l < cap_.size(); ++l) {
+    const double v = std::max(s.flow_mw[l] - cap_[l], 0.0) + std::max(-cap_[l] - s.flow_mw[l], 0.0);
+    c_th += v;
+    n_viol += v > 0;
+  }
+  double c_bal = 0;
+  for (int u = 0; u < n_units(); ++u)
+    c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
+  const double gen_cost = generation_cost(s.p_mw);
+  s.episode_cost += gen_cost;
+  s.t += 1;
+  costs[0] = static_cast<float>(p_.cost_thermal_weight * c_th);
+  costs[1] = 0.0f;
+  costs[2] = static_cast<float>(c_bal);
+  costs[3] = 0.0f;
+  observe(s, obs);
+  Step out;
+  out.reward = static_cast<float>(-p_.reward_scale * gen_cost);
+  out.truncated = s.t >= p_.horizon;
+  const bool finite = std::isfinite(gen_cost) && std::isfinite(c_th);
+  if (!finite) out.terminated = true;
+  if (info) {
+    info->gen_cost = gen_cost;
+    info->n_violations = n_viol;
+    info->is_safe = n_viol == 0;
+    info->status = finite ? StepStatus::kOk : StepStatus::kNonFinite;
+  }
+  return out;
+}
+
+}  // namespace pz::envs

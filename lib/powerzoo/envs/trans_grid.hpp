@@ -1,0 +1,81 @@
+// TransGrid: DC transmission dispatch env (reference envs-grid.md §6, agent-dispatch mode).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "powerzoo/envs/env.hpp"
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::envs {
+
+/// Parameters of a TransGrid model. Loads: every bus with PD ≠ 0 is a load; at grid step k its
+/// demand is PD · load_scale · profile[k] / profile_mean (profile empty ⇒ factor 1 at every step).
+struct TransGridParams {
+  grid::Case grid_case;
+  std::vector<double> profile;         ///< demand series (MW), indexed by absolute grid step
+  double profile_mean = 1.0;           ///< normalizer of the profile (train-split mean)
+  std::vector<int64_t> episode_starts; ///< candidate start indices into profile (≥ 1 if profile)
+  int horizon = 48;
+  double dt_hours = 0.5;  ///< step length (sets the time-of-day features)
+  double load_scale = 1.0;
+  double reward_scale = 0.01;  ///< reward = −reward_scale · generation cost ($/h)
+  double cost_thermal_weight = 1.0;
+  int slack_bus_idx = -1;  ///< −1: the case's reference bus
+  /// Optional override of per-unit limits [n_units] (tests use the reference's case5 limits).
+  std::vector<double> pmin_override, pmax_override;
+};
+
+/// DC power flow on PTDF, slack-bus units absorb the imbalance, generation cost from gencost.
+/// obs = [flow/max(|cap|,1) (n_branch), load/max(Σpmax,1) (n_loads), p/max(pmax,1) (n_units),
+/// sin, cos] with unlimited branches at cap 1e6 (as the reference). action ∈ [−1,1]^n_units maps
+/// to [pmin, pmax]. costs = [thermal_overload (MW), voltage_violation (0 in DC), power_balance
+/// (MW outside unit limits), resource (0)]. Time limit → truncated.
+class TransGrid final : public Env {
+ public:
+  /// Throws core::ConfigError if the case has no in-service generator or is islanded.
+  explicit TransGrid(TransGridParams p);
+
+  struct GridState : State {
+    int t = 0;
+    int64_t start = 0;
+    std::vector<double> p_mw;     ///< [n_units] slack-adjusted output
+    std::vector<double> flow_mw;  ///< [n_branch]
+    double episode_cost = 0;
+  };
+
+  const EnvSpec& spec() const override { return spec_; }
+  std::unique_ptr<State> make_state() const override;
+  void reset(State& s, core::Rng& rng, std::span<float> obs,
+             const ResetOptions& opt = {}) const override;
+  Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
+            std::span<float> costs, Info* info) const override;
+
+  int n_units() const { return static_cast<int>(unit_gen_.size()); }
+  const std::vector<double>& pmin() const { return pmin_; }
+  const std::vector<double>& pmax() const { return pmax_; }
+  /// Per-bus load (MW) at absolute profile index k.
+  void bus_load(int64_t k, std::vector<double>& load) const;
+  /// Total generation cost ($/h) of unit outputs p [n_units].
+  double generation_cost(const std::vector<double>& p) const;
+
+ private:
+  void dc_flow(const std::vector<double>& load, std::vector<double>& p,
+               std::vector<double>& flow) const;
+  void observe(const GridState& s, std::span<float> obs) const;
+  int64_t profile_index(const GridState& s, int t) const;
+
+  TransGridParams p_;
+  EnvSpec spec_;
+  std::vector<int> unit_gen_;      // env unit -> case gen row (in-service gens)
+  std::vector<int> unit_bus_;      // env unit -> bus index
+  std::vector<int> load_bus_;      // env load -> bus index
+  std::vector<double> load_pd_;    // env load -> PD (MW)
+  std::vector<double> pmin_, pmax_;
+  std::vector<double> slack_share_;  // [n_units] share of the imbalance
+  std::vector<double> ptdf_;         // [n_branch x n_bus]
+  std::vector<double> cap_;          // [n_branch] MW, 1e6 = unlimited
+  double sum_pmax_ = 1;
+};
+
+}  // namespace pz::envs

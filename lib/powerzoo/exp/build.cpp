@@ -1,0 +1,103 @@
+// Env construction from a spec, with a per-process cache of parsed cases and profiles.
+#include "powerzoo/exp/build.hpp"
+
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/data/profile.hpp"
+#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::exp {
+namespace {
+
+std::mutex cache_mu;
+
+const data::Profile& cached_profile(const std::string& name) {
+  static std::map<std::string, data::Profile> cache;
+  std::lock_guard<std::mutex> lock(cache_mu);
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, data::load_profile(name)).first;
+  return it->second;
+}
+
+grid::Case cached_case(const std::string& name) {
+  static std::map<std::string, grid::Case> cache;
+  const std::string path = grid::resolve_case_path(name);
+  std::lock_guard<std::mutex> lock(cache_mu);
+  auto it = cache.find(path);
+  if (it == cache.end()) it = cache.emplace(path, grid::load_case(path)).first;
+  return it->second;
+}
+
+std::string where(const io::Spec& s) {
+  return (s.source_path.empty() ? std::string("spec") : s.source_path) + ": ";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> env_catalog() {
+  return {{"trans_grid",
+           "DC transmission dispatch: the agent sets every in-service generator's output; slack-bus "
+           "units absorb the imbalance; costs thermal_overload, voltage_violation, power_balance, "
+           "resource"}};
+}
+
+std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::string& split) {
+  const auto& e = spec.env;
+  if (!e.task.empty())
+    throw core::ConfigError(where(spec) + "[env] task: expected no task preset (none is "
+                            "available yet), found '" + e.task + "'");
+  if (e.id != "trans_grid")
+    throw core::ConfigError(where(spec) + "[env] id: expected one of trans_grid, found '" + e.id +
+                            "'");
+  envs::TransGridParams p;
+  p.grid_case = cached_case(e.case_name);
+  const data::Profile& prof = cached_profile(e.profile);
+  const double step_h = prof.step_seconds / 3600.0;
+  if (std::abs(step_h - e.dt_hours) > 1e-9)
+    throw core::ConfigError(where(spec) + "[env] dt_hours: expected the profile's step of " +
+                            std::to_string(step_h) + " h, found " + std::to_string(e.dt_hours));
+  const data::Split sp = data::split_by_name(split);
+  p.profile = prof.values;
+  p.profile_mean = data::split_mean(prof, data::split_by_name("train"));
+  p.episode_starts = data::episode_starts(prof, sp, e.horizon);
+  p.horizon = e.horizon;
+  p.dt_hours = e.dt_hours;
+  p.load_scale = e.load_scale;
+  p.reward_scale = e.reward_scale;
+  return std::make_shared<envs::TransGrid>(std::move(p));
+}
+
+std::vector<double> penalty_weights(const io::Spec& spec, const envs::EnvSpec& env_spec) {
+  std::vector<double> w(env_spec.cost_names.size(), 0.0);
+  for (const auto& [name, weight] : spec.penalty) {
+    bool found = false;
+    for (size_t k = 0; k < w.size(); ++k) {
+      if (env_spec.cost_names[k] == name) {
+        w[k] = weight;
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string known;
+      for (const auto& n : env_spec.cost_names) known += (known.empty() ? "" : ", ") + n;
+      const std::string hint = io::did_you_mean(name, env_spec.cost_names);
+      throw core::ConfigError(where(spec) + "[reward] penalty: expected a cost channel of " +
+                              env_spec.id + " (" + known + "), found '" + name + "'" +
+                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+  }
+  return w;
+}
+
+std::string describe_data(const io::Spec& spec) {
+  const data::Profile& prof = cached_profile(spec.env.profile);
+  std::ostringstream os;
+  os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();
+  return os.str();
+}
+
+}  // namespace pz::exp

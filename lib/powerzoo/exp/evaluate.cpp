@@ -1,0 +1,107 @@
+// Evaluation loop over a non-resetting VectorEnv.
+#include "powerzoo/exp/evaluate.hpp"
+
+#include <cmath>
+
+#include "powerzoo/vec/vector_env.hpp"
+
+namespace pz::exp {
+namespace {
+constexpr uint64_t kEvalStreamBase = 1ull << 40;
+
+void mean_std(const std::vector<double>& x, double& mean, double& stdev) {
+  mean = 0;
+  for (double v : x) mean += v;
+  mean /= std::max<size_t>(x.size(), 1);
+  double var = 0;
+  for (double v : x) var += (v - mean) * (v - mean);
+  stdev = std::sqrt(var / std::max<size_t>(x.size(), 1));
+}
+}  // namespace
+
+PolicyFn deterministic_policy(rl::PpoLearner& learner) {
+  return [&learner](const float* obs, int n, float* actions) {
+    learner.act(obs, n, nullptr, actions, nullptr, nullptr);
+  };
+}
+
+std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, const PolicyFn& policy,
+                                       int n_episodes, uint64_t eval_seed, double dt_hours,
+                                       const std::vector<double>& penalty, core::ThreadPool& pool,
+                                       Trajectories* traj) {
+  const envs::EnvSpec sp = env->spec();
+  vec::VectorEnv venv(env, n_episodes, eval_seed, kEvalStreamBase, pool, penalty);
+  venv.set_auto_reset(false);
+  venv.reset_all(envs::ResetOptions{0, n_episodes});
+  const size_t K = static_cast<size_t>(n_episodes);
+  const size_t k = sp.cost_names.size();
+  std::vector<float> actions(K * sp.act_dim);
+  if (traj) {
+    *traj = Trajectories{};
+    traj->T = sp.horizon;
+    traj->K = n_episodes;
+    traj->obs_dim = sp.obs_dim;
+    traj->act_dim = sp.act_dim;
+    traj->n_costs = static_cast<int>(k);
+  }
+  std::vector<vec::EpisodeStats> done_eps(K);
+  size_t n_done = 0;
+  for (int t = 0; t < sp.horizon && n_done < K; ++t) {
+    policy(venv.obs.data(), n_episodes, actions.data());
+    if (traj) {
+      traj->obs.insert(traj->obs.end(), venv.obs.begin(), venv.obs.end());
+      for (float& a : actions) a = std::isfinite(a) ? a : 0.0f;
+      traj->action.insert(traj->action.end(), actions.begin(), actions.end());
+    }
+    venv.step_all(actions.data());
+    if (traj) {
+      traj->reward.insert(traj->reward.end(), venv.reward.begin(), venv.reward.end());
+      traj->costs.insert(traj->costs.end(), venv.costs.begin(), venv.costs.end());
+      traj->terminated.insert(traj->terminated.end(), venv.terminated.begin(), venv.terminated.end());
+      traj->truncated.insert(traj->truncated.end(), venv.truncated.begin(), venv.truncated.end());
+    }
+    for (const auto& [i, ep] : venv.finished()) {
+      done_eps[i] = ep;
+      ++n_done;
+    }
+  }
+  if (traj) traj->T = static_cast<int>(traj->reward.size() / K);
+  std::vector<double> ret, shaped, gen, len;
+  std::vector<double> cost_sum(k, 0.0);
+  std::vector<double> viol_steps(k, 0.0);
+  double total_steps = 0, feasible = 0;
+  for (const auto& ep : done_eps) {
+    ret.push_back(ep.ret);
+    shaped.push_back(ep.shaped_ret);
+    gen.push_back(ep.gen_cost * dt_hours);
+    len.push_back(ep.length);
+    total_steps += ep.length;
+    bool ok = true;
+    for (size_t j = 0; j < k && j < ep.cost_sum.size(); ++j) {
+      cost_sum[j] += ep.cost_sum[j];
+      viol_steps[j] += ep.violation_steps[j];
+      ok = ok && ep.violation_steps[j] == 0;
+    }
+    feasible += ok;
+  }
+  std::map<std::string, double> m;
+  double mean, sd;
+  mean_std(ret, mean, sd);
+  m["return_mean"] = mean;
+  m["return_std"] = sd;
+  mean_std(shaped, mean, sd);
+  m["shaped_return_mean"] = mean;
+  m["shaped_return_std"] = sd;
+  mean_std(gen, mean, sd);
+  m["gen_cost_mean"] = mean;
+  mean_std(len, mean, sd);
+  m["episode_length_mean"] = mean;
+  for (size_t j = 0; j < k; ++j) {
+    m["cost/" + sp.cost_names[j]] = cost_sum[j] / static_cast<double>(K);
+    m["violation_rate/" + sp.cost_names[j]] = viol_steps[j] / std::max(total_steps, 1.0);
+  }
+  m["feasibility_rate"] = feasible / static_cast<double>(K);
+  return m;
+}
+
+}  // namespace pz::exp

@@ -1,0 +1,42 @@
+// Deterministic evaluation of a policy on fixed, evenly spaced episodes of a split.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/env.hpp"
+#include "powerzoo/rl/ppo.hpp"
+
+namespace pz::exp {
+
+/// Per-step records of an evaluation (time-major), for /trajectories.
+struct Trajectories {
+  int T = 0, K = 0, obs_dim = 0, act_dim = 0, n_costs = 0;
+  std::vector<float> obs, action, reward, costs;  ///< [T,K,obs], [T,K,act], [T,K], [T,K,k]
+  std::vector<uint8_t> terminated, truncated;     ///< [T,K]
+};
+
+/// A policy for evaluation: writes actions [n, act_dim] for observations [n, obs_dim].
+using PolicyFn = std::function<void(const float* obs, int n, float* actions)>;
+
+/// Runs n_episodes episodes (episode k = k-th of n_episodes evenly spaced windows of the env's
+/// split) to their end with the deterministic policy. Env Rng streams come from eval_seed, so
+/// every evaluation sees the same episodes. Metrics (means over episodes unless noted):
+/// return_mean/std (objective), shaped_return_mean/std (with penalty), episode_length_mean,
+/// gen_cost_mean ($ per episode = Σ $/h · dt_hours), cost/<channel> (episode sum),
+/// violation_rate/<channel> (fraction of steps with cost > 1e-6), feasibility_rate (episodes
+/// with no violation in any channel).
+std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, const PolicyFn& policy,
+                                       int n_episodes, uint64_t eval_seed, double dt_hours,
+                                       const std::vector<double>& penalty, core::ThreadPool& pool,
+                                       Trajectories* traj = nullptr);
+
+/// PolicyFn of a learner's deterministic (mean) action.
+PolicyFn deterministic_policy(rl::PpoLearner& learner);
+
+}  // namespace pz::exp

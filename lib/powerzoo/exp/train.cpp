@@ -1,0 +1,303 @@
+// Training loop implementation.
+#include "powerzoo/exp/train.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/checkpoint.hpp"
+#include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/vec/vector_env.hpp"
+
+namespace pz::exp {
+namespace fs = std::filesystem;
+namespace {
+
+std::string utc_now(const char* fmt) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {0};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string fmt_duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  const long v = static_cast<long>(s);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
+  return buf;
+}
+
+std::string make_run_dir(const io::Spec& spec, const TrainOptions& opt) {
+  if (!opt.out_dir.empty()) return opt.out_dir;
+  const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
+  const std::string stamp = utc_now("%Y%m%d-%H%M%S");
+  fs::path dir = base / stamp;
+  for (int i = 1; fs::exists(dir); ++i) dir = base / (stamp + "-" + std::to_string(i));
+  return dir.string();
+}
+
+void check_finite(const float* x, size_t n, int width, const char* what, long long step) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i]))
+      throw core::RunError(std::string("non-finite ") + what + " at env " +
+                           std::to_string(i / width) + ", global step " + std::to_string(step));
+  }
+}
+
+// Eval + trajectories for every split; metric names of the first split are bare.
+std::map<std::string, double> run_eval(const io::Spec& spec,
+                                       const std::vector<std::shared_ptr<const envs::Env>>& envs,
+                                       rl::PpoLearner& learner, const std::vector<double>& penalty,
+                                       core::ThreadPool& pool, io::RunFile* out, long long step) {
+  std::map<std::string, double> row;
+  for (size_t s = 0; s < envs.size(); ++s) {
+    Trajectories traj;
+    const bool record = out && spec.output.trajectories == "eval";
+    auto m = evaluate(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
+                      static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours, penalty,
+                      pool, record ? &traj : nullptr);
+    const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
+    for (const auto& [k, v] : m) row[prefix + k] = v;
+    if (record) {
+      const std::string p =
+          "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/";
+      const int64_t T = traj.T, K = traj.K;
+      out->write_f32(p + "obs", {T, K, traj.obs_dim}, traj.obs.data());
+      out->write_f32(p + "action", {T, K, traj.act_dim}, traj.action.data());
+      out->write_f32(p + "reward", {T, K}, traj.reward.data());
+      out->write_f32(p + "costs", {T, K, traj.n_costs}, traj.costs.data());
+      out->write_u8(p + "terminated", {T, K}, traj.terminated.data());
+      out->write_u8(p + "truncated", {T, K}, traj.truncated.data());
+    }
+  }
+  return row;
+}
+
+}  // namespace
+
+TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
+  // ---- Validate and build everything before anything is written.
+  auto train_env = make_env(spec, spec.env.split);
+  std::vector<std::shared_ptr<const envs::Env>> eval_envs;
+  for (const auto& s : spec.eval.splits) eval_envs.push_back(make_env(spec, s));
+  const envs::EnvSpec esp = train_env->spec();
+  const std::vector<double> penalty = penalty_weights(spec, esp);
+  const rl::PpoConfig& cfg = spec.ppo;
+  const int N = spec.vec.n_envs, T = cfg.rollout_length;
+  if (N % cfg.n_minibatches != 0)
+    throw core::ConfigError(spec.source_path + ": [ppo] n_minibatches: expected a divisor of "
+                            "[vec] n_envs = " + std::to_string(N) + ", found " +
+                            std::to_string(cfg.n_minibatches));
+  const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
+  core::ThreadPool pool(static_cast<size_t>(threads));
+  const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
+  RunStreams rngs(seed);
+  rl::PpoLearner learner(esp.obs_dim, esp.act_dim, cfg, rngs.init);
+  vec::VectorEnv venv(train_env, N, seed, kEnvStreamBase, pool, penalty);
+  const std::string resolved = io::to_toml(spec);
+
+  // ---- Output.
+  TrainResult result;
+  result.run_dir = make_run_dir(spec, opt);
+  fs::create_directories(fs::path(result.run_dir) / "ckpt");
+  result.run_file = (fs::path(result.run_dir) / "run.h5").string();
+  io::RunFile out = io::RunFile::create(
+      result.run_file,
+      {{"schema_version", "1"},
+       {"powerzoo_version", PZ_VERSION},
+       {"git_sha", PZ_GIT_SHA},
+       {"env_id", esp.id},
+       {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+       {"hostname", hostname()},
+       {"data", describe_data(spec)}},
+      {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(pool.size())}},
+      resolved);
+  std::ofstream progress_csv(fs::path(result.run_dir) / "progress.csv", std::ios::app);
+  progress_csv << "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
+                  "eval_shaped_return_mean\n";
+
+  const bool tty = !opt.quiet && isatty(fileno(stdout));
+  if (!opt.quiet) {
+    std::cout << "powerzoo run: " << spec.experiment.name << " | env " << esp.id << " (obs "
+              << esp.obs_dim << ", act " << esp.act_dim << ") | " << N << " envs x " << T
+              << " steps | " << pool.size() << " threads\n"
+              << "  " << describe_data(spec) << "\n  run directory: " << result.run_dir
+              << std::endl;
+  }
+
+  rl::Rollout ro;
+  ro.resize(T, N, esp.obs_dim, esp.act_dim);
+  const size_t od = esp.obs_dim, ad = esp.act_dim;
+  long long steps = 0, last_eval = -spec.eval.every_steps, last_ckpt = -spec.output.checkpoint_every_steps;
+  int64_t iteration = 0;
+  double best_eval = -INFINITY, last_eval_ret = NAN, last_train_ret = NAN;
+  std::vector<std::string> kept_ckpts;
+  const auto t_start = std::chrono::steady_clock::now();
+  auto wall = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
+
+  auto do_eval = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto row = run_eval(spec, eval_envs, learner, penalty, pool, &out, steps);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    row["global_step"] = static_cast<double>(steps);
+    row["wall_time"] = wall();
+    row["throughput/eval_sps"] =
+        spec.eval.n_episodes * row["episode_length_mean"] * eval_envs.size() / std::max(secs, 1e-9);
+    out.append_row("metrics/eval", row);
+    out.flush();
+    last_eval_ret = row["return_mean"];
+    progress_csv << steps << "," << row["wall_time"] << ",," << "," << row["return_mean"] << ","
+                 << row["shaped_return_mean"] << "\n";
+    progress_csv.flush();
+    if (row["shaped_return_mean"] > best_eval) {
+      best_eval = row["shaped_return_mean"];
+      write_run_checkpoint((fs::path(result.run_dir) / "ckpt" / "best.h5").string(), learner, rngs,
+                           venv, steps, iteration, resolved);
+    }
+    if (!opt.quiet) {
+      if (tty) std::cout << "\r\033[K";
+      std::cout << "eval @ " << steps << ": return " << row["return_mean"] << " +- "
+                << row["return_std"] << ", shaped " << row["shaped_return_mean"];
+      for (const auto& c : esp.cost_names)
+        if (row["cost/" + c] > 0) std::cout << ", " << c << " " << row["cost/" + c];
+      std::cout << std::endl;
+    }
+  };
+  auto do_ckpt = [&] {
+    const fs::path p = fs::path(result.run_dir) / "ckpt" / ("step_" + std::to_string(steps) + ".h5");
+    write_run_checkpoint(p.string(), learner, rngs, venv, steps, iteration, resolved);
+    kept_ckpts.push_back(p.string());
+    while (static_cast<int>(kept_ckpts.size()) > spec.output.keep_checkpoints) {
+      fs::remove(kept_ckpts.front());
+      kept_ckpts.erase(kept_ckpts.begin());
+    }
+  };
+
+  venv.reset_all();
+  if (spec.eval.every_steps > 0) {
+    do_eval();
+    last_eval = 0;
+  }
+  if (should_run(steps, last_ckpt, spec.output.checkpoint_every_steps)) {
+    do_ckpt();
+    last_ckpt = steps;
+  }
+
+  std::vector<double> ep_returns;
+  while (steps < cfg.total_steps) {
+    const auto t_iter = std::chrono::steady_clock::now();
+    ep_returns.clear();
+    double ep_shaped = 0, rew_sum = 0;
+    std::vector<double> cost_sum(esp.cost_names.size(), 0.0);
+    for (int t = 0; t < T; ++t) {
+      float* obs_t = &ro.obs[t * N * od];
+      std::copy(venv.obs.begin(), venv.obs.end(), obs_t);
+      learner.act(obs_t, N, &rngs.action, &ro.actions[t * N * ad], &ro.logp[t * N],
+                  &ro.values[t * N]);
+      venv.step_all(&ro.actions[t * N * ad]);
+      check_finite(venv.obs.data(), venv.obs.size(), esp.obs_dim, "observation", steps + t * N);
+      check_finite(venv.shaped_reward.data(), N, 1, "reward", steps + t * N);
+      for (int i = 0; i < N; ++i) {
+        ro.rewards[t * N + i] = venv.shaped_reward[i];
+        ro.dones[t * N + i] = venv.terminated[i] | venv.truncated[i];
+        ro.truncated[t * N + i] = venv.truncated[i];
+        rew_sum += venv.reward[i];
+        for (size_t j = 0; j < cost_sum.size(); ++j) cost_sum[j] += venv.costs[i * cost_sum.size() + j];
+        if (ro.dones[t * N + i])
+          std::copy(&venv.final_obs[i * od], &venv.final_obs[(i + 1) * od], &ro.final_obs[(t * N + i) * od]);
+      }
+      for (const auto& [i, ep] : venv.finished()) {
+        ep_returns.push_back(ep.ret);
+        ep_shaped += ep.shaped_ret;
+      }
+    }
+    std::copy(venv.obs.begin(), venv.obs.end(), ro.next_obs.begin());
+    const double rollout_secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_iter).count();
+    auto metrics = learner.update(ro, rngs.shuffle);
+    for (const auto& [k, v] : metrics)
+      if (!std::isfinite(v))
+        throw core::RunError("non-finite learner metric " + k + " at global step " +
+                             std::to_string(steps) + " (iteration " + std::to_string(iteration) + ")");
+    steps += static_cast<long long>(T) * N;
+    ++iteration;
+    const double iter_secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_iter).count();
+    metrics["global_step"] = static_cast<double>(steps);
+    metrics["wall_time"] = wall();
+    metrics["throughput/train_sps"] = T * N / std::max(iter_secs, 1e-9);
+    metrics["throughput/env_sps"] = T * N / std::max(rollout_secs, 1e-9);
+    metrics["rollout/reward_mean"] = rew_sum / (T * N);
+    for (size_t j = 0; j < cost_sum.size(); ++j)
+      metrics["rollout/cost_" + esp.cost_names[j]] = cost_sum[j] / (T * N);
+    if (!ep_returns.empty()) {
+      double s = 0;
+      for (double r : ep_returns) s += r;
+      last_train_ret = s / ep_returns.size();
+      metrics["train/episode_return"] = last_train_ret;
+      metrics["train/episode_shaped_return"] = ep_shaped / ep_returns.size();
+    } else {
+      metrics["train/episode_return"] = NAN;
+      metrics["train/episode_shaped_return"] = NAN;
+    }
+    out.append_row("metrics/train", metrics);
+    progress_csv << steps << "," << metrics["wall_time"] << "," << metrics["throughput/train_sps"]
+                 << "," << metrics["train/episode_return"] << ",,\n";
+
+    if (should_run(steps, last_eval, spec.eval.every_steps)) {
+      do_eval();
+      last_eval = steps;
+    }
+    if (should_run(steps, last_ckpt, spec.output.checkpoint_every_steps)) {
+      do_ckpt();
+      last_ckpt = steps;
+    }
+    out.flush();
+    if (tty) {
+      const double el = wall();
+      const double sps = steps / std::max(el, 1e-9);
+      std::printf("\r\033[Kstep %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s | train return %.4g | "
+                  "eval return %.4g",
+                  steps, static_cast<long long>(cfg.total_steps), 100.0 * steps / cfg.total_steps,
+                  sps, fmt_duration((cfg.total_steps - steps) / std::max(sps, 1e-9)).c_str(),
+                  last_train_ret, last_eval_ret);
+      std::fflush(stdout);
+    }
+  }
+  // Final evaluation and checkpoint so the run always ends with both.
+  if (spec.eval.every_steps > 0 && last_eval != steps) do_eval();
+  if (last_ckpt != steps) do_ckpt();
+  out.flush();
+  out.close();
+  if (tty) std::cout << "\n";
+  result.last_eval_return = last_eval_ret;
+  if (!opt.quiet)
+    std::cout << "done: " << steps << " steps in " << fmt_duration(wall()) << " ("
+              << static_cast<long long>(steps / std::max(wall(), 1e-9)) << " steps/s)\n"
+              << "run file: " << result.run_file << std::endl;
+  return result;
+}
+
+}  // namespace pz::exp

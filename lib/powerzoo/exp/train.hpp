@@ -1,0 +1,33 @@
+// Training loop: rollouts, PPO updates, cadence of evaluation, checkpoints and logging.
+#pragma once
+
+#include <string>
+
+#include "powerzoo/io/spec.hpp"
+
+namespace pz::exp {
+
+struct TrainOptions {
+  std::string out_dir;  ///< run directory to use as is ("" = out_dir/name/<timestamp>)
+  int threads = -1;     ///< overrides vec.threads if >= 0
+  bool quiet = false;   ///< no progress output
+};
+
+struct TrainResult {
+  std::string run_dir;
+  std::string run_file;
+  double last_eval_return = 0;
+};
+
+/// Trains one configuration (DESIGN.md §4.3–4.4). Everything that can be validated (case, profile,
+/// splits, penalty channels) is checked before the run directory is created. Throws
+/// core::ConfigError for bad input (nothing written) and core::RunError for failures during the
+/// run (run.h5 stays readable up to the last flushed iteration).
+TrainResult train(const io::Spec& spec, const TrainOptions& opt);
+
+/// Cadence rule of the reference trainer: fire when steps crosses a new multiple of every.
+inline bool should_run(long long steps, long long last, long long every) {
+  return every > 0 && steps / every > last / every;
+}
+
+}  // namespace pz::exp

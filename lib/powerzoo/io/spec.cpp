@@ -1,0 +1,841 @@
+// Experiment spec parsing (toml++): strict schema, range checks, overrides, canonical TOML output.
+#include "powerzoo/io/spec.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "powerzoo/core/error.hpp"
+
+namespace pz::io {
+namespace {
+
+using core::ConfigError;
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+/// Value kinds of schema keys; decides how an override's bare word is interpreted.
+enum class Kind { kStr, kInt, kFloat, kBool, kIntArray, kStrArray, kFloatTable };
+
+struct KeyDef {
+  const char* key;
+  Kind kind;
+};
+
+struct SectionDef {
+  const char* name;
+  std::vector<KeyDef> keys;  ///< empty for [sweep] (free-form)
+};
+
+/// Every section and key of DESIGN.md §3, in canonical (to_toml) order.
+const std::vector<SectionDef>& schema() {
+  static const std::vector<SectionDef> kSchema = {
+      {"experiment", {{"name", Kind::kStr}, {"seed", Kind::kInt}, {"out_dir", Kind::kStr}}},
+      {"env",
+       {{"id", Kind::kStr},
+        {"task", Kind::kStr},
+        {"case", Kind::kStr},
+        {"profile", Kind::kStr},
+        {"split", Kind::kStr},
+        {"horizon", Kind::kInt},
+        {"dt_hours", Kind::kFloat},
+        {"load_scale", Kind::kFloat},
+        {"reward_scale", Kind::kFloat},
+        {"dispatch", Kind::kStr}}},
+      {"vec", {{"n_envs", Kind::kInt}, {"threads", Kind::kInt}}},
+      {"ppo",
+       {{"total_steps", Kind::kInt},
+        {"rollout_length", Kind::kInt},
+        {"n_epochs", Kind::kInt},
+        {"n_minibatches", Kind::kInt},
+        {"learning_rate", Kind::kFloat},
+        {"gamma", Kind::kFloat},
+        {"gae_lambda", Kind::kFloat},
+        {"clip_range", Kind::kFloat},
+        {"entropy_coef", Kind::kFloat},
+        {"critic_loss_weight", Kind::kFloat},
+        {"max_grad_norm", Kind::kFloat},
+        {"weight_decay", Kind::kFloat},
+        {"adam_eps", Kind::kFloat},
+        {"hidden", Kind::kIntArray},
+        {"init_log_std", Kind::kFloat},
+        {"normalize_obs", Kind::kBool},
+        {"normalize_advantages", Kind::kBool},
+        {"truncation", Kind::kStr}}},
+      {"reward", {{"penalty", Kind::kFloatTable}}},
+      {"eval", {{"every_steps", Kind::kInt}, {"n_episodes", Kind::kInt}, {"splits", Kind::kStrArray}}},
+      {"output",
+       {{"trajectories", Kind::kStr},
+        {"checkpoint_every_steps", Kind::kInt},
+        {"keep_checkpoints", Kind::kInt}}},
+      {"sweep", {}},
+  };
+  return kSchema;
+}
+
+const SectionDef* find_section(std::string_view name) {
+  for (const auto& s : schema()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+const KeyDef* find_key(const SectionDef& sec, std::string_view key) {
+  for (const auto& k : sec.keys) {
+    if (key == k.key) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> section_names() {
+  std::vector<std::string> out;
+  for (const auto& s : schema()) out.emplace_back(s.name);
+  return out;
+}
+
+std::vector<std::string> key_names(const SectionDef& sec) {
+  std::vector<std::string> out;
+  for (const auto& k : sec.keys) out.emplace_back(k.key);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += sep;
+    out += v[i];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting helpers
+
+/// Shortest round-trip decimal form of a double that TOML reads back as a float.
+std::string format_double(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  // Shortest round-trip text; plain decimal notation unless scientific is clearly shorter.
+  char buf[400];
+  auto res = std::to_chars(buf, buf + sizeof(buf), x);
+  std::string s(buf, res.ptr);
+  auto fixed = std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::fixed);
+  if (fixed.ec == std::errc() && static_cast<size_t>(fixed.ptr - buf) <= s.size() + 3) {
+    s.assign(buf, fixed.ptr);
+  }
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+/// TOML basic string with escapes (UTF-8 passes through unchanged).
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04X", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// A key as written in TOML: bare if possible, quoted otherwise.
+std::string toml_key(std::string_view k) {
+  bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-';
+  });
+  return bare ? std::string(k) : quote(k);
+}
+
+/// How a found value is shown in error messages.
+std::string describe(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return quote(*n.value<std::string>());
+    case toml::node_type::integer: return std::to_string(*n.value<int64_t>());
+    case toml::node_type::floating_point: return format_double(*n.value<double>());
+    case toml::node_type::boolean: return *n.value<bool>() ? "true" : "false";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+/// A TOML value on one line: arrays and tables inline, doubles shortest round-trip.
+std::string inline_value(const toml::node& n) {
+  if (auto* t = n.as_table()) {
+    if (t->empty()) return "{}";
+    std::string out = "{ ";
+    bool first = true;
+    for (const auto& [k, v] : *t) {
+      out += (first ? "" : ", ") + toml_key(k.str()) + " = " + inline_value(v);
+      first = false;
+    }
+    return out + " }";
+  }
+  if (auto* a = n.as_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < a->size(); ++i) out += (i ? ", " : "") + inline_value((*a)[i]);
+    return out + "]";
+  }
+  if (auto* s = n.as_string()) return quote(s->get());
+  if (auto* i = n.as_integer()) return std::to_string(i->get());
+  if (auto* f = n.as_floating_point()) return format_double(f->get());
+  if (auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  std::ostringstream os;  // dates and times: toml++ prints them in TOML syntax
+  n.visit([&](auto&& v) { os << v; });
+  return os.str();
+}
+
+/// The free-form [sweep] table as a standalone TOML document: one `key = value` line per entry
+/// (sub-tables inline), so it parses both on its own and when appended after a [sweep] header.
+std::string sweep_body(const toml::table& t) {
+  std::string out;
+  for (const auto& [k, v] : t) out += toml_key(k.str()) + " = " + inline_value(v) + "\n";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader: converts the (override-patched) TOML document into a Spec with precise errors.
+
+class Reader {
+ public:
+  Reader(std::string file, std::map<std::string, std::string> overridden)
+      : file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+  /// "spec.toml:12: ", "command line override 'x=1': " or "spec.toml: ".
+  std::string where(const std::string& dotted, const toml::source_region& src) const {
+    if (auto it = overridden_.find(dotted); it != overridden_.end()) {
+      return "command line override '" + it->second + "': ";
+    }
+    if (src.begin.line > 0) return file_ + ":" + std::to_string(src.begin.line) + ": ";
+    return file_ + ": ";
+  }
+
+  [[noreturn]] void fail(const std::string& sec, const std::string& key, const toml::node& n,
+                         const std::string& expected) const {
+    throw ConfigError(where(sec + "." + key, n.source()) + "[" + sec + "] " + key +
+                      ": expected " + expected + ", found " + describe(n));
+  }
+
+  int64_t get_int(const std::string& sec, const std::string& key, const toml::node& n,
+                  int64_t lo, int64_t hi) const {
+    std::string expected = hi == std::numeric_limits<int64_t>::max() || hi == INT_MAX
+                               ? "an integer >= " + std::to_string(lo)
+                               : "an integer in [" + std::to_string(lo) + ", " +
+                                     std::to_string(hi) + "]";
+    int64_t v = 0;
+    if (auto* i = n.as_integer()) {
+      v = i->get();
+    } else if (auto* f = n.as_floating_point()) {
+      // An integral float (total_steps = 1e6) is accepted silently.
+      double d = f->get();
+      if (!(std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18)) fail(sec, key, n, expected);
+      v = static_cast<int64_t>(d);
+    } else {
+      fail(sec, key, n, expected);
+    }
+    if (v < lo || v > hi) fail(sec, key, n, expected);
+    return v;
+  }
+
+  double get_float(const std::string& sec, const std::string& key, const toml::node& n,
+                   const std::function<bool(double)>& ok, const std::string& expected) const {
+    double v = 0;
+    if (auto* i = n.as_integer()) {
+      v = static_cast<double>(i->get());
+    } else if (auto* f = n.as_floating_point()) {
+      v = f->get();
+    } else {
+      fail(sec, key, n, expected);
+    }
+    if (!std::isfinite(v) || !ok(v)) fail(sec, key, n, expected);
+    return v;
+  }
+
+  std::string get_str(const std::string& sec, const std::string& key, const toml::node& n) const {
+    if (auto* s = n.as_string()) return s->get();
+    fail(sec, key, n, "a string");
+  }
+
+  std::string get_choice(const std::string& sec, const std::string& key, const toml::node& n,
+                         const std::vector<std::string>& choices) const {
+    std::string expected = "one of ";
+    for (size_t i = 0; i < choices.size(); ++i) expected += (i ? ", " : "") + quote(choices[i]);
+    auto* s = n.as_string();
+    if (!s || std::find(choices.begin(), choices.end(), s->get()) == choices.end()) {
+      fail(sec, key, n, expected);
+    }
+    return s->get();
+  }
+
+  bool get_bool(const std::string& sec, const std::string& key, const toml::node& n) const {
+    if (auto* b = n.as_boolean()) return b->get();
+    fail(sec, key, n, "true or false");
+  }
+
+  void read(const toml::table& doc, Spec& s) {
+    for (const auto& [k, node] : sorted(doc)) {
+      std::string name(k->str());
+      const SectionDef* sec = find_section(name);
+      if (!sec) {
+        std::string msg = where(name, k->source());
+        if (!node->is_table()) {
+          // A top-level key such as `seed = 3`: point at the section it belongs to.
+          std::string home;
+          for (const auto& sd : schema()) {
+            if (find_key(sd, name)) home = sd.name;
+          }
+          msg += "top-level key '" + name + "' is not allowed; keys belong in a section";
+          if (!home.empty()) msg += " (did you mean [" + home + "] " + name + "?)";
+          throw ConfigError(msg);
+        }
+        msg += "unknown section [" + name + "]";
+        std::string dym = did_you_mean(name, section_names());
+        msg += dym.empty() ? " (valid sections: " + join(section_names(), ", ") + ")"
+                           : " (did you mean '" + dym + "'?)";
+        throw ConfigError(msg);
+      }
+      const toml::table* tbl = node->as_table();
+      if (!tbl) {
+        throw ConfigError(where(name, node->source()) + "[" + name +
+                          "] must be a table, found " + describe(*node));
+      }
+      if (name == "sweep") {
+        read_sweep(*tbl, s);
+        continue;
+      }
+      for (const auto& [kk, vn] : sorted(*tbl)) {
+        std::string key(kk->str());
+        if (!find_key(*sec, key)) {
+          std::string msg = where(name + "." + key, kk->source()) + "unknown key [" + name + "] " + key;
+          std::string dym = did_you_mean(key, key_names(*sec));
+          msg += dym.empty() ? " (valid keys: " + join(key_names(*sec), ", ") + ")"
+                             : " (did you mean '" + dym + "'?)";
+          throw ConfigError(msg);
+        }
+        prefix_[name + "." + key] = where(name + "." + key, vn->source());
+        read_key(name, key, *vn, s);
+      }
+    }
+    check_cross(s);
+  }
+
+ private:
+  using Entry = std::pair<const toml::key*, const toml::node*>;
+
+  /// Table entries in source order (so the first error reported is the first in the file).
+  static std::vector<Entry> sorted(const toml::table& t) {
+    std::vector<Entry> out;
+    for (const auto& [k, v] : t) out.emplace_back(&k, &v);
+    std::stable_sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+      return a.first->source().begin.line < b.first->source().begin.line;
+    });
+    return out;
+  }
+
+  void read_sweep(const toml::table& tbl, Spec& s) const { s.sweep_toml = sweep_body(tbl); }
+
+  void read_key(const std::string& sec, const std::string& key, const toml::node& n, Spec& s) {
+    constexpr int64_t kIntMax = INT_MAX;
+    constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+    auto pos = [](double x) { return x > 0; };
+    auto nonneg = [](double x) { return x >= 0; };
+    auto unit = [](double x) { return x >= 0 && x <= 1; };
+    auto I = [&](int64_t lo, int64_t hi) { return get_int(sec, key, n, lo, hi); };
+    auto F = [&](const std::function<bool(double)>& ok, const char* expected) {
+      return get_float(sec, key, n, ok, expected);
+    };
+    auto S = [&] { return get_str(sec, key, n); };
+
+    if (sec == "experiment") {
+      if (key == "name") {
+        std::string v = S();
+        if (v.empty() || v.find('/') != std::string::npos) {
+          fail(sec, key, n, "a non-empty string without '/'");
+        }
+        s.experiment.name = v;
+      } else if (key == "seed") {
+        s.experiment.seed = I(0, kI64Max);
+      } else if (key == "out_dir") {
+        s.experiment.out_dir = S();
+      }
+    } else if (sec == "env") {
+      if (key == "id") s.env.id = S();
+      else if (key == "task") s.env.task = S();
+      else if (key == "case") s.env.case_name = S();
+      else if (key == "profile") s.env.profile = S();
+      else if (key == "split") s.env.split = S();
+      else if (key == "horizon") s.env.horizon = static_cast<int>(I(1, kIntMax));
+      else if (key == "dt_hours") {
+        s.env.dt_hours = F([](double x) { return x > 0 && x <= 24; }, "a number in (0, 24]");
+      } else if (key == "load_scale") s.env.load_scale = F(pos, "a number > 0");
+      else if (key == "reward_scale") s.env.reward_scale = F(pos, "a number > 0");
+      else if (key == "dispatch") s.env.dispatch = get_choice(sec, key, n, {"agent"});
+    } else if (sec == "vec") {
+      if (key == "n_envs") s.vec.n_envs = static_cast<int>(I(1, 65536));
+      else if (key == "threads") s.vec.threads = static_cast<int>(I(0, kIntMax));
+    } else if (sec == "ppo") {
+      auto& p = s.ppo;
+      if (key == "total_steps") p.total_steps = I(1, kI64Max);
+      else if (key == "rollout_length") p.rollout_length = static_cast<int>(I(1, kIntMax));
+      else if (key == "n_epochs") p.n_epochs = static_cast<int>(I(1, kIntMax));
+      else if (key == "n_minibatches") p.n_minibatches = static_cast<int>(I(1, kIntMax));
+      else if (key == "learning_rate") p.learning_rate = F(pos, "a number > 0");
+      else if (key == "gamma") p.gamma = F(unit, "a number in [0, 1]");
+      else if (key == "gae_lambda") p.gae_lambda = F(unit, "a number in [0, 1]");
+      else if (key == "clip_range") p.clip_range = F(pos, "a number > 0");
+      else if (key == "entropy_coef") p.entropy_coef = F(nonneg, "a number >= 0");
+      else if (key == "critic_loss_weight") p.critic_loss_weight = F(nonneg, "a number >= 0");
+      else if (key == "max_grad_norm") p.max_grad_norm = F(nonneg, "a number >= 0");
+      else if (key == "weight_decay") p.weight_decay = F(nonneg, "a number >= 0");
+      else if (key == "adam_eps") p.adam_eps = F(pos, "a number > 0");
+      else if (key == "init_log_std") {
+        p.init_log_std = F([](double x) { return x >= -10 && x <= 5; }, "a number in [-10, 5]");
+      } else if (key == "normalize_obs") p.normalize_obs = get_bool(sec, key, n);
+      else if (key == "normalize_advantages") p.normalize_advantages = get_bool(sec, key, n);
+      else if (key == "truncation") {
+        p.truncation = get_choice(sec, key, n, {"bootstrap", "zero_td"}) == "bootstrap"
+                           ? rl::Truncation::kBootstrap
+                           : rl::Truncation::kZeroTd;
+      } else if (key == "hidden") {
+        const char* expected = "a non-empty array of integers in [1, 4096]";
+        auto* arr = n.as_array();
+        if (!arr || arr->empty()) fail(sec, key, n, expected);
+        std::vector<int> hidden;
+        for (const auto& e : *arr) {
+          bool ok = false;
+          if (auto* i = e.as_integer()) {
+            ok = i->get() >= 1 && i->get() <= 4096;
+            if (ok) hidden.push_back(static_cast<int>(i->get()));
+          } else if (auto* f = e.as_floating_point()) {
+            double d = f->get();
+            ok = d == std::floor(d) && d >= 1 && d <= 4096;
+            if (ok) hidden.push_back(static_cast<int>(d));
+          }
+          if (!ok) {
+            throw ConfigError(where(sec + "." + key, e.source()) + "[ppo] hidden: expected " +
+                              expected + ", found element " + describe(e));
+          }
+        }
+        p.hidden = hidden;
+      }
+    } else if (sec == "reward") {
+      if (key == "penalty") {
+        auto* tbl = n.as_table();
+        if (!tbl) fail(sec, key, n, "a table of channel = weight (weights >= 0)");
+        std::map<std::string, double> pen;
+        for (const auto& [ck, cv] : *tbl) {
+          std::string ch(ck.str());
+          std::string dotted = "reward.penalty." + ch;
+          double v = 0;
+          if (auto* i = cv.as_integer()) v = static_cast<double>(i->get());
+          else if (auto* f = cv.as_floating_point()) v = f->get();
+          else v = -1;
+          if (!cv.is_number() || !std::isfinite(v) || v < 0) {
+            throw ConfigError(where(dotted, cv.source()) + "[reward] penalty." + ch +
+                              ": expected a number >= 0, found " + describe(cv));
+          }
+          pen[ch] = v;
+        }
+        s.penalty = pen;
+      }
+    } else if (sec == "eval") {
+      if (key == "every_steps") s.eval.every_steps = I(0, kI64Max);
+      else if (key == "n_episodes") s.eval.n_episodes = static_cast<int>(I(1, kIntMax));
+      else if (key == "splits") {
+        const char* expected = "a non-empty array of non-empty strings";
+        auto* arr = n.as_array();
+        if (!arr || arr->empty()) fail(sec, key, n, expected);
+        std::vector<std::string> splits;
+        for (const auto& e : *arr) {
+          auto* str = e.as_string();
+          if (!str || str->get().empty()) {
+            throw ConfigError(where(sec + "." + key, e.source()) + "[eval] splits: expected " +
+                              expected + ", found element " + describe(e));
+          }
+          splits.push_back(str->get());
+        }
+        s.eval.splits = splits;
+      }
+    } else if (sec == "output") {
+      if (key == "trajectories") {
+        s.output.trajectories = get_choice(sec, key, n, {"none", "eval", "train-sample"});
+      } else if (key == "checkpoint_every_steps") {
+        s.output.checkpoint_every_steps = I(0, kI64Max);
+      } else if (key == "keep_checkpoints") {
+        s.output.keep_checkpoints = static_cast<int>(I(1, kIntMax));
+      }
+    }
+  }
+
+  /// Checks that involve more than one key.
+  void check_cross(const Spec& s) const {
+    if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
+      std::string at = file_ + ": ";
+      if (auto it = prefix_.find("ppo.n_minibatches"); it != prefix_.end()) at = it->second;
+      else if (auto it2 = prefix_.find("vec.n_envs"); it2 != prefix_.end()) at = it2->second;
+      throw ConfigError(at + "[ppo] n_minibatches = " + std::to_string(s.ppo.n_minibatches) +
+                        " must divide [vec] n_envs = " + std::to_string(s.vec.n_envs) +
+                        " (minibatches split the env axis)");
+    }
+  }
+
+  std::string file_;
+  std::map<std::string, std::string> overridden_;  ///< "sec.key" -> override text
+  std::map<std::string, std::string> prefix_;      ///< "sec.key" -> location prefix
+};
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<std::string> split_dots(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find('.', start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+/// Parses an override value as a TOML value; bare words (and any value for a string key that is
+/// not itself a quoted string) become strings. Returns a one-entry table {v = value}.
+toml::table parse_value(const std::string& raw, Kind kind, const std::string& ctx) {
+  bool structured = !raw.empty() && (raw[0] == '[' || raw[0] == '{' || raw[0] == '"' ||
+                                     raw[0] == '\'');
+  toml::table t;
+  std::string error;
+  try {
+    t = toml::parse(std::string_view("v = " + raw), std::string_view("override"));
+    if (t.size() != 1) error = "expected a single value";
+  } catch (const toml::parse_error& e) {
+    error = std::string(e.description());
+  }
+  if (!error.empty()) {
+    if (structured) throw ConfigError(ctx + "value is not valid TOML: " + error);
+    toml::table s;
+    s.insert_or_assign("v", raw);
+    return s;
+  }
+  if (kind == Kind::kStr && !t["v"].is_string()) {
+    toml::table s;
+    s.insert_or_assign("v", raw);
+    return s;
+  }
+  return t;
+}
+
+/// Applies one "dotted.key=value" override to the document; records it in `overridden`.
+void apply_override(toml::table& doc, const std::string& ov,
+                    std::map<std::string, std::string>& overridden) {
+  const std::string ctx = "command line override '" + ov + "': ";
+  size_t eq = ov.find('=');
+  if (eq == std::string::npos) throw ConfigError(ctx + "expected key=value");
+  std::string key = trim(std::string_view(ov).substr(0, eq));
+  std::string raw = trim(std::string_view(ov).substr(eq + 1));
+  if (key == "seed") key = "experiment.seed";
+  std::vector<std::string> parts = split_dots(key);
+
+  auto unknown = [&](const std::string& suggestion) {
+    std::string msg = ctx + "unknown key " + key;
+    if (!suggestion.empty()) msg += " (did you mean '" + suggestion + "'?)";
+    throw ConfigError(msg);
+  };
+  const SectionDef* sec = find_section(parts[0]);
+  if (!sec) {
+    // Unknown section: suggest a section.key with a similar section or the key's real home.
+    std::vector<std::string> all;
+    for (const auto& sd : schema()) {
+      for (const auto& kd : sd.keys) all.push_back(std::string(sd.name) + "." + kd.key);
+    }
+    std::string dym = did_you_mean(key, all);
+    if (dym.empty() && parts.size() == 1) {
+      for (const auto& sd : schema()) {
+        if (find_key(sd, parts[0])) dym = std::string(sd.name) + "." + parts[0];
+      }
+    }
+    if (dym.empty() && parts.size() >= 2) {
+      std::string s2 = did_you_mean(parts[0], section_names());
+      if (!s2.empty()) {
+        const SectionDef* sd = find_section(s2);
+        if (sd->keys.empty() || find_key(*sd, parts[1])) dym = s2 + key.substr(parts[0].size());
+      }
+    }
+    unknown(dym);
+  }
+  if (parts.size() < 2 || parts[1].empty()) unknown("");
+
+  toml::table* sec_tbl = nullptr;
+  if (auto* node = doc.get(parts[0])) {
+    sec_tbl = node->as_table();
+    if (!sec_tbl) throw ConfigError(ctx + "[" + parts[0] + "] in the spec is not a table");
+  } else {
+    sec_tbl = doc.insert_or_assign(parts[0], toml::table{}).first->second.as_table();
+  }
+
+  if (parts[0] == "sweep") {
+    // Free-form: create intermediate tables along the dotted path.
+    toml::table* t = sec_tbl;
+    for (size_t i = 1; i + 1 < parts.size(); ++i) {
+      auto* child = t->get(parts[i]);
+      if (!child) child = &t->insert_or_assign(parts[i], toml::table{}).first->second;
+      t = child->as_table();
+      if (!t) throw ConfigError(ctx + "sweep." + parts[i] + " is not a table");
+    }
+    toml::table v = parse_value(raw, Kind::kFloat, ctx);
+    v["v"].node()->visit([&](auto&& n) { t->insert_or_assign(parts.back(), n); });
+    return;
+  }
+
+  const KeyDef* kd = find_key(*sec, parts[1]);
+  if (!kd) {
+    std::string dym = did_you_mean(parts[1], key_names(*sec));
+    unknown(dym.empty() ? "" : parts[0] + "." + dym);
+  }
+  if (kd->kind == Kind::kFloatTable && parts.size() == 3) {
+    // reward.penalty.<channel>=w sets one channel.
+    toml::node* pn = sec_tbl->get(parts[1]);
+    if (!pn) pn = &sec_tbl->insert_or_assign(parts[1], toml::table{}).first->second;
+    toml::table* pt = pn->as_table();
+    if (!pt) throw ConfigError(ctx + "[" + parts[0] + "] " + parts[1] + " is not a table");
+    toml::table v = parse_value(raw, Kind::kFloat, ctx);
+    v["v"].node()->visit([&](auto&& n) { pt->insert_or_assign(parts[2], n); });
+    overridden[key] = ov;
+    return;
+  }
+  if (parts.size() != 2) unknown(parts[0] + "." + parts[1]);
+  toml::table v = parse_value(raw, kd->kind, ctx);
+  v["v"].node()->visit([&](auto&& n) { sec_tbl->insert_or_assign(parts[1], n); });
+  overridden[key] = ov;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                          std::tolower(static_cast<unsigned char>(b[j - 1]))
+                                      ? 0
+                                      : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// True if every character of `word` appears in `cand` in order ("lr" in "learning_rate").
+bool is_subsequence(std::string_view word, std::string_view cand) {
+  size_t j = 0;
+  for (char c : cand) {
+    if (j < word.size() && std::tolower(static_cast<unsigned char>(c)) ==
+                               std::tolower(static_cast<unsigned char>(word[j]))) {
+      ++j;
+    }
+  }
+  return j == word.size();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.empty() || candidates.empty()) return "";
+  // Names other RL libraries use for the same settings.
+  static const std::map<std::string, std::string> kAliases = {
+      {"lr", "learning_rate"},       {"ent_coef", "entropy_coef"},
+      {"vf_coef", "critic_loss_weight"}, {"n_steps", "rollout_length"},
+      {"num_envs", "n_envs"},        {"num_steps", "rollout_length"},
+      {"clip_coef", "clip_range"},   {"update_epochs", "n_epochs"},
+      {"num_minibatches", "n_minibatches"}, {"lam", "gae_lambda"},
+      {"total_timesteps", "total_steps"}};
+  // Dotted words ("ppo.lr") map their last component through the alias table.
+  std::string head, tail = word;
+  if (auto dot = word.rfind('.'); dot != std::string::npos) {
+    head = word.substr(0, dot + 1);
+    tail = word.substr(dot + 1);
+  }
+  if (auto it = kAliases.find(tail); it != kAliases.end()) {
+    std::string target = head + it->second;
+    if (std::find(candidates.begin(), candidates.end(), target) != candidates.end()) return target;
+  }
+  // 1. Closest by edit distance within a tolerance that grows with the word's length.
+  size_t tol = word.size() <= 4 ? 1 : word.size() <= 8 ? 2 : 3;
+  std::string best;
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  if (best_d <= tol && best_d < std::max(word.size(), best.size())) return best;
+  // 2. An abbreviation: same first letter and a subsequence ("lr" -> "learning_rate").
+  std::string abbrev;
+  if (tail.size() >= 2) {
+    for (const auto& c : candidates) {
+      std::string_view ct = c;
+      if (!head.empty()) {
+        if (c.rfind(head, 0) != 0) continue;
+        ct = ct.substr(head.size());
+      }
+      if (!ct.empty() && std::tolower(static_cast<unsigned char>(ct[0])) ==
+                             std::tolower(static_cast<unsigned char>(tail[0])) &&
+          is_subsequence(tail, ct) && (abbrev.empty() || c.size() < abbrev.size())) {
+        abbrev = c;
+      }
+    }
+  }
+  return abbrev;
+}
+
+Spec parse_spec(const std::string& toml_text, const std::string& file,
+                const std::vector<std::string>& overrides) {
+  toml::table doc;
+  try {
+    doc = toml::parse(std::string_view(toml_text), std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) +
+                      ", column " + std::to_string(b.column) + ": " +
+                      std::string(e.description()));
+  }
+  std::map<std::string, std::string> overridden;
+  for (const auto& ov : overrides) apply_override(doc, ov, overridden);
+
+  Spec s;
+  s.source_path = file;
+  Reader reader(file, std::move(overridden));
+  reader.read(doc, s);
+  return s;
+}
+
+Spec load_spec(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError(path + ": cannot read spec file (" + std::string(std::strerror(errno)) + ")");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": error while reading spec file");
+  return parse_spec(ss.str(), path, overrides);
+}
+
+std::string to_toml(const Spec& s) {
+  std::ostringstream o;
+  auto str = [&](const char* k, const std::string& v) { o << k << " = " << quote(v) << "\n"; };
+  auto num = [&](const char* k, int64_t v) { o << k << " = " << v << "\n"; };
+  auto dbl = [&](const char* k, double v) { o << k << " = " << format_double(v) << "\n"; };
+  auto boolean = [&](const char* k, bool v) { o << k << " = " << (v ? "true" : "false") << "\n"; };
+
+  o << "[experiment]\n";
+  str("name", s.experiment.name);
+  num("seed", s.experiment.seed);
+  str("out_dir", s.experiment.out_dir);
+
+  o << "\n[env]\n";
+  str("id", s.env.id);
+  str("task", s.env.task);
+  str("case", s.env.case_name);
+  str("profile", s.env.profile);
+  str("split", s.env.split);
+  num("horizon", s.env.horizon);
+  dbl("dt_hours", s.env.dt_hours);
+  dbl("load_scale", s.env.load_scale);
+  dbl("reward_scale", s.env.reward_scale);
+  str("dispatch", s.env.dispatch);
+
+  o << "\n[vec]\n";
+  num("n_envs", s.vec.n_envs);
+  num("threads", s.vec.threads);
+
+  const auto& p = s.ppo;
+  o << "\n[ppo]\n";
+  num("total_steps", p.total_steps);
+  num("rollout_length", p.rollout_length);
+  num("n_epochs", p.n_epochs);
+  num("n_minibatches", p.n_minibatches);
+  dbl("learning_rate", p.learning_rate);
+  dbl("gamma", p.gamma);
+  dbl("gae_lambda", p.gae_lambda);
+  dbl("clip_range", p.clip_range);
+  dbl("entropy_coef", p.entropy_coef);
+  dbl("critic_loss_weight", p.critic_loss_weight);
+  dbl("max_grad_norm", p.max_grad_norm);
+  dbl("weight_decay", p.weight_decay);
+  dbl("adam_eps", p.adam_eps);
+  o << "hidden = [";
+  for (size_t i = 0; i < p.hidden.size(); ++i) o << (i ? ", " : "") << p.hidden[i];
+  o << "]\n";
+  dbl("init_log_std", p.init_log_std);
+  boolean("normalize_obs", p.normalize_obs);
+  boolean("normalize_advantages", p.normalize_advantages);
+  str("truncation", p.truncation == rl::Truncation::kBootstrap ? "bootstrap" : "zero_td");
+
+  o << "\n[reward]\npenalty = {";
+  bool first = true;
+  for (const auto& [ch, w] : s.penalty) {
+    o << (first ? " " : ", ") << toml_key(ch) << " = " << format_double(w);
+    first = false;
+  }
+  o << (first ? "}" : " }") << "\n";
+
+  o << "\n[eval]\n";
+  num("every_steps", s.eval.every_steps);
+  num("n_episodes", s.eval.n_episodes);
+  o << "splits = [";
+  for (size_t i = 0; i < s.eval.splits.size(); ++i) o << (i ? ", " : "") << quote(s.eval.splits[i]);
+  o << "]\n";
+
+  o << "\n[output]\n";
+  str("trajectories", s.output.trajectories);
+  num("checkpoint_every_steps", s.output.checkpoint_every_steps);
+  num("keep_checkpoints", s.output.keep_checkpoints);
+
+  o << "\n[sweep]\n" << s.sweep_toml;
+  if (!s.sweep_toml.empty() && s.sweep_toml.back() != '\n') o << "\n";
+  return o.str();
+}
+
+}  // namespace pz::io

@@ -1,0 +1,58 @@
+// Internal: tanh MLP over a flat float32 parameter array, batched forward/backward via cblas_sgemm.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "powerzoo/core/rng.hpp"
+
+namespace pz::rl::detail {
+
+/// One affine layer y = x·W + b; W is [in, out] row-major at params + w_off, b is [out] at b_off.
+struct Layer {
+  int in = 0, out = 0;
+  int64_t w_off = 0, b_off = 0;
+};
+
+/// Activation and delta buffers for one Mlp at a given batch size. Buffers only grow, so reusing a
+/// workspace at a constant batch size never allocates.
+struct MlpWorkspace {
+  std::vector<std::vector<float>>
+      act;  ///< act[i]: output of layer i, [B, out_i] (post-tanh if hidden)
+  std::vector<float> delta_a, delta_b;  ///< ping-pong deltas, [B, max width]
+};
+
+/// MLP with tanh hidden layers and a linear output layer. Holds only the layout (offsets into a
+/// flat parameter array shared with other networks); parameters and gradients are passed in.
+class Mlp {
+ public:
+  Mlp() = default;
+  /// Layout in → hidden… → out starting at flat offset `offset` (W0, b0, W1, b1, …).
+  Mlp(int in, const std::vector<int>& hidden, int out, int64_t offset);
+
+  int in_dim() const { return in_; }
+  int out_dim() const { return out_; }
+  int64_t offset() const { return offset_; }
+  int64_t n_params() const { return n_params_; }
+  const std::vector<Layer>& layers() const { return layers_; }
+
+  /// LeCun-uniform weights U(±sqrt(3/fan_in)) drawn layer by layer, row-major, from rng; zero
+  /// biases; the output layer's weights are multiplied by out_scale.
+  void init(float* params, core::Rng& rng, float out_scale) const;
+
+  /// Forward pass on x [B, in] → returns a pointer to the output [B, out] inside ws.
+  const float* forward(const float* params, const float* x, int B, MlpWorkspace& ws) const;
+
+  /// Backward pass after forward(params, x, B, ws): dout [B, out] is dLoss/dOutput. Writes (does
+  /// not accumulate) dLoss/dParams into grad at this network's offsets. dLoss/dx is not formed.
+  void backward(const float* params, const float* x, int B, const float* dout, MlpWorkspace& ws,
+                float* grad) const;
+
+ private:
+  void ensure(int B, MlpWorkspace& ws) const;
+  int in_ = 0, out_ = 0, max_width_ = 0;
+  int64_t offset_ = 0, n_params_ = 0;
+  std::vector<Layer> layers_;
+};
+
+}  // namespace pz::rl::detail

@@ -1,0 +1,114 @@
+// VectorEnv implementation.
+#include "powerzoo/vec/vector_env.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+namespace pz::vec {
+
+VectorEnv::VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t seed,
+                     uint64_t stream_base, core::ThreadPool& pool, std::vector<double> penalty)
+    : env_(std::move(env)), n_(n_envs), pool_(pool), penalty_(std::move(penalty)) {
+  const auto& sp = env_->spec();
+  const size_t k = sp.cost_names.size();
+  if (penalty_.empty()) penalty_.assign(k, 0.0);
+  obs.assign(static_cast<size_t>(n_) * sp.obs_dim, 0.0f);
+  final_obs.assign(obs.size(), 0.0f);
+  reward.assign(n_, 0.0f);
+  shaped_reward.assign(n_, 0.0f);
+  costs.assign(static_cast<size_t>(n_) * k, 0.0f);
+  terminated.assign(n_, 0);
+  truncated.assign(n_, 0);
+  info.assign(n_, envs::Info{});
+  finished_flag_.assign(n_, 0);
+  running_.resize(n_);
+  for (int i = 0; i < n_; ++i) {
+    states_.push_back(env_->make_state());
+    rngs_.emplace_back(seed, stream_base + static_cast<uint64_t>(i));
+  }
+}
+
+void VectorEnv::reset_all(const envs::ResetOptions& opt) {
+  const auto& sp = env_->spec();
+  const size_t k = sp.cost_names.size();
+  const size_t blocks = std::min<size_t>(pool_.size(), static_cast<size_t>(n_));
+  pool_.run_blocks(blocks, [&](size_t b) {
+    const int lo = static_cast<int>(b * n_ / blocks), hi = static_cast<int>((b + 1) * n_ / blocks);
+    for (int i = lo; i < hi; ++i) {
+      envs::ResetOptions o = opt;
+      if (opt.episode >= 0) o.episode = opt.episode + i;
+      env_->reset(*states_[i], rngs_[i],
+                  std::span<float>(&obs[static_cast<size_t>(i) * sp.obs_dim], sp.obs_dim), o);
+      running_[i] = EpisodeStats{};
+      running_[i].cost_sum.assign(k, 0.0);
+      running_[i].violation_steps.assign(k, 0);
+      finished_flag_[i] = 0;
+    }
+  });
+  finished_.clear();
+}
+
+void VectorEnv::step_all(const float* actions) {
+  const auto& sp = env_->spec();
+  const size_t k = sp.cost_names.size();
+  const size_t od = sp.obs_dim;
+  const size_t blocks = std::min<size_t>(pool_.size(), static_cast<size_t>(n_));
+  pool_.run_blocks(blocks, [&](size_t b) {
+    const int lo = static_cast<int>(b * n_ / blocks), hi = static_cast<int>((b + 1) * n_ / blocks);
+    for (int i = lo; i < hi; ++i) {
+      float* o = &obs[i * od];
+      float* c = &costs[i * k];
+      if (!auto_reset_ && finished_flag_[i]) {
+        reward[i] = shaped_reward[i] = 0.0f;
+        std::fill(c, c + k, 0.0f);
+        terminated[i] = truncated[i] = 0;
+        continue;
+      }
+      const envs::Step st = env_->step(
+          *states_[i], std::span<const float>(actions + i * sp.act_dim, sp.act_dim), rngs_[i],
+          std::span<float>(o, od), std::span<float>(c, k), &info[i]);
+      double shaped = st.reward;
+      EpisodeStats& ep = running_[i];
+      for (size_t j = 0; j < k; ++j) {
+        shaped -= penalty_[j] * c[j];
+        ep.cost_sum[j] += c[j];
+        ep.violation_steps[j] += c[j] > 1e-6f;
+      }
+      reward[i] = st.reward;
+      shaped_reward[i] = static_cast<float>(shaped);
+      terminated[i] = st.terminated;
+      truncated[i] = st.truncated && !st.terminated;
+      ep.ret += st.reward;
+      ep.shaped_ret += shaped;
+      ep.gen_cost += info[i].gen_cost;
+      ep.length += 1;
+      if (st.terminated || st.truncated) {
+        ep.terminated = st.terminated;
+        std::copy(o, o + od, &final_obs[i * od]);
+        finished_flag_[i] = 1;
+        if (auto_reset_) {
+          env_->reset(*states_[i], rngs_[i], std::span<float>(o, od));
+          finished_flag_[i] = 2;  // finished and reset in this step
+        }
+      }
+    }
+  });
+  // Collect finished episodes in env order (deterministic), outside the workers.
+  finished_.clear();
+  for (int i = 0; i < n_; ++i) {
+    if (finished_flag_[i] == 0) continue;
+    if (auto_reset_) {
+      finished_.emplace_back(i, running_[i]);
+      running_[i] = EpisodeStats{};
+      running_[i].cost_sum.assign(k, 0.0);
+      running_[i].violation_steps.assign(k, 0);
+      finished_flag_[i] = 0;
+    } else if (finished_flag_[i] == 1) {
+      finished_.emplace_back(i, running_[i]);
+      finished_flag_[i] = 3;  // reported; stays finished
+    }
+  }
+}
+
+}  // namespace pz::vec

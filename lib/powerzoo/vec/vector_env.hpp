@@ -1,0 +1,73 @@
+// VectorEnv: N env states stepped in fixed blocks on the thread pool, auto-reset, episode stats.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/env.hpp"
+
+namespace pz::vec {
+
+/// Statistics of one finished episode.
+struct EpisodeStats {
+  double ret = 0;         ///< Σ reward (objective only)
+  double shaped_ret = 0;  ///< Σ (reward − Σ_k w_k·cost_k), the return the learner optimizes
+  double gen_cost = 0;    ///< Σ generation cost ($/h per step, summed over steps)
+  int length = 0;
+  std::vector<double> cost_sum;    ///< [n_costs] Σ cost per channel
+  std::vector<int> violation_steps;  ///< [n_costs] steps with cost > 1e-6
+  bool terminated = false;
+};
+
+/// Batched environment (DESIGN.md §4.2). Env i draws from its own Rng stream (seed, stream_base +
+/// i), and block b of the pool steps envs [b·N/B, (b+1)·N/B): results are identical for any
+/// thread count. After terminated or truncated the env is reset at once; final_obs keeps the
+/// observation of the finished episode.
+class VectorEnv {
+ public:
+  /// penalty [n_costs]: weights of the shaped reward (empty = all zero).
+  VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t seed, uint64_t stream_base,
+            core::ThreadPool& pool, std::vector<double> penalty = {});
+
+  /// Resets every env. opt.episode >= 0: env i starts episode opt.episode + i of opt.n_episodes.
+  void reset_all(const envs::ResetOptions& opt = {});
+  /// Steps every env with actions [N, act_dim]; fills the buffers below.
+  void step_all(const float* actions);
+  /// Steps without auto-reset (evaluation of fixed-length episodes): finished envs stay finished.
+  void set_auto_reset(bool on) { auto_reset_ = on; }
+
+  int n_envs() const { return n_; }
+  const envs::EnvSpec& spec() const { return env_->spec(); }
+
+  // Buffers written by reset_all / step_all (row-major).
+  std::vector<float> obs;          ///< [N, obs_dim] current observation (after auto-reset)
+  std::vector<float> final_obs;    ///< [N, obs_dim] pre-reset obs where done
+  std::vector<float> reward;       ///< [N] objective reward
+  std::vector<float> shaped_reward;  ///< [N] reward − Σ w_k cost_k
+  std::vector<float> costs;        ///< [N, n_costs]
+  std::vector<uint8_t> terminated, truncated;  ///< [N]
+  std::vector<envs::Info> info;    ///< [N]
+
+  /// Episodes finished during the last step_all (env index, stats).
+  const std::vector<std::pair<int, EpisodeStats>>& finished() const { return finished_; }
+
+  /// Rng stream of env i (for checkpoints).
+  core::Rng& rng(int i) { return rngs_[i]; }
+
+ private:
+  std::shared_ptr<const envs::Env> env_;
+  int n_;
+  core::ThreadPool& pool_;
+  std::vector<double> penalty_;
+  bool auto_reset_ = true;
+  std::vector<std::unique_ptr<envs::State>> states_;
+  std::vector<core::Rng> rngs_;
+  std::vector<EpisodeStats> running_;
+  std::vector<uint8_t> finished_flag_;
+  std::vector<std::pair<int, EpisodeStats>> finished_;
+};
+
+}  // namespace pz::vec

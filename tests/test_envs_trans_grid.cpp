@@ -1,0 +1,103 @@
+// TransGrid against the reference's derived case5 values (envs-grid.md §11.2).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/grid/case.hpp"
+
+using namespace pz;
+
+namespace {
+// The reference's case5: MATPOWER network, slack bus 1, unit limits p_min [5,10,20,10,20],
+// default load row [0,250,300,200,0] MW.
+envs::TransGrid reference_case5(double reward_scale = 0.01) {
+  envs::TransGridParams p;
+  p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+  const double pd[5] = {0, 250, 300, 200, 0};
+  for (int b = 0; b < 5; ++b) p.grid_case.bus[b].pd_mw = pd[b];
+  p.slack_bus_idx = 0;
+  p.pmin_override = {5, 10, 20, 10, 20};
+  p.reward_scale = reward_scale;
+  p.horizon = 3;
+  return envs::TransGrid(std::move(p));
+}
+}  // namespace
+
+TEST_SUITE("envs_trans_grid") {
+  TEST_CASE("reset and steps of the reference case5 (§11.2)") {
+    const auto env = reference_case5();
+    const auto& sp = env.spec();
+    CHECK(sp.obs_dim == 6 + 3 + 5 + 2);  // loads are the 3 buses with PD != 0
+    CHECK(sp.act_dim == 5);
+    auto st = env.make_state();
+    core::Rng rng(0, 0);
+    std::vector<float> obs(sp.obs_dim), costs(4);
+    env.reset(*st, rng, obs);
+    auto& s = static_cast<envs::TransGrid::GridState&>(*st);
+    const double p0[5] = {21.365188, 84.812287, 253.788396, 98.83959, 291.194539};
+    const double f0[6] = {202.147222, 77.954435, -173.924183, -47.852778, -94.064382, -117.270356};
+    for (int u = 0; u < 5; ++u) CHECK(s.p_mw[u] == doctest::Approx(p0[u]).epsilon(1e-6));
+    for (int l = 0; l < 6; ++l) CHECK(s.flow_mw[l] == doctest::Approx(f0[l]).epsilon(1e-6));
+    const float obs0[16] = {0.505368f, 7.8e-5f,   -1.74e-4f, -4.8e-5f,  -9.4e-5f,  -0.488626f,
+                            0.163399f, 0.196078f, 0.130719f, 0.53413f,  0.498896f, 0.488055f,
+                            0.494198f, 0.485324f, 0.0f,      1.0f};
+    // Reference values are rounded to 6 decimals (2 significant digits for the ~1e-5 ones).
+    for (int i = 0; i < 16; ++i) CHECK(std::abs(obs[i] - obs0[i]) < 1e-6);
+
+    std::vector<float> a(5, 0.0f);
+    envs::Info info;
+    auto step = env.step(*st, a, rng, obs, costs, &info);
+    const double p1[5] = {-1.25, 66.25, 270, 105, 310};
+    const double f1[6] = {191.504734, 69.777129, -196.281863, -58.495266, -88.495266, -113.718137};
+    for (int u = 0; u < 5; ++u) CHECK(s.p_mw[u] == doctest::Approx(p1[u]).epsilon(1e-9));
+    for (int l = 0; l < 6; ++l) CHECK(s.flow_mw[l] == doctest::Approx(f1[l]).epsilon(1e-6));
+    CHECK(info.gen_cost == doctest::Approx(16376.25));
+    CHECK(step.reward == doctest::Approx(-163.7625f));
+    CHECK(costs[0] == 0.0f);
+    CHECK(costs[1] == 0.0f);
+    CHECK(costs[2] == doctest::Approx(6.25f));
+    CHECK(costs[3] == 0.0f);
+    CHECK(info.is_safe);
+    CHECK_FALSE(step.truncated);
+
+    std::fill(a.begin(), a.end(), 1.0f);
+    step = env.step(*st, a, rng, obs, costs, &info);
+    const double p2[5] = {-350, -220, 520, 200, 600};
+    for (int u = 0; u < 5; ++u) CHECK(s.p_mw[u] == doctest::Approx(p2[u]));
+    CHECK(info.gen_cost == doctest::Approx(21400.0));
+    CHECK(costs[2] == doctest::Approx(585.0f));
+    CHECK(costs[0] == 0.0f);
+    CHECK_FALSE(step.truncated);
+    // Third step reaches the horizon: time limit is truncation, not termination.
+    step = env.step(*st, a, rng, obs, costs, &info);
+    CHECK(step.truncated);
+    CHECK_FALSE(step.terminated);
+  }
+
+  TEST_CASE("thermal overload on the rated branch of MATPOWER case5") {
+    envs::TransGridParams p;
+    p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+    p.horizon = 48;
+    const envs::TransGrid env(std::move(p));
+    auto st = env.make_state();
+    core::Rng rng(1, 0);
+    std::vector<float> obs(env.spec().obs_dim), costs(4);
+    env.reset(*st, rng, obs);
+    // Cheap units at bus 1 and bus 5 at full output push flow over branch 1-2 (rate 400 MVA)
+    // or 4-5 (240); the sum of overloads equals the thermal_overload cost.
+    std::vector<float> a = {1, 1, -1, -1, 1};
+    envs::Info info;
+    env.step(*st, a, rng, obs, costs, &info);
+    const auto& s = static_cast<envs::TransGrid::GridState&>(*st);
+    const double over = std::max(std::abs(s.flow_mw[0]) - 400.0, 0.0) +
+                        std::max(std::abs(s.flow_mw[5]) - 240.0, 0.0);
+    CHECK(over > 0);
+    CHECK(costs[0] == doctest::Approx(over).epsilon(1e-6));
+    CHECK(info.n_violations >= 1);
+    CHECK_FALSE(info.is_safe);
+    // Flows balance: PTDF flows with the slack at bus 4 (MATPOWER ref) conserve power at bus 2.
+    CHECK(s.flow_mw[0] - s.flow_mw[3] == doctest::Approx(300.0).epsilon(1e-9));
+  }
+}
