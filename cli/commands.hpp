@@ -13,6 +13,7 @@ int cmd_eval(const Args& args);
 int cmd_envs(const Args& args);
 int cmd_cases(const Args& args);
 int cmd_grid(const Args& args);
+int cmd_baseline(const Args& args);
 
 /// Thrown for bad command-line usage (exit code 2).
 struct UsageError {

@@ -16,6 +16,7 @@ constexpr const char* kUsage =
     "  eval CHECKPOINT_OR_RUN_DIR      deterministic evaluation of a checkpoint\n"
     "  envs                            list environments with their dimensions\n"
     "  cases                           list bundled MATPOWER cases\n"
+    "  baseline SPEC.toml --policy P   evaluate a non-learning policy (zero_action)\n"
     "  grid dcpf CASE [--json]         DC power flow of a case (MATPOWER rundcpf)\n\n"
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
     "2 bad usage or bad input.\n";
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     if (cmd == "envs") return pz::cli::cmd_envs(args);
     if (cmd == "cases") return pz::cli::cmd_cases(args);
     if (cmd == "grid") return pz::cli::cmd_grid(args);
+    if (cmd == "baseline") return pz::cli::cmd_baseline(args);
     std::cerr << "powerzoo: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;
   } catch (const pz::cli::UsageError& e) {

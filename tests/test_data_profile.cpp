@@ -69,6 +69,15 @@ TEST_SUITE("data_profile") {
     CHECK(data::split_mean(p, s) == doctest::Approx(123.5));
   }
 
+  TEST_CASE("an isolated spike is treated as missing and interpolated") {
+    std::string text = two_days({}, {});
+    text.replace(text.find(",1,120"), 6, ",1,12");  // 120 -> 12: below half of 119 and 121
+    const auto p = data::load_profile_csv(write_tmp("s.csv", text), "startTime", "Actual");
+    CHECK(p.report.n_spikes == 1);
+    CHECK(p.report.n_filled == 1);
+    CHECK(p.values[20] == doctest::Approx(120.0));
+  }
+
   TEST_CASE("malformed rows name the file and line") {
     std::string text = two_days({}, {});
     text.replace(text.find("2025-04-01T05:00"), 16, "2025-04-01T05:0x");
@@ -104,10 +113,12 @@ TEST_SUITE("data_profile") {
   TEST_CASE("bundled GB demand: gaps and splits") {
     const auto p = data::load_profile("gb_demand");
     // The file misses 5 half-hour rows (four gaps of 1-1.5 h), all filled; Actual has no empty
-    // cells (the 1,536 empty cells are in DAForecast).
+    // cells (the 1,536 empty cells are in DAForecast); 10 isolated metering spikes (e.g.
+    // 5,113 MW at 2025-11-18 12:00 between ~40 GW neighbours) are replaced.
     CHECK(p.report.n_missing_rows == 5);
     CHECK(p.report.n_missing_values == 0);
-    CHECK(p.report.n_filled == 5);
+    CHECK(p.report.n_spikes == 10);
+    CHECK(p.report.n_filled == 5 + 10);
     CHECK(p.report.n_days_dropped == 0);
     const auto train = data::episode_starts(p, data::split_by_name("train"), 48);
     const auto iid = data::episode_starts(p, data::split_by_name("iid"), 48);

@@ -1,11 +1,10 @@
 // Tests for io/spec: defaults, the DESIGN.md §3 example, strict errors, overrides, round trip.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/io/spec.hpp"
@@ -225,8 +224,7 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
   }
 
   TEST_CASE("wrong type names key, expected and found") {
-    std::string e = error_of(
-        [] { parse_spec("[ppo]\nlearning_rate = \"fast\"\n", "spec.toml"); });
+    std::string e = error_of([] { parse_spec("[ppo]\nlearning_rate = \"fast\"\n", "spec.toml"); });
     CHECK(e == "spec.toml:2: [ppo] learning_rate: expected a number > 0, found \"fast\"");
     e = error_of([] { parse_spec("\n\n[ppo]\nlearning_rate = -0.001\n", "spec.toml"); });
     CHECK(e == "spec.toml:4: [ppo] learning_rate: expected a number > 0, found -0.001");

@@ -79,7 +79,7 @@ bool parse_double(const std::string& s, double& out) {
 std::string GapReport::summary() const {
   std::ostringstream os;
   os << n_rows << " rows, " << n_missing_values << " empty values, " << n_missing_rows
-     << " missing timestamps; filled " << n_filled << " points (gaps <= 2 h) by linear "
+     << " missing timestamps, " << n_spikes << " isolated spikes; filled " << n_filled << " points (gaps <= 2 h) by linear "
      << "interpolation; dropped " << n_days_dropped << " days with longer gaps";
   return os.str();
 }
@@ -165,6 +165,17 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
   for (int64_t i = first_i; i <= last_i; ++i)
     if (!present[static_cast<size_t>(i)]) ++rep.n_missing_rows;
 
+  // Isolated spikes (a single value below half, or above twice, both neighbours) are metering
+  // errors, not demand: treat them as missing so the gap filling below replaces them.
+  for (int64_t i = 1; i + 1 < n; ++i) {
+    const double a = p.values[static_cast<size_t>(i - 1)], v = p.values[static_cast<size_t>(i)],
+                 b = p.values[static_cast<size_t>(i + 1)];
+    if (std::isnan(a) || std::isnan(v) || std::isnan(b) || a <= 0 || b <= 0) continue;
+    if (v < 0.5 * std::min(a, b) || v > 2.0 * std::max(a, b)) {
+      p.values[static_cast<size_t>(i)] = nan;
+      ++rep.n_spikes;
+    }
+  }
   // Fill interior runs of NaN up to max_fill_seconds by linear interpolation.
   const int64_t max_run = max_fill_seconds / step_seconds;
   int64_t i = 0;

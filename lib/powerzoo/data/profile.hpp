@@ -12,6 +12,7 @@ struct GapReport {
   int64_t n_rows = 0;            ///< data rows in the file
   int64_t n_missing_values = 0;  ///< rows present but with an empty value cell
   int64_t n_missing_rows = 0;    ///< grid timestamps absent from the file
+  int64_t n_spikes = 0;          ///< single values < ½ or > 2× both neighbours, set to missing
   int64_t n_filled = 0;          ///< grid points filled by linear interpolation (gap <= max_fill)
   int64_t n_days_dropped = 0;    ///< UTC days left with an unfilled point
   std::string summary() const;
@@ -35,7 +36,8 @@ struct Profile {
 /// Reads a CSV with a header row: `time_column` holds ISO-8601 UTC timestamps
 /// ("2025-04-01T00:00:00.000Z" or "2025-04-01 00:00:00"), `value_column` a number or an empty
 /// cell (missing). Rows must be strictly increasing in time on multiples of step_seconds.
-/// Gaps (empty cells or absent rows) of at most max_fill_seconds are filled by linear
+/// Isolated spikes (one value below half or above twice both neighbours) count as missing.
+/// Gaps (empty cells, absent rows, spikes) of at most max_fill_seconds are filled by linear
 /// interpolation between the neighbouring values; longer gaps stay NaN so their days are
 /// dropped by the splits. Throws core::ConfigError naming file and line for a malformed row,
 /// a missing column, or out-of-order timestamps.

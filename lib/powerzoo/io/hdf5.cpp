@@ -58,8 +58,9 @@ std::string hdf5_message(const std::string& file, const std::string& op,
   std::string detail = hdf5_detail();
   if (!detail.empty()) msg += ": " + detail;
   if (detail.find("lock") != std::string::npos) {
-    msg += " (another process may have the file open; on file systems without locking set "
-           "HDF5_USE_FILE_LOCKING=FALSE)";
+    msg +=
+        " (another process may have the file open; on file systems without locking set "
+        "HDF5_USE_FILE_LOCKING=FALSE)";
   }
   return msg;
 }
@@ -169,18 +170,18 @@ void write_string_attr(hid_t loc, const std::string& file, const std::string& na
                        const std::string& value) {
   Handle type = vlen_string_type();
   Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, file, "H5Screate");
-  Handle attr = checked(H5Acreate2(loc, name.c_str(), type.get(), space.get(), H5P_DEFAULT,
-                                   H5P_DEFAULT),
-                        H5Aclose, file, "create attribute", name);
+  Handle attr =
+      checked(H5Acreate2(loc, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose, file, "create attribute", name);
   const char* p = value.c_str();
   check(H5Awrite(attr.get(), type.get(), &p), file, "write attribute", name);
 }
 
 void write_int_attr(hid_t loc, const std::string& file, const std::string& name, int64_t value) {
   Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, file, "H5Screate");
-  Handle attr = checked(H5Acreate2(loc, name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT,
-                                   H5P_DEFAULT),
-                        H5Aclose, file, "create attribute", name);
+  Handle attr =
+      checked(H5Acreate2(loc, name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose, file, "create attribute", name);
   check(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), file, "write attribute", name);
 }
 
@@ -194,9 +195,9 @@ void write_string_dataset(hid_t loc, const std::string& file, const std::string&
   Handle type = vlen_string_type();
   Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, file, "H5Screate");
   Handle lcpl = intermediate_lcpl();
-  Handle ds = checked(H5Dcreate2(loc, path.c_str(), type.get(), space.get(), lcpl.get(),
-                                 H5P_DEFAULT, H5P_DEFAULT),
-                      H5Dclose, file, "create dataset", path);
+  Handle ds = checked(
+      H5Dcreate2(loc, path.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, file, "create dataset", path);
   const char* p = value.c_str();
   check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), file, "write dataset",
         path);
@@ -270,8 +271,8 @@ std::vector<hsize_t> chunk_shape(const std::vector<hsize_t>& dims, size_t elem) 
 
 /// Chunked, shuffle+deflate(1) array dataset; replaces an existing dataset at `path`.
 void write_array(hid_t f, const std::string& file, const std::string& path,
-                 const std::vector<int64_t>& shape, hid_t file_type, hid_t mem_type,
-                 size_t elem, const void* data) {
+                 const std::vector<int64_t>& shape, hid_t file_type, hid_t mem_type, size_t elem,
+                 const void* data) {
   validate_name(file, path);
   std::vector<hsize_t> dims;
   hsize_t n = 1;
@@ -281,25 +282,25 @@ void write_array(hid_t f, const std::string& file, const std::string& path,
     n *= static_cast<hsize_t>(d);
   }
   if (link_exists(f, path)) check(H5Ldelete(f, path.c_str(), H5P_DEFAULT), file, "delete", path);
-  Handle space = checked(dims.empty() ? H5Screate(H5S_SCALAR)
-                                      : H5Screate_simple(static_cast<int>(dims.size()),
-                                                         dims.data(), nullptr),
-                         H5Sclose, file, "create dataspace", path);
+  Handle space =
+      checked(dims.empty() ? H5Screate(H5S_SCALAR)
+                           : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+              H5Sclose, file, "create dataspace", path);
   Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
   if (!dims.empty() && n > 0) {
     std::vector<hsize_t> chunk = chunk_shape(dims, elem);
-    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), file,
-          "set chunk", path);
+    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), file, "set chunk",
+          path);
     check(H5Pset_shuffle(dcpl.get()), file, "set shuffle", path);
     check(H5Pset_deflate(dcpl.get(), 1), file, "set deflate", path);
   }
   Handle lcpl = intermediate_lcpl();
-  Handle ds = checked(H5Dcreate2(f, path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(),
-                                 H5P_DEFAULT),
-                      H5Dclose, file, "create dataset", path);
+  Handle ds = checked(
+      H5Dcreate2(f, path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
+      H5Dclose, file, "create dataset", path);
   if (n > 0) {
-    check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
-          "write dataset", path);
+    check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file, "write dataset",
+          path);
   }
 }
 
@@ -309,12 +310,12 @@ void write_vector(hid_t f, const std::string& file, const std::string& path, hid
   hsize_t dims[1] = {n};
   Handle space = checked(H5Screate_simple(1, dims, nullptr), H5Sclose, file, "H5Screate", path);
   Handle lcpl = intermediate_lcpl();
-  Handle ds = checked(H5Dcreate2(f, path.c_str(), file_type, space.get(), lcpl.get(),
-                                 H5P_DEFAULT, H5P_DEFAULT),
-                      H5Dclose, file, "create dataset", path);
+  Handle ds = checked(
+      H5Dcreate2(f, path.c_str(), file_type, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, file, "create dataset", path);
   if (n > 0) {
-    check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
-          "write dataset", path);
+    check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file, "write dataset",
+          path);
   }
 }
 
@@ -361,7 +362,8 @@ struct RunFile::Impl {
                          "open group", group);
     std::vector<std::string> names;
     auto visit = [](hid_t, const char* name, const H5O_info_t* info, void* data) -> herr_t {
-      if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->push_back(name);
+      if (info->type == H5O_TYPE_DATASET)
+        static_cast<std::vector<std::string>*>(data)->push_back(name);
       return 0;
     };
     check(H5Ovisit(gid.get(), H5_INDEX_NAME, H5_ITER_INC, visit, &names), path, "visit", group);
@@ -626,7 +628,8 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
   }
   std::vector<std::string> names;
   auto visit = [](hid_t, const char* name, const H5O_info_t* info, void* data) -> herr_t {
-    if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->push_back(name);
+    if (info->type == H5O_TYPE_DATASET)
+      static_cast<std::vector<std::string>*>(data)->push_back(name);
     return 0;
   };
   if (H5Ovisit(fid, H5_INDEX_NAME, H5_ITER_INC, visit, &names) < 0) fail_config(path, "visit");

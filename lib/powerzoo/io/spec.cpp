@@ -1,11 +1,13 @@
 // Experiment spec parsing (toml++): strict schema, range checks, overrides, canonical TOML output.
 #include "powerzoo/io/spec.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <climits>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,7 +15,6 @@
 #include <functional>
 #include <limits>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "powerzoo/core/error.hpp"
 
@@ -74,7 +75,8 @@ const std::vector<SectionDef>& schema() {
         {"normalize_advantages", Kind::kBool},
         {"truncation", Kind::kStr}}},
       {"reward", {{"penalty", Kind::kFloatTable}}},
-      {"eval", {{"every_steps", Kind::kInt}, {"n_episodes", Kind::kInt}, {"splits", Kind::kStrArray}}},
+      {"eval",
+       {{"every_steps", Kind::kInt}, {"n_episodes", Kind::kInt}, {"splits", Kind::kStrArray}}},
       {"output",
        {{"trajectories", Kind::kStr},
         {"checkpoint_every_steps", Kind::kInt},
@@ -143,13 +145,27 @@ std::string quote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -174,16 +190,26 @@ std::string toml_key(std::string_view k) {
 /// How a found value is shown in error messages.
 std::string describe(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::string: return quote(*n.value<std::string>());
-    case toml::node_type::integer: return std::to_string(*n.value<int64_t>());
-    case toml::node_type::floating_point: return format_double(*n.value<double>());
-    case toml::node_type::boolean: return *n.value<bool>() ? "true" : "false";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
+    case toml::node_type::string:
+      return quote(*n.value<std::string>());
+    case toml::node_type::integer:
+      return std::to_string(*n.value<int64_t>());
+    case toml::node_type::floating_point:
+      return format_double(*n.value<double>());
+    case toml::node_type::boolean:
+      return *n.value<bool>() ? "true" : "false";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
   }
 }
 
@@ -240,23 +266,24 @@ class Reader {
 
   [[noreturn]] void fail(const std::string& sec, const std::string& key, const toml::node& n,
                          const std::string& expected) const {
-    throw ConfigError(where(sec + "." + key, n.source()) + "[" + sec + "] " + key +
-                      ": expected " + expected + ", found " + describe(n));
+    throw ConfigError(where(sec + "." + key, n.source()) + "[" + sec + "] " + key + ": expected " +
+                      expected + ", found " + describe(n));
   }
 
-  int64_t get_int(const std::string& sec, const std::string& key, const toml::node& n,
-                  int64_t lo, int64_t hi) const {
-    std::string expected = hi == std::numeric_limits<int64_t>::max() || hi == INT_MAX
-                               ? "an integer >= " + std::to_string(lo)
-                               : "an integer in [" + std::to_string(lo) + ", " +
-                                     std::to_string(hi) + "]";
+  int64_t get_int(const std::string& sec, const std::string& key, const toml::node& n, int64_t lo,
+                  int64_t hi) const {
+    std::string expected =
+        hi == std::numeric_limits<int64_t>::max() || hi == INT_MAX
+            ? "an integer >= " + std::to_string(lo)
+            : "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
     int64_t v = 0;
     if (auto* i = n.as_integer()) {
       v = i->get();
     } else if (auto* f = n.as_floating_point()) {
       // An integral float (total_steps = 1e6) is accepted silently.
       double d = f->get();
-      if (!(std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18)) fail(sec, key, n, expected);
+      if (!(std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18))
+        fail(sec, key, n, expected);
       v = static_cast<int64_t>(d);
     } else {
       fail(sec, key, n, expected);
@@ -324,8 +351,8 @@ class Reader {
       }
       const toml::table* tbl = node->as_table();
       if (!tbl) {
-        throw ConfigError(where(name, node->source()) + "[" + name +
-                          "] must be a table, found " + describe(*node));
+        throw ConfigError(where(name, node->source()) + "[" + name + "] must be a table, found " +
+                          describe(*node));
       }
       if (name == "sweep") {
         read_sweep(*tbl, s);
@@ -334,7 +361,8 @@ class Reader {
       for (const auto& [kk, vn] : sorted(*tbl)) {
         std::string key(kk->str());
         if (!find_key(*sec, key)) {
-          std::string msg = where(name + "." + key, kk->source()) + "unknown key [" + name + "] " + key;
+          std::string msg =
+              where(name + "." + key, kk->source()) + "unknown key [" + name + "] " + key;
           std::string dym = did_you_mean(key, key_names(*sec));
           msg += dym.empty() ? " (valid keys: " + join(key_names(*sec), ", ") + ")"
                              : " (did you mean '" + dym + "'?)";
@@ -387,39 +415,65 @@ class Reader {
         s.experiment.out_dir = S();
       }
     } else if (sec == "env") {
-      if (key == "id") s.env.id = S();
-      else if (key == "task") s.env.task = S();
-      else if (key == "case") s.env.case_name = S();
-      else if (key == "profile") s.env.profile = S();
-      else if (key == "split") s.env.split = S();
-      else if (key == "horizon") s.env.horizon = static_cast<int>(I(1, kIntMax));
+      if (key == "id")
+        s.env.id = S();
+      else if (key == "task")
+        s.env.task = S();
+      else if (key == "case")
+        s.env.case_name = S();
+      else if (key == "profile")
+        s.env.profile = S();
+      else if (key == "split")
+        s.env.split = S();
+      else if (key == "horizon")
+        s.env.horizon = static_cast<int>(I(1, kIntMax));
       else if (key == "dt_hours") {
         s.env.dt_hours = F([](double x) { return x > 0 && x <= 24; }, "a number in (0, 24]");
-      } else if (key == "load_scale") s.env.load_scale = F(pos, "a number > 0");
-      else if (key == "reward_scale") s.env.reward_scale = F(pos, "a number > 0");
-      else if (key == "dispatch") s.env.dispatch = get_choice(sec, key, n, {"agent"});
+      } else if (key == "load_scale")
+        s.env.load_scale = F(pos, "a number > 0");
+      else if (key == "reward_scale")
+        s.env.reward_scale = F(pos, "a number > 0");
+      else if (key == "dispatch")
+        s.env.dispatch = get_choice(sec, key, n, {"agent"});
     } else if (sec == "vec") {
-      if (key == "n_envs") s.vec.n_envs = static_cast<int>(I(1, 65536));
-      else if (key == "threads") s.vec.threads = static_cast<int>(I(0, kIntMax));
+      if (key == "n_envs")
+        s.vec.n_envs = static_cast<int>(I(1, 65536));
+      else if (key == "threads")
+        s.vec.threads = static_cast<int>(I(0, kIntMax));
     } else if (sec == "ppo") {
       auto& p = s.ppo;
-      if (key == "total_steps") p.total_steps = I(1, kI64Max);
-      else if (key == "rollout_length") p.rollout_length = static_cast<int>(I(1, kIntMax));
-      else if (key == "n_epochs") p.n_epochs = static_cast<int>(I(1, kIntMax));
-      else if (key == "n_minibatches") p.n_minibatches = static_cast<int>(I(1, kIntMax));
-      else if (key == "learning_rate") p.learning_rate = F(pos, "a number > 0");
-      else if (key == "gamma") p.gamma = F(unit, "a number in [0, 1]");
-      else if (key == "gae_lambda") p.gae_lambda = F(unit, "a number in [0, 1]");
-      else if (key == "clip_range") p.clip_range = F(pos, "a number > 0");
-      else if (key == "entropy_coef") p.entropy_coef = F(nonneg, "a number >= 0");
-      else if (key == "critic_loss_weight") p.critic_loss_weight = F(nonneg, "a number >= 0");
-      else if (key == "max_grad_norm") p.max_grad_norm = F(nonneg, "a number >= 0");
-      else if (key == "weight_decay") p.weight_decay = F(nonneg, "a number >= 0");
-      else if (key == "adam_eps") p.adam_eps = F(pos, "a number > 0");
+      if (key == "total_steps")
+        p.total_steps = I(1, kI64Max);
+      else if (key == "rollout_length")
+        p.rollout_length = static_cast<int>(I(1, kIntMax));
+      else if (key == "n_epochs")
+        p.n_epochs = static_cast<int>(I(1, kIntMax));
+      else if (key == "n_minibatches")
+        p.n_minibatches = static_cast<int>(I(1, kIntMax));
+      else if (key == "learning_rate")
+        p.learning_rate = F(pos, "a number > 0");
+      else if (key == "gamma")
+        p.gamma = F(unit, "a number in [0, 1]");
+      else if (key == "gae_lambda")
+        p.gae_lambda = F(unit, "a number in [0, 1]");
+      else if (key == "clip_range")
+        p.clip_range = F(pos, "a number > 0");
+      else if (key == "entropy_coef")
+        p.entropy_coef = F(nonneg, "a number >= 0");
+      else if (key == "critic_loss_weight")
+        p.critic_loss_weight = F(nonneg, "a number >= 0");
+      else if (key == "max_grad_norm")
+        p.max_grad_norm = F(nonneg, "a number >= 0");
+      else if (key == "weight_decay")
+        p.weight_decay = F(nonneg, "a number >= 0");
+      else if (key == "adam_eps")
+        p.adam_eps = F(pos, "a number > 0");
       else if (key == "init_log_std") {
         p.init_log_std = F([](double x) { return x >= -10 && x <= 5; }, "a number in [-10, 5]");
-      } else if (key == "normalize_obs") p.normalize_obs = get_bool(sec, key, n);
-      else if (key == "normalize_advantages") p.normalize_advantages = get_bool(sec, key, n);
+      } else if (key == "normalize_obs")
+        p.normalize_obs = get_bool(sec, key, n);
+      else if (key == "normalize_advantages")
+        p.normalize_advantages = get_bool(sec, key, n);
       else if (key == "truncation") {
         p.truncation = get_choice(sec, key, n, {"bootstrap", "zero_td"}) == "bootstrap"
                            ? rl::Truncation::kBootstrap
@@ -455,9 +509,12 @@ class Reader {
           std::string ch(ck.str());
           std::string dotted = "reward.penalty." + ch;
           double v = 0;
-          if (auto* i = cv.as_integer()) v = static_cast<double>(i->get());
-          else if (auto* f = cv.as_floating_point()) v = f->get();
-          else v = -1;
+          if (auto* i = cv.as_integer())
+            v = static_cast<double>(i->get());
+          else if (auto* f = cv.as_floating_point())
+            v = f->get();
+          else
+            v = -1;
           if (!cv.is_number() || !std::isfinite(v) || v < 0) {
             throw ConfigError(where(dotted, cv.source()) + "[reward] penalty." + ch +
                               ": expected a number >= 0, found " + describe(cv));
@@ -467,8 +524,10 @@ class Reader {
         s.penalty = pen;
       }
     } else if (sec == "eval") {
-      if (key == "every_steps") s.eval.every_steps = I(0, kI64Max);
-      else if (key == "n_episodes") s.eval.n_episodes = static_cast<int>(I(1, kIntMax));
+      if (key == "every_steps")
+        s.eval.every_steps = I(0, kI64Max);
+      else if (key == "n_episodes")
+        s.eval.n_episodes = static_cast<int>(I(1, kIntMax));
       else if (key == "splits") {
         const char* expected = "a non-empty array of non-empty strings";
         auto* arr = n.as_array();
@@ -499,8 +558,10 @@ class Reader {
   void check_cross(const Spec& s) const {
     if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
       std::string at = file_ + ": ";
-      if (auto it = prefix_.find("ppo.n_minibatches"); it != prefix_.end()) at = it->second;
-      else if (auto it2 = prefix_.find("vec.n_envs"); it2 != prefix_.end()) at = it2->second;
+      if (auto it = prefix_.find("ppo.n_minibatches"); it != prefix_.end())
+        at = it->second;
+      else if (auto it2 = prefix_.find("vec.n_envs"); it2 != prefix_.end())
+        at = it2->second;
       throw ConfigError(at + "[ppo] n_minibatches = " + std::to_string(s.ppo.n_minibatches) +
                         " must divide [vec] n_envs = " + std::to_string(s.vec.n_envs) +
                         " (minibatches split the env axis)");
@@ -537,8 +598,8 @@ std::vector<std::string> split_dots(const std::string& s) {
 /// Parses an override value as a TOML value; bare words (and any value for a string key that is
 /// not itself a quoted string) become strings. Returns a one-entry table {v = value}.
 toml::table parse_value(const std::string& raw, Kind kind, const std::string& ctx) {
-  bool structured = !raw.empty() && (raw[0] == '[' || raw[0] == '{' || raw[0] == '"' ||
-                                     raw[0] == '\'');
+  bool structured =
+      !raw.empty() && (raw[0] == '[' || raw[0] == '{' || raw[0] == '"' || raw[0] == '\'');
   toml::table t;
   std::string error;
   try {
@@ -682,13 +743,17 @@ bool is_subsequence(std::string_view word, std::string_view cand) {
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   if (word.empty() || candidates.empty()) return "";
   // Names other RL libraries use for the same settings.
-  static const std::map<std::string, std::string> kAliases = {
-      {"lr", "learning_rate"},       {"ent_coef", "entropy_coef"},
-      {"vf_coef", "critic_loss_weight"}, {"n_steps", "rollout_length"},
-      {"num_envs", "n_envs"},        {"num_steps", "rollout_length"},
-      {"clip_coef", "clip_range"},   {"update_epochs", "n_epochs"},
-      {"num_minibatches", "n_minibatches"}, {"lam", "gae_lambda"},
-      {"total_timesteps", "total_steps"}};
+  static const std::map<std::string, std::string> kAliases = {{"lr", "learning_rate"},
+                                                              {"ent_coef", "entropy_coef"},
+                                                              {"vf_coef", "critic_loss_weight"},
+                                                              {"n_steps", "rollout_length"},
+                                                              {"num_envs", "n_envs"},
+                                                              {"num_steps", "rollout_length"},
+                                                              {"clip_coef", "clip_range"},
+                                                              {"update_epochs", "n_epochs"},
+                                                              {"num_minibatches", "n_minibatches"},
+                                                              {"lam", "gae_lambda"},
+                                                              {"total_timesteps", "total_steps"}};
   // Dotted words ("ppo.lr") map their last component through the alias table.
   std::string head, tail = word;
   if (auto dot = word.rfind('.'); dot != std::string::npos) {
@@ -720,8 +785,9 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
         if (c.rfind(head, 0) != 0) continue;
         ct = ct.substr(head.size());
       }
-      if (!ct.empty() && std::tolower(static_cast<unsigned char>(ct[0])) ==
-                             std::tolower(static_cast<unsigned char>(tail[0])) &&
+      if (!ct.empty() &&
+          std::tolower(static_cast<unsigned char>(ct[0])) ==
+              std::tolower(static_cast<unsigned char>(tail[0])) &&
           is_subsequence(tail, ct) && (abbrev.empty() || c.size() < abbrev.size())) {
         abbrev = c;
       }
@@ -737,9 +803,8 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
     doc = toml::parse(std::string_view(toml_text), std::string_view(file));
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) +
-                      ", column " + std::to_string(b.column) + ": " +
-                      std::string(e.description()));
+    throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) + ", column " +
+                      std::to_string(b.column) + ": " + std::string(e.description()));
   }
   std::map<std::string, std::string> overridden;
   for (const auto& ov : overrides) apply_override(doc, ov, overridden);

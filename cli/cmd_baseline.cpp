@@ -1,0 +1,84 @@
+// `powerzoo baseline SPEC.toml --policy NAME`: a non-learning policy through the eval protocol.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/io/spec.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace pz::cli {
+
+int cmd_baseline(const Args& args) {
+  po::options_description opts(
+      "usage: powerzoo baseline SPEC.toml --policy NAME [key=value ...] [options]\n\n"
+      "Evaluates a non-learning policy on the spec's env with the same protocol and metrics as\n"
+      "a trained policy (evenly spaced episodes of each eval split, same eval seed).\n"
+      "Policies: zero_action (every action 0: mid-range dispatch in trans_grid).\n\noptions");
+  std::string policy, out;
+  int episodes = 0, threads = 0;
+  opts.add_options()("help,h", "show this help")(
+      "policy", po::value<std::string>(&policy), "baseline policy name")(
+      "episodes", po::value<int>(&episodes), "episodes per split (default: eval.n_episodes)")(
+      "out", po::value<std::string>(&out), "HDF5 file to write (default: none)")(
+      "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("positional", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  std::vector<std::string> positional;
+  if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
+  if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
+  if (policy != "zero_action")
+    throw UsageError{"--policy: expected one of zero_action, found '" + policy + "'"};
+  if (threads < 0) throw UsageError{"--threads: expected an integer >= 0"};
+  const io::Spec spec = io::load_spec(
+      positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
+  if (episodes <= 0) episodes = spec.eval.n_episodes;
+  core::ThreadPool pool(static_cast<size_t>(threads));
+  std::map<std::string, double> row;
+  for (size_t s = 0; s < spec.eval.splits.size(); ++s) {
+    auto env = exp::make_env(spec, spec.eval.splits[s]);
+    const int act_dim = env->spec().act_dim;
+    const auto penalty = exp::penalty_weights(spec, env->spec());
+    exp::PolicyFn zero = [act_dim](const float*, int n, float* a) {
+      std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
+    };
+    const auto m = exp::evaluate(env, zero, episodes, static_cast<uint64_t>(spec.experiment.seed),
+                                 spec.env.dt_hours, penalty, pool);
+    std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
+              << " episodes\n";
+    for (const auto& [k, v] : m) {
+      std::cout << "  " << k << " = " << v << "\n";
+      row[(s == 0 ? "" : spec.eval.splits[s] + "/") + k] = v;
+    }
+  }
+  if (!out.empty()) {
+    if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());
+    auto f = io::RunFile::create(out, {{"schema_version", "1"}, {"policy", policy}},
+                                 {{"seed", spec.experiment.seed}, {"n_episodes", episodes}},
+                                 io::to_toml(spec));
+    f.append_row("metrics/eval", row);
+    f.close();
+    std::cout << "baseline file: " << out << std::endl;
+  }
+  return 0;
+}
+
+}  // namespace pz::cli
