@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
@@ -415,66 +416,68 @@ class Reader {
         s.experiment.out_dir = S();
       }
     } else if (sec == "env") {
-      if (key == "id")
+      if (key == "id") {
         s.env.id = S();
-      else if (key == "task")
+      } else if (key == "task") {
         s.env.task = S();
-      else if (key == "case")
+      } else if (key == "case") {
         s.env.case_name = S();
-      else if (key == "profile")
+      } else if (key == "profile") {
         s.env.profile = S();
-      else if (key == "split")
+      } else if (key == "split") {
         s.env.split = S();
-      else if (key == "horizon")
+      } else if (key == "horizon") {
         s.env.horizon = static_cast<int>(I(1, kIntMax));
-      else if (key == "dt_hours") {
+      } else if (key == "dt_hours") {
         s.env.dt_hours = F([](double x) { return x > 0 && x <= 24; }, "a number in (0, 24]");
-      } else if (key == "load_scale")
+      } else if (key == "load_scale") {
         s.env.load_scale = F(pos, "a number > 0");
-      else if (key == "reward_scale")
+      } else if (key == "reward_scale") {
         s.env.reward_scale = F(pos, "a number > 0");
-      else if (key == "dispatch")
+      } else if (key == "dispatch") {
         s.env.dispatch = get_choice(sec, key, n, {"agent"});
+      }
     } else if (sec == "vec") {
-      if (key == "n_envs")
+      if (key == "n_envs") {
         s.vec.n_envs = static_cast<int>(I(1, 65536));
-      else if (key == "threads")
+      } else if (key == "threads") {
         s.vec.threads = static_cast<int>(I(0, kIntMax));
+      }
     } else if (sec == "ppo") {
       auto& p = s.ppo;
-      if (key == "total_steps")
+      if (key == "total_steps") {
         p.total_steps = I(1, kI64Max);
-      else if (key == "rollout_length")
+      } else if (key == "rollout_length") {
         p.rollout_length = static_cast<int>(I(1, kIntMax));
-      else if (key == "n_epochs")
+      } else if (key == "n_epochs") {
         p.n_epochs = static_cast<int>(I(1, kIntMax));
-      else if (key == "n_minibatches")
+      } else if (key == "n_minibatches") {
         p.n_minibatches = static_cast<int>(I(1, kIntMax));
-      else if (key == "learning_rate")
+      } else if (key == "learning_rate") {
         p.learning_rate = F(pos, "a number > 0");
-      else if (key == "gamma")
+      } else if (key == "gamma") {
         p.gamma = F(unit, "a number in [0, 1]");
-      else if (key == "gae_lambda")
+      } else if (key == "gae_lambda") {
         p.gae_lambda = F(unit, "a number in [0, 1]");
-      else if (key == "clip_range")
+      } else if (key == "clip_range") {
         p.clip_range = F(pos, "a number > 0");
-      else if (key == "entropy_coef")
+      } else if (key == "entropy_coef") {
         p.entropy_coef = F(nonneg, "a number >= 0");
-      else if (key == "critic_loss_weight")
+      } else if (key == "critic_loss_weight") {
         p.critic_loss_weight = F(nonneg, "a number >= 0");
-      else if (key == "max_grad_norm")
+      } else if (key == "max_grad_norm") {
         p.max_grad_norm = F(nonneg, "a number >= 0");
-      else if (key == "weight_decay")
+      } else if (key == "weight_decay") {
         p.weight_decay = F(nonneg, "a number >= 0");
-      else if (key == "adam_eps")
+      } else if (key == "adam_eps") {
         p.adam_eps = F(pos, "a number > 0");
-      else if (key == "init_log_std") {
+      } else if (key == "init_log_std") {
         p.init_log_std = F([](double x) { return x >= -10 && x <= 5; }, "a number in [-10, 5]");
-      } else if (key == "normalize_obs")
+      } else if (key == "normalize_obs") {
         p.normalize_obs = get_bool(sec, key, n);
-      else if (key == "normalize_advantages")
+      } else if (key == "normalize_advantages") {
         p.normalize_advantages = get_bool(sec, key, n);
-      else if (key == "truncation") {
+      } else if (key == "truncation") {
         p.truncation = get_choice(sec, key, n, {"bootstrap", "zero_td"}) == "bootstrap"
                            ? rl::Truncation::kBootstrap
                            : rl::Truncation::kZeroTd;
@@ -508,27 +511,21 @@ class Reader {
         for (const auto& [ck, cv] : *tbl) {
           std::string ch(ck.str());
           std::string dotted = "reward.penalty." + ch;
-          double v = 0;
-          if (auto* i = cv.as_integer())
-            v = static_cast<double>(i->get());
-          else if (auto* f = cv.as_floating_point())
-            v = f->get();
-          else
-            v = -1;
-          if (!cv.is_number() || !std::isfinite(v) || v < 0) {
+          const std::optional<double> v = cv.value<double>();  // ints convert to double
+          if (!cv.is_number() || !v || !std::isfinite(*v) || *v < 0) {
             throw ConfigError(where(dotted, cv.source()) + "[reward] penalty." + ch +
                               ": expected a number >= 0, found " + describe(cv));
           }
-          pen[ch] = v;
+          pen[ch] = *v;
         }
         s.penalty = pen;
       }
     } else if (sec == "eval") {
-      if (key == "every_steps")
+      if (key == "every_steps") {
         s.eval.every_steps = I(0, kI64Max);
-      else if (key == "n_episodes")
+      } else if (key == "n_episodes") {
         s.eval.n_episodes = static_cast<int>(I(1, kIntMax));
-      else if (key == "splits") {
+      } else if (key == "splits") {
         const char* expected = "a non-empty array of non-empty strings";
         auto* arr = n.as_array();
         if (!arr || arr->empty()) fail(sec, key, n, expected);
