@@ -61,14 +61,15 @@ TEST_SUITE("grid_dc") {
     const Case c = bundled("case5");
     const std::vector<double> ptdf = pz::grid::make_ptdf(c, 0);
     REQUIRE(ptdf.size() == 6 * 5);
-    // envs-grid.md §1.3 lists branch rows 1, 2, 4, 5, 6 (lines l1, l2, l4, l5, l6).
-    const int rows[] = {0, 1, 3, 4, 5};
-    const double table[5][5] = {{0, -0.669811, -0.542906, -0.193917, -0.034379},
+    // envs-grid.md §1.3, rows = branches 1..6, cols = buses 1..5.
+    const int rows[] = {0, 1, 2, 3, 4, 5};
+    const double table[6][5] = {{0, -0.669811, -0.542906, -0.193917, -0.034379},
                                 {0, -0.179245, -0.248137, -0.437588, -0.077578},
+                                {0, -0.150943, -0.208957, -0.368495, -0.888043},
                                 {0, 0.330189, -0.542906, -0.193917, -0.034379},
                                 {0, 0.330189, 0.457094, -0.193917, -0.034379},
                                 {0, 0.150943, 0.208957, 0.368495, -0.111957}};
-    for (int r = 0; r < 5; ++r) {
+    for (int r = 0; r < 6; ++r) {
       for (int k = 0; k < 5; ++k) {
         CAPTURE(rows[r]);
         CAPTURE(k);

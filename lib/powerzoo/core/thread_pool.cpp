@@ -2,10 +2,13 @@
 #include "powerzoo/core/thread_pool.hpp"
 
 #include <cblas.h>
+#include <unistd.h>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -55,5 +58,17 @@ void ThreadPool::run_blocks(std::size_t n_blocks, const std::function<void(std::
 }
 
 void limit_blas_threads(int n) { openblas_set_num_threads(n); }
+
+const char* blas_kernel_name() { return openblas_get_corename(); }
+
+void select_blas_kernel(char** argv) {
+  if (std::getenv("OPENBLAS_CORETYPE") || std::getenv("POWERZOO_KEEP_BLAS_KERNEL")) return;
+  if (std::strcmp(openblas_get_corename(), "Prescott") != 0) return;
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+  setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+  setenv("POWERZOO_KEEP_BLAS_KERNEL", "1", 1);  // never loop
+  execv("/proc/self/exe", argv);                 // on failure keep running with the slow kernel
+}
 
 }  // namespace pz::core

@@ -30,4 +30,15 @@ class ThreadPool {
 /// Caps OpenBLAS's own threads (our pool provides the parallelism). Called once at start-up.
 void limit_blas_threads(int n);
 
+/// OpenBLAS 0.3.21 picks its kernel when the library loads, and on CPUs it does not recognize
+/// (e.g. virtualized Xeons reporting a generic model) it falls back to the SSE3 "Prescott" GEMM,
+/// about 2x slower than the AVX2 one. If that happened, OPENBLAS_CORETYPE is unset, the CPU has
+/// AVX2 and FMA, and POWERZOO_KEEP_BLAS_KERNEL is unset, this re-executes the program with
+/// OPENBLAS_CORETYPE=Haswell (an explicit user or site setting always wins). Returns only if no
+/// re-exec happened.
+void select_blas_kernel(char** argv);
+
+/// Name of the OpenBLAS kernel in use (e.g. "Haswell").
+const char* blas_kernel_name();
+
 }  // namespace pz::core

@@ -30,7 +30,7 @@ double at(const std::vector<double>& v, size_t k) { return k < v.size() ? v[k] :
 std::string dcpf_report(const Case& c, const DcPfResult& r, bool json) {
   const size_t nb = c.bus.size(), nl = c.branch.size(), ng = c.gen.size();
   if (json) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;  // keeps the MATPOWER field order
     j["case"] = c.name;
     j["success"] = r.success;
     std::vector<int> bus_id(nb), from(nl), to(nl), gen_bus(ng);
@@ -47,7 +47,7 @@ std::string dcpf_report(const Case& c, const DcPfResult& r, bool json) {
     j["branch_pf_mw"] = r.branch_pf_mw;
     j["gen_bus"] = gen_bus;
     j["gen_pg_mw"] = r.gen_pg_mw;
-    return j.dump(2) + "\n";
+    return j.dump() + "\n";
   }
   std::string out;
   double total_pg = 0, total_pd = 0, total_gs = 0;
