@@ -134,6 +134,21 @@ TEST_SUITE("cli") {
         "print(len(gs), int(gs[-1]), len(er), f.attrs['env_id'])\"");
     CHECK_MESSAGE(py.code == 0, py.out);
     CHECK(py.out.find("20 960 3 trans_grid") != std::string::npos);
+
+    // Eval trajectories [T, K, ...] by default; the latest training rollout with train-sample.
+    const auto traj = sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" +
+                         (d / "r" / "run.h5").string() +
+                         "', 'r'); g = f['trajectories/iid/step_960']; print(g['obs'].shape, "
+                         "g['costs'].shape, int(g['truncated'][:].sum()))\"");
+    CHECK_MESSAGE(traj.out.find("(12, 3, 16) (12, 3, 4) 3") != std::string::npos, traj.out);
+    REQUIRE(sh(kBin + " run " + spec + " output.trajectories=train-sample --quiet --out " +
+               (d / "s").string()).code == 0);
+    const auto ts = sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" +
+                       (d / "s" / "run.h5").string() +
+                       "', 'r'); g = f['trajectories/train/step_480']; print(g['obs'].shape, "
+                       "g['action'].shape, g['reward'].dtype, 'iid' in f['trajectories'])\"");
+    CHECK_MESSAGE(ts.out.find("(12, 4, 16) (12, 4, 5) float32 False") != std::string::npos,
+                  ts.out);
   }
 
   TEST_CASE("bad input exits with code 2, names the problem and writes nothing") {

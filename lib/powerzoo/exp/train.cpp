@@ -147,6 +147,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
 
   rl::Rollout ro;
   ro.resize(T, N, esp.obs_dim, esp.act_dim);
+  const size_t n_costs = esp.cost_names.size();
+  std::vector<float> ro_costs(static_cast<size_t>(T) * N * n_costs);  // [T, N, k] for train-sample
+  bool have_rollout = false;
   const size_t od = esp.obs_dim, ad = esp.act_dim;
   long long steps = 0, last_eval = -spec.eval.every_steps, last_ckpt = -spec.output.checkpoint_every_steps;
   int64_t iteration = 0;
@@ -166,6 +169,19 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     row["throughput/eval_sps"] =
         spec.eval.n_episodes * row["episode_length_mean"] * eval_envs.size() / std::max(secs, 1e-9);
     out.append_row("metrics/eval", row);
+    if (spec.output.trajectories == "train-sample" && have_rollout) {
+      // The latest training rollout (shaped reward, raw actions before clipping).
+      const std::string p = "trajectories/train/step_" + std::to_string(steps) + "/";
+      const int64_t TT = T, NN = N;
+      std::vector<uint8_t> term(ro.dones.size());
+      for (size_t i = 0; i < term.size(); ++i) term[i] = ro.dones[i] && !ro.truncated[i];
+      out.write_f32(p + "obs", {TT, NN, esp.obs_dim}, ro.obs.data());
+      out.write_f32(p + "action", {TT, NN, esp.act_dim}, ro.actions.data());
+      out.write_f32(p + "reward", {TT, NN}, ro.rewards.data());
+      out.write_f32(p + "costs", {TT, NN, static_cast<int64_t>(n_costs)}, ro_costs.data());
+      out.write_u8(p + "terminated", {TT, NN}, term.data());
+      out.write_u8(p + "truncated", {TT, NN}, ro.truncated.data());
+    }
     out.flush();
     last_eval_ret = row["return_mean"];
     progress_csv << steps << "," << row["wall_time"] << ",," << "," << row["return_mean"] << ","
@@ -224,7 +240,10 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
         ro.dones[t * N + i] = venv.terminated[i] | venv.truncated[i];
         ro.truncated[t * N + i] = venv.truncated[i];
         rew_sum += venv.reward[i];
-        for (size_t j = 0; j < cost_sum.size(); ++j) cost_sum[j] += venv.costs[i * cost_sum.size() + j];
+        for (size_t j = 0; j < n_costs; ++j) {
+          cost_sum[j] += venv.costs[i * n_costs + j];
+          ro_costs[(static_cast<size_t>(t) * N + i) * n_costs + j] = venv.costs[i * n_costs + j];
+        }
         if (ro.dones[t * N + i])
           std::copy(&venv.final_obs[i * od], &venv.final_obs[(i + 1) * od], &ro.final_obs[(t * N + i) * od]);
       }
@@ -236,6 +255,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     std::copy(venv.obs.begin(), venv.obs.end(), ro.next_obs.begin());
     const double rollout_secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_iter).count();
+    have_rollout = true;
     auto metrics = learner.update(ro, rngs.shuffle);
     for (const auto& [k, v] : metrics)
       if (!std::isfinite(v))
