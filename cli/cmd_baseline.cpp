@@ -24,8 +24,8 @@ int cmd_baseline(const Args& args) {
       "Policies: zero_action (every action 0: mid-range dispatch in trans_grid).\n\noptions");
   std::string policy, out;
   int episodes = 0, threads = 0;
-  opts.add_options()("help,h", "show this help")(
-      "policy", po::value<std::string>(&policy), "baseline policy name")(
+  opts.add_options()("help,h", "show this help")("policy", po::value<std::string>(&policy),
+                                                 "baseline policy name")(
       "episodes", po::value<int>(&episodes), "episodes per split (default: eval.n_episodes)")(
       "out", po::value<std::string>(&out), "HDF5 file to write (default: none)")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");

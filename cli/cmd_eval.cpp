@@ -36,7 +36,8 @@ std::string resolve_checkpoint(const std::string& p) {
     }
   }
   if (found.empty())
-    throw core::ConfigError("run directory '" + p + "': expected ckpt/best.h5 or ckpt/step_<n>.h5, "
+    throw core::ConfigError("run directory '" + p +
+                            "': expected ckpt/best.h5 or ckpt/step_<n>.h5, "
                             "found none");
   return found;
 }
@@ -51,8 +52,8 @@ int cmd_eval(const Args& args) {
       "<run dir>/eval/<checkpoint>_<split>.h5); training outputs are never modified.\n\noptions");
   std::string split = "iid", out;
   int episodes = 16, threads = 0;
-  opts.add_options()("help,h", "show this help")(
-      "split", po::value<std::string>(&split), "split to evaluate on (train, iid)")(
+  opts.add_options()("help,h", "show this help")("split", po::value<std::string>(&split),
+                                                 "split to evaluate on (train, iid)")(
       "episodes", po::value<int>(&episodes), "number of episodes (default 16)")(
       "out", po::value<std::string>(&out), "eval file to write")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
@@ -71,8 +72,10 @@ int cmd_eval(const Args& args) {
   }
   if (!vm.count("positional") || vm["positional"].as<std::vector<std::string>>().size() != 1)
     throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
-  if (episodes < 1) throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
-  if (threads < 0) throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
+  if (episodes < 1)
+    throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
+  if (threads < 0)
+    throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
   const std::string ckpt = resolve_checkpoint(vm["positional"].as<std::vector<std::string>>()[0]);
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
@@ -93,15 +96,17 @@ int cmd_eval(const Args& args) {
                          static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours, penalty,
                          pool, &traj);
   if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());
-  auto f = io::RunFile::create(out,
-                               {{"schema_version", "1"},
-                                {"powerzoo_version", PZ_VERSION},
-                                {"checkpoint", fs::absolute(ckpt).string()},
-                                {"split", split},
-                                {"env_id", esp.id}},
-                               {{"seed", spec.experiment.seed}, {"n_episodes", episodes}}, resolved);
+  auto f =
+      io::RunFile::create(out,
+                          {{"schema_version", "1"},
+                           {"powerzoo_version", PZ_VERSION},
+                           {"checkpoint", fs::absolute(ckpt).string()},
+                           {"split", split},
+                           {"env_id", esp.id}},
+                          {{"seed", spec.experiment.seed}, {"n_episodes", episodes}}, resolved);
   auto it = sd.i64.find("counters/global_step");
-  m["global_step"] = it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
+  m["global_step"] =
+      it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
   f.append_row("metrics/eval", m);
   const std::string p = "trajectories/" + split + "/";
   const int64_t T = traj.T, K = traj.K;

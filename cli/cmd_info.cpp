@@ -30,7 +30,8 @@ int cmd_envs(const Args& args) {
     std::cout << id << "\n  " << desc << "\n  on " << spec.env.case_name << ": obs_dim "
               << sp.obs_dim << ", act_dim " << sp.act_dim << ", horizon " << sp.horizon
               << ", costs [";
-    for (size_t k = 0; k < sp.cost_names.size(); ++k) std::cout << (k ? ", " : "") << sp.cost_names[k];
+    for (size_t k = 0; k < sp.cost_names.size(); ++k)
+      std::cout << (k ? ", " : "") << sp.cost_names[k];
     std::cout << "]\n";
   }
   return 0;
@@ -49,8 +50,8 @@ int cmd_cases(const Args& args) {
     const auto c = grid::load_case(grid::resolve_case_path(name));
     double pd = 0;
     for (const auto& b : c.bus) pd += b.pd_mw;
-    std::printf("%-18s %6d %6d %8d %10.2f %10g\n", name.c_str(), c.n_bus(), c.n_gen(),
-                c.n_branch(), pd, c.base_mva);
+    std::printf("%-18s %6d %6d %8d %10.2f %10g\n", name.c_str(), c.n_bus(), c.n_gen(), c.n_branch(),
+                pd, c.base_mva);
   }
   return 0;
 }

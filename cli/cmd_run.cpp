@@ -38,7 +38,8 @@ int cmd_run(const Args& args) {
   std::vector<std::string> positional;
   if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
-  if (threads < -1) throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
+  if (threads < -1)
+    throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
   const std::string spec_path = positional[0];
   std::vector<std::string> overrides(positional.begin() + 1, positional.end());
   for (const auto& o : overrides)

@@ -136,19 +136,19 @@ TEST_SUITE("cli") {
     CHECK(py.out.find("20 960 3 trans_grid") != std::string::npos);
 
     // Eval trajectories [T, K, ...] by default; the latest training rollout with train-sample.
-    const auto traj = sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" +
-                         (d / "r" / "run.h5").string() +
-                         "', 'r'); g = f['trajectories/iid/step_960']; print(g['obs'].shape, "
-                         "g['costs'].shape, int(g['truncated'][:].sum()))\"");
+    const auto traj =
+        sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + (d / "r" / "run.h5").string() +
+           "', 'r'); g = f['trajectories/iid/step_960']; print(g['obs'].shape, "
+           "g['costs'].shape, int(g['truncated'][:].sum()))\"");
     CHECK_MESSAGE(traj.out.find("(12, 3, 16) (12, 3, 4) 3") != std::string::npos, traj.out);
     REQUIRE(sh(kBin + " run " + spec + " output.trajectories=train-sample --quiet --out " +
-               (d / "s").string()).code == 0);
-    const auto ts = sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" +
-                       (d / "s" / "run.h5").string() +
-                       "', 'r'); g = f['trajectories/train/step_480']; print(g['obs'].shape, "
-                       "g['action'].shape, g['reward'].dtype, 'iid' in f['trajectories'])\"");
-    CHECK_MESSAGE(ts.out.find("(12, 4, 16) (12, 4, 5) float32 False") != std::string::npos,
-                  ts.out);
+               (d / "s").string())
+                .code == 0);
+    const auto ts =
+        sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + (d / "s" / "run.h5").string() +
+           "', 'r'); g = f['trajectories/train/step_480']; print(g['obs'].shape, "
+           "g['action'].shape, g['reward'].dtype, 'iid' in f['trajectories'])\"");
+    CHECK_MESSAGE(ts.out.find("(12, 4, 16) (12, 4, 5) float32 False") != std::string::npos, ts.out);
   }
 
   TEST_CASE("bad input exits with code 2, names the problem and writes nothing") {
@@ -159,7 +159,8 @@ TEST_SUITE("cli") {
       const auto spec = write(d / "bad.toml", spec_text);
       const auto r = sh(kBin + " run " + spec + " --quiet --out " + out + " " + extra);
       CHECK_MESSAGE(r.code == 2, r.out);
-      CHECK_MESSAGE(r.out.find(needle) != std::string::npos, "expected '" << needle << "' in: " << r.out);
+      CHECK_MESSAGE(r.out.find(needle) != std::string::npos,
+                    "expected '" << needle << "' in: " << r.out);
       CHECK_FALSE(fs::exists(out));
     };
     const std::string base = kTinySpec;
@@ -180,7 +181,8 @@ TEST_SUITE("cli") {
     expect_bad(with("case = \"case5\"", "case = \"" + (d / "cut.m").string() + "\""), "cut.m");
     // A profile CSV with a malformed row.
     write(d / "bad.csv", "startTime,Actual\n2025-04-01T00:00:00Z,100\n2025-04-01T00:30:00Z,1x0\n");
-    expect_bad(with("case = \"case5\"", "case = \"case5\"\nprofile = \"" + (d / "bad.csv").string() + "\""),
+    expect_bad(with("case = \"case5\"",
+                    "case = \"case5\"\nprofile = \"" + (d / "bad.csv").string() + "\""),
                "bad.csv:3");
     expect_bad(with("power_balance = 0.02", "power_balanse = 0.02"), "power_balance");
     expect_bad(base, "ppo.lerning_rate", "ppo.lerning_rate=1e-3");

@@ -1,6 +1,5 @@
 // Tests of CSV profile loading, gap filling and calendar splits.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string write_tmp(const std::string& name, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / ("pz_profile_" + std::to_string(getpid()) + "_" + name);
+  const fs::path p =
+      fs::temp_directory_path() / ("pz_profile_" + std::to_string(getpid()) + "_" + name);
   std::ofstream(p) << text;
   return p.string();
 }
@@ -39,8 +39,8 @@ std::string two_days(const std::vector<int>& drop_rows, const std::vector<int>& 
 TEST_SUITE("data_profile") {
   TEST_CASE("short gaps are filled by linear interpolation") {
     // Rows 10, 11 absent (1 h) and row 30 empty: all filled; values are linear in the index.
-    const auto p = data::load_profile_csv(write_tmp("a.csv", two_days({10, 11}, {30})), "startTime",
-                                          "Actual");
+    const auto p =
+        data::load_profile_csv(write_tmp("a.csv", two_days({10, 11}, {30})), "startTime", "Actual");
     CHECK(p.values.size() == 96);
     CHECK(p.report.n_rows == 94);
     CHECK(p.report.n_missing_rows == 2);
@@ -94,18 +94,19 @@ TEST_SUITE("data_profile") {
     bad_value.replace(bad_value.find(",1,103"), 6, ",1,1O3");
     CHECK_THROWS_AS(data::load_profile_csv(write_tmp("d.csv", bad_value), "startTime", "Actual"),
                     core::ConfigError);
-    CHECK_THROWS_AS(data::load_profile_csv(write_tmp("e.csv", "startTime,Actual\n2025-04-01T00:00:00Z\n"),
-                                           "startTime", "Actual"),
-                    core::ConfigError);
-    CHECK_THROWS_AS(data::load_profile_csv(write_tmp("f.csv", "time,value\n"), "startTime", "Actual"),
-                    core::ConfigError);
+    CHECK_THROWS_AS(
+        data::load_profile_csv(write_tmp("e.csv", "startTime,Actual\n2025-04-01T00:00:00Z\n"),
+                               "startTime", "Actual"),
+        core::ConfigError);
+    CHECK_THROWS_AS(
+        data::load_profile_csv(write_tmp("f.csv", "time,value\n"), "startTime", "Actual"),
+        core::ConfigError);
     CHECK_THROWS_AS(data::load_profile_csv("/nonexistent/x.csv", "startTime", "Actual"),
                     core::ConfigError);
   }
 
   TEST_CASE("out-of-order timestamps are rejected") {
-    const std::string text =
-        "startTime,Actual\n2025-04-01T00:30:00Z,1\n2025-04-01T00:00:00Z,2\n";
+    const std::string text = "startTime,Actual\n2025-04-01T00:30:00Z,1\n2025-04-01T00:00:00Z,2\n";
     CHECK_THROWS_AS(data::load_profile_csv(write_tmp("g.csv", text), "startTime", "Actual"),
                     core::ConfigError);
   }

@@ -40,8 +40,8 @@ TEST_SUITE("envs_trans_grid") {
     const double f0[6] = {202.147222, 77.954435, -173.924183, -47.852778, -94.064382, -117.270356};
     for (int u = 0; u < 5; ++u) CHECK(s.p_mw[u] == doctest::Approx(p0[u]).epsilon(1e-6));
     for (int l = 0; l < 6; ++l) CHECK(s.flow_mw[l] == doctest::Approx(f0[l]).epsilon(1e-6));
-    const float obs0[16] = {0.505368f, 7.8e-5f,   -1.74e-4f, -4.8e-5f,  -9.4e-5f,  -0.488626f,
-                            0.163399f, 0.196078f, 0.130719f, 0.53413f,  0.498896f, 0.488055f,
+    const float obs0[16] = {0.505368f, 7.8e-5f,   -1.74e-4f, -4.8e-5f, -9.4e-5f,  -0.488626f,
+                            0.163399f, 0.196078f, 0.130719f, 0.53413f, 0.498896f, 0.488055f,
                             0.494198f, 0.485324f, 0.0f,      1.0f};
     // Reference values are rounded to 6 decimals (2 significant digits for the ~1e-5 ones).
     for (int i = 0; i < 16; ++i) CHECK(std::abs(obs[i] - obs0[i]) < 1e-6);

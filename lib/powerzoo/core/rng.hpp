@@ -15,7 +15,8 @@ class Rng {
   Rng() : Rng(0, 0) {}
   /// Stream `stream` of master seed `seed`; distinct (seed, stream) pairs give independent streams.
   Rng(uint64_t seed, uint64_t stream) {
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull ^ (stream + 0x632BE59BD9B4E019ull) * 0xD1B54A32D192ED03ull;
+    uint64_t x =
+        seed * 0x9E3779B97F4A7C15ull ^ (stream + 0x632BE59BD9B4E019ull) * 0xD1B54A32D192ED03ull;
     for (auto& w : s_) w = splitmix64(x);
   }
 

@@ -68,7 +68,7 @@ void select_blas_kernel(char** argv) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
   setenv("OPENBLAS_CORETYPE", "Haswell", 1);
   setenv("POWERZOO_KEEP_BLAS_KERNEL", "1", 1);  // never loop
-  execv("/proc/self/exe", argv);                 // on failure keep running with the slow kernel
+  execv("/proc/self/exe", argv);                // on failure keep running with the slow kernel
 }
 
 }  // namespace pz::core

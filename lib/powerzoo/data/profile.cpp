@@ -79,7 +79,8 @@ bool parse_double(const std::string& s, double& out) {
 std::string GapReport::summary() const {
   std::ostringstream os;
   os << n_rows << " rows, " << n_missing_values << " empty values, " << n_missing_rows
-     << " missing timestamps, " << n_spikes << " isolated spikes; filled " << n_filled << " points (gaps <= 2 h) by linear "
+     << " missing timestamps, " << n_spikes << " isolated spikes; filled " << n_filled
+     << " points (gaps <= 2 h) by linear "
      << "interpolation; dropped " << n_days_dropped << " days with longer gaps";
   return os.str();
 }
@@ -92,8 +93,7 @@ bool Profile::day_complete(int64_t d) const {
 }
 
 Profile load_profile_csv(const std::string& path, const std::string& time_column,
-                         const std::string& value_column, int step_seconds,
-                         int max_fill_seconds) {
+                         const std::string& value_column, int step_seconds, int max_fill_seconds) {
   std::ifstream in(path);
   if (!in) throw ConfigError("profile file '" + path + "' not found or not readable");
   std::string line;
@@ -119,8 +119,8 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
     const auto where = path + ":" + std::to_string(lineno) + ": ";
     if (cells.size() != header.size())
       throw ConfigError(where + "expected " + std::to_string(header.size()) +
-                        " comma-separated fields, found " + std::to_string(cells.size()) +
-                        " in '" + line + "'");
+                        " comma-separated fields, found " + std::to_string(cells.size()) + " in '" +
+                        line + "'");
     int64_t ts;
     if (!parse_timestamp(cells[tcol], ts))
       throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" + time_column +
@@ -207,19 +207,23 @@ Profile load_profile(const std::string& name_or_path) {
   if (name_or_path == "gb_demand")
     return load_profile_csv(core::data_dir() + "/profiles/gb_demand_30min.csv", "startTime",
                             "Actual");
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       name_or_path.ends_with(".csv");
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".csv");
   if (!is_path)
-    throw ConfigError("[env] profile: expected a bundled profile name (gb_demand) or a path to a "
-                      "CSV file, found '" + name_or_path + "'");
+    throw ConfigError(
+        "[env] profile: expected a bundled profile name (gb_demand) or a path to a "
+        "CSV file, found '" +
+        name_or_path + "'");
   std::ifstream in(name_or_path);
   if (!in) throw ConfigError("profile file '" + name_or_path + "' not found or not readable");
   std::string line;
   std::getline(in, line);
   const auto header = split_csv(line);
   if (header.size() < 2)
-    throw ConfigError(name_or_path + ":1: expected a header with a time column and a value "
-                      "column, found '" + line + "'");
+    throw ConfigError(name_or_path +
+                      ":1: expected a header with a time column and a value "
+                      "column, found '" +
+                      line + "'");
   std::string value_col = header[1];
   for (const auto& h : header)
     if (h == "Actual") value_col = h;
@@ -261,7 +265,8 @@ std::vector<int64_t> episode_starts(const Profile& p, const Split& s, int horizo
 
 double split_mean(const Profile& p, const Split& s) {
   const int64_t d0 = std::max<int64_t>((parse_date(s.first_day) - p.t0_unix) / 86400, 0);
-  const int64_t d1 = std::min<int64_t>((parse_date(s.last_day) - p.t0_unix) / 86400, p.n_days() - 1);
+  const int64_t d1 =
+      std::min<int64_t>((parse_date(s.last_day) - p.t0_unix) / 86400, p.n_days() - 1);
   double sum = 0;
   int64_t count = 0;
   const int spd = p.steps_per_day();

@@ -23,7 +23,7 @@ struct GapReport {
 struct Profile {
   std::string path;
   std::string column;
-  int64_t t0_unix = 0;   ///< seconds since epoch, UTC midnight
+  int64_t t0_unix = 0;  ///< seconds since epoch, UTC midnight
   int step_seconds = 1800;
   std::vector<double> values;
   GapReport report;

@@ -33,7 +33,7 @@ enum class StepStatus : int { kOk = 0, kSolverFailed = 1, kNonFinite = 2 };
 
 /// Diagnostics of one step (DC transmission: gen cost in $/h, violations).
 struct Info {
-  double gen_cost = 0;    ///< $/h
+  double gen_cost = 0;  ///< $/h
   int n_violations = 0;
   bool is_safe = true;
   StepStatus status = StepStatus::kOk;

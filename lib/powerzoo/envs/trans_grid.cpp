@@ -80,7 +80,8 @@ int64_t TransGrid::profile_index(const GridState& s, int t) const {
 void TransGrid::bus_load(int64_t k, std::vector<double>& load) const {
   load.assign(p_.grid_case.n_bus(), 0.0);
   const double f =
-      p_.load_scale * (p_.profile.empty() ? 1.0 : p_.profile[static_cast<size_t>(k)] / p_.profile_mean);
+      p_.load_scale *
+      (p_.profile.empty() ? 1.0 : p_.profile[static_cast<size_t>(k)] / p_.profile_mean);
   for (size_t i = 0; i < load_bus_.size(); ++i) load[load_bus_[i]] += load_pd_[i] * f;
 }
 
@@ -116,10 +117,10 @@ void TransGrid::observe(const GridState& s, std::span<float> obs) const {
   size_t k = 0;
   for (size_t l = 0; l < cap_.size(); ++l)
     obs[k++] = static_cast<float>(s.flow_mw[l] / std::max(std::abs(cap_[l]), 1.0));
-  const double f = p_.load_scale * (p_.profile.empty()
-                                        ? 1.0
-                                        : p_.profile[static_cast<size_t>(profile_index(s, s.t))] /
-                                              p_.profile_mean);
+  const double f = p_.load_scale *
+                   (p_.profile.empty()
+                        ? 1.0
+                        : p_.profile[static_cast<size_t>(profile_index(s, s.t))] / p_.profile_mean);
   const double denom = std::max(sum_pmax_, 1.0);
   for (double pd : load_pd_) obs[k++] = static_cast<float>(pd * f / denom);
   for (int u = 0; u < n_units(); ++u)
@@ -138,10 +139,9 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.start = 0;
   if (!p_.profile.empty()) {
     const auto n = static_cast<uint64_t>(p_.episode_starts.size());
-    const uint64_t i = opt.episode >= 0
-                           ? static_cast<uint64_t>(opt.episode) * n /
-                                 static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
-                           : rng.below(n);
+    const uint64_t i = opt.episode >= 0 ? static_cast<uint64_t>(opt.episode) * n /
+                                              static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
+                                        : rng.below(n);
     s.start = p_.episode_starts[i];
   }
   thread_local std::vector<double> load;

@@ -13,9 +13,9 @@ namespace pz::envs {
 /// demand is PD · load_scale · profile[k] / profile_mean (profile empty ⇒ factor 1 at every step).
 struct TransGridParams {
   grid::Case grid_case;
-  std::vector<double> profile;         ///< demand series (MW), indexed by absolute grid step
-  double profile_mean = 1.0;           ///< normalizer of the profile (train-split mean)
-  std::vector<int64_t> episode_starts; ///< candidate start indices into profile (≥ 1 if profile)
+  std::vector<double> profile;          ///< demand series (MW), indexed by absolute grid step
+  double profile_mean = 1.0;            ///< normalizer of the profile (train-split mean)
+  std::vector<int64_t> episode_starts;  ///< candidate start indices into profile (≥ 1 if profile)
   int horizon = 48;
   double dt_hours = 0.5;  ///< step length (sets the time-of-day features)
   double load_scale = 1.0;
@@ -67,10 +67,10 @@ class TransGrid final : public Env {
 
   TransGridParams p_;
   EnvSpec spec_;
-  std::vector<int> unit_gen_;      // env unit -> case gen row (in-service gens)
-  std::vector<int> unit_bus_;      // env unit -> bus index
-  std::vector<int> load_bus_;      // env load -> bus index
-  std::vector<double> load_pd_;    // env load -> PD (MW)
+  std::vector<int> unit_gen_;    // env unit -> case gen row (in-service gens)
+  std::vector<int> unit_bus_;    // env unit -> bus index
+  std::vector<int> load_bus_;    // env load -> bus index
+  std::vector<double> load_pd_;  // env load -> PD (MW)
   std::vector<double> pmin_, pmax_;
   std::vector<double> slack_share_;  // [n_units] share of the imbalance
   std::vector<double> ptdf_;         // [n_branch x n_bus]

@@ -39,17 +39,20 @@ std::string where(const io::Spec& s) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> env_catalog() {
-  return {{"trans_grid",
-           "DC transmission dispatch: the agent sets every in-service generator's output; slack-bus "
-           "units absorb the imbalance; costs thermal_overload, voltage_violation, power_balance, "
-           "resource"}};
+  return {
+      {"trans_grid",
+       "DC transmission dispatch: the agent sets every in-service generator's output; slack-bus "
+       "units absorb the imbalance; costs thermal_overload, voltage_violation, power_balance, "
+       "resource"}};
 }
 
 std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::string& split) {
   const auto& e = spec.env;
   if (!e.task.empty())
-    throw core::ConfigError(where(spec) + "[env] task: expected no task preset (none is "
-                            "available yet), found '" + e.task + "'");
+    throw core::ConfigError(where(spec) +
+                            "[env] task: expected no task preset (none is "
+                            "available yet), found '" +
+                            e.task + "'");
   if (e.id != "trans_grid")
     throw core::ConfigError(where(spec) + "[env] id: expected one of trans_grid, found '" + e.id +
                             "'");

@@ -57,7 +57,8 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     if (traj) {
       traj->reward.insert(traj->reward.end(), venv.reward.begin(), venv.reward.end());
       traj->costs.insert(traj->costs.end(), venv.costs.begin(), venv.costs.end());
-      traj->terminated.insert(traj->terminated.end(), venv.terminated.begin(), venv.terminated.end());
+      traj->terminated.insert(traj->terminated.end(), venv.terminated.begin(),
+                              venv.terminated.end());
       traj->truncated.insert(traj->truncated.end(), venv.truncated.begin(), venv.truncated.end());
     }
     for (const auto& [i, ep] : venv.finished()) {

@@ -74,8 +74,8 @@ std::map<std::string, double> run_eval(const io::Spec& spec,
     Trajectories traj;
     const bool record = out && spec.output.trajectories == "eval";
     auto m = evaluate(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
-                      static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours, penalty,
-                      pool, record ? &traj : nullptr);
+                      static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours, penalty, pool,
+                      record ? &traj : nullptr);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
     if (record) {
@@ -105,9 +105,10 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   const rl::PpoConfig& cfg = spec.ppo;
   const int N = spec.vec.n_envs, T = cfg.rollout_length;
   if (N % cfg.n_minibatches != 0)
-    throw core::ConfigError(spec.source_path + ": [ppo] n_minibatches: expected a divisor of "
-                            "[vec] n_envs = " + std::to_string(N) + ", found " +
-                            std::to_string(cfg.n_minibatches));
+    throw core::ConfigError(spec.source_path +
+                            ": [ppo] n_minibatches: expected a divisor of "
+                            "[vec] n_envs = " +
+                            std::to_string(N) + ", found " + std::to_string(cfg.n_minibatches));
   const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
   core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
@@ -121,17 +122,18 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   result.run_dir = make_run_dir(spec, opt);
   fs::create_directories(fs::path(result.run_dir) / "ckpt");
   result.run_file = (fs::path(result.run_dir) / "run.h5").string();
-  io::RunFile out = io::RunFile::create(
-      result.run_file,
-      {{"schema_version", "1"},
-       {"powerzoo_version", PZ_VERSION},
-       {"git_sha", PZ_GIT_SHA},
-       {"env_id", esp.id},
-       {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
-       {"hostname", hostname()},
-       {"data", describe_data(spec)}},
-      {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(pool.size())}},
-      resolved);
+  io::RunFile out = io::RunFile::create(result.run_file,
+                                        {{"schema_version", "1"},
+                                         {"powerzoo_version", PZ_VERSION},
+                                         {"git_sha", PZ_GIT_SHA},
+                                         {"env_id", esp.id},
+                                         {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+                                         {"hostname", hostname()},
+                                         {"data", describe_data(spec)}},
+                                        {{"seed", spec.experiment.seed},
+                                         {"n_envs", N},
+                                         {"threads", static_cast<int64_t>(pool.size())}},
+                                        resolved);
   std::ofstream progress_csv(fs::path(result.run_dir) / "progress.csv", std::ios::app);
   progress_csv << "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
                   "eval_shaped_return_mean\n";
@@ -151,7 +153,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   std::vector<float> ro_costs(static_cast<size_t>(T) * N * n_costs);  // [T, N, k] for train-sample
   bool have_rollout = false;
   const size_t od = esp.obs_dim, ad = esp.act_dim;
-  long long steps = 0, last_eval = -spec.eval.every_steps, last_ckpt = -spec.output.checkpoint_every_steps;
+  long long steps = 0, last_eval = -spec.eval.every_steps,
+            last_ckpt = -spec.output.checkpoint_every_steps;
   int64_t iteration = 0;
   double best_eval = -INFINITY, last_eval_ret = NAN, last_train_ret = NAN;
   std::vector<std::string> kept_ckpts;
@@ -163,7 +166,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   auto do_eval = [&] {
     const auto t0 = std::chrono::steady_clock::now();
     auto row = run_eval(spec, eval_envs, learner, penalty, pool, &out, steps);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     row["global_step"] = static_cast<double>(steps);
     row["wall_time"] = wall();
     row["throughput/eval_sps"] =
@@ -184,8 +188,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     }
     out.flush();
     last_eval_ret = row["return_mean"];
-    progress_csv << steps << "," << row["wall_time"] << ",," << "," << row["return_mean"] << ","
-                 << row["shaped_return_mean"] << "\n";
+    progress_csv << steps << "," << row["wall_time"] << ",,"
+                 << "," << row["return_mean"] << "," << row["shaped_return_mean"] << "\n";
     progress_csv.flush();
     if (row["shaped_return_mean"] > best_eval) {
       best_eval = row["shaped_return_mean"];
@@ -202,7 +206,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     }
   };
   auto do_ckpt = [&] {
-    const fs::path p = fs::path(result.run_dir) / "ckpt" / ("step_" + std::to_string(steps) + ".h5");
+    const fs::path p =
+        fs::path(result.run_dir) / "ckpt" / ("step_" + std::to_string(steps) + ".h5");
     write_run_checkpoint(p.string(), learner, rngs, venv, steps, iteration, resolved);
     kept_ckpts.push_back(p.string());
     while (static_cast<int>(kept_ckpts.size()) > spec.output.keep_checkpoints) {
@@ -245,7 +250,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
           ro_costs[(static_cast<size_t>(t) * N + i) * n_costs + j] = venv.costs[i * n_costs + j];
         }
         if (ro.dones[t * N + i])
-          std::copy(&venv.final_obs[i * od], &venv.final_obs[(i + 1) * od], &ro.final_obs[(t * N + i) * od]);
+          std::copy(&venv.final_obs[i * od], &venv.final_obs[(i + 1) * od],
+                    &ro.final_obs[(t * N + i) * od]);
       }
       for (const auto& [i, ep] : venv.finished()) {
         ep_returns.push_back(ep.ret);
@@ -260,7 +266,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     for (const auto& [k, v] : metrics)
       if (!std::isfinite(v))
         throw core::RunError("non-finite learner metric " + k + " at global step " +
-                             std::to_string(steps) + " (iteration " + std::to_string(iteration) + ")");
+                             std::to_string(steps) + " (iteration " + std::to_string(iteration) +
+                             ")");
     steps += static_cast<long long>(T) * N;
     ++iteration;
     const double iter_secs =
@@ -298,11 +305,12 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     if (tty) {
       const double el = wall();
       const double sps = steps / std::max(el, 1e-9);
-      std::printf("\r\033[Kstep %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s | train return %.4g | "
-                  "eval return %.4g",
-                  steps, static_cast<long long>(cfg.total_steps), 100.0 * steps / cfg.total_steps,
-                  sps, fmt_duration((cfg.total_steps - steps) / std::max(sps, 1e-9)).c_str(),
-                  last_train_ret, last_eval_ret);
+      std::printf(
+          "\r\033[Kstep %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s | train return %.4g | "
+          "eval return %.4g",
+          steps, static_cast<long long>(cfg.total_steps), 100.0 * steps / cfg.total_steps, sps,
+          fmt_duration((cfg.total_steps - steps) / std::max(sps, 1e-9)).c_str(), last_train_ret,
+          last_eval_ret);
       std::fflush(stdout);
     }
   }

@@ -65,9 +65,9 @@ void VectorEnv::step_all(const float* actions) {
         terminated[i] = truncated[i] = 0;
         continue;
       }
-      const envs::Step st = env_->step(
-          *states_[i], std::span<const float>(actions + i * sp.act_dim, sp.act_dim), rngs_[i],
-          std::span<float>(o, od), std::span<float>(c, k), &info[i]);
+      const envs::Step st =
+          env_->step(*states_[i], std::span<const float>(actions + i * sp.act_dim, sp.act_dim),
+                     rngs_[i], std::span<float>(o, od), std::span<float>(c, k), &info[i]);
       double shaped = st.reward;
       EpisodeStats& ep = running_[i];
       for (size_t j = 0; j < k; ++j) {

@@ -17,7 +17,7 @@ struct EpisodeStats {
   double shaped_ret = 0;  ///< Σ (reward − Σ_k w_k·cost_k), the return the learner optimizes
   double gen_cost = 0;    ///< Σ generation cost ($/h per step, summed over steps)
   int length = 0;
-  std::vector<double> cost_sum;    ///< [n_costs] Σ cost per channel
+  std::vector<double> cost_sum;      ///< [n_costs] Σ cost per channel
   std::vector<int> violation_steps;  ///< [n_costs] steps with cost > 1e-6
   bool terminated = false;
 };
@@ -43,13 +43,13 @@ class VectorEnv {
   const envs::EnvSpec& spec() const { return env_->spec(); }
 
   // Buffers written by reset_all / step_all (row-major).
-  std::vector<float> obs;          ///< [N, obs_dim] current observation (after auto-reset)
-  std::vector<float> final_obs;    ///< [N, obs_dim] pre-reset obs where done
-  std::vector<float> reward;       ///< [N] objective reward
+  std::vector<float> obs;            ///< [N, obs_dim] current observation (after auto-reset)
+  std::vector<float> final_obs;      ///< [N, obs_dim] pre-reset obs where done
+  std::vector<float> reward;         ///< [N] objective reward
   std::vector<float> shaped_reward;  ///< [N] reward − Σ w_k cost_k
-  std::vector<float> costs;        ///< [N, n_costs]
+  std::vector<float> costs;          ///< [N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [N]
-  std::vector<envs::Info> info;    ///< [N]
+  std::vector<envs::Info> info;                ///< [N]
 
   /// Episodes finished during the last step_all (env index, stats).
   const std::vector<std::pair<int, EpisodeStats>>& finished() const { return finished_; }
