@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -29,21 +30,9 @@ int cmd_baseline(const Args& args) {
       "episodes", po::value<int>(&episodes), "episodes per split (default: eval.n_episodes)")(
       "out", po::value<std::string>(&out), "HDF5 file to write (default: none)")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("positional", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
   std::vector<std::string> positional;
-  if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
+  if (!parse_command(args, opts, vm, positional)) return 0;
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (policy != "zero_action")
     throw UsageError{"--policy: expected one of zero_action, found '" + policy + "'"};

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -57,26 +58,16 @@ int cmd_eval(const Args& args) {
       "episodes", po::value<int>(&episodes), "number of episodes (default 16)")(
       "out", po::value<std::string>(&out), "eval file to write")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("positional", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("positional") || vm["positional"].as<std::vector<std::string>>().size() != 1)
+  std::vector<std::string> positional;
+  if (!parse_command(args, opts, vm, positional)) return 0;
+  if (positional.size() != 1)
     throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
   if (episodes < 1)
     throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
   if (threads < 0)
     throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
-  const std::string ckpt = resolve_checkpoint(vm["positional"].as<std::vector<std::string>>()[0]);
+  const std::string ckpt = resolve_checkpoint(positional[0]);
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
   const io::Spec spec = io::parse_spec(resolved, ckpt + " (config/resolved)");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/spec.hpp"
 
@@ -22,23 +23,11 @@ int cmd_run(const Args& args) {
       "out", po::value<std::string>(&out), "run directory to write (default: out_dir/name/<time>)")(
       "threads", po::value<int>(&threads), "worker threads (overrides vec.threads; 0 = all cores)")(
       "quiet,q", "no progress output");
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("positional", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
   std::vector<std::string> positional;
-  if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
+  if (!parse_command(args, opts, vm, positional)) return 0;
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
-  if (threads < -1)
+  if (vm.count("threads") && threads < 0)
     throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
   const std::string spec_path = positional[0];
   std::vector<std::string> overrides(positional.begin() + 1, positional.end());

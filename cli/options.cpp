@@ -1,0 +1,29 @@
+// Shared option parsing for the subcommands.
+#include "cli/options.hpp"
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace pz::cli {
+
+bool parse_command(const Args& args, const po::options_description& opts, po::variables_map& vm,
+                   std::vector<std::string>& positional) {
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("positional", -1);
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return false;
+  }
+  positional.clear();
+  if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
+  return true;
+}
+
+}  // namespace pz::cli

@@ -1,0 +1,18 @@
+// Shared Boost.Program_options parsing for the subcommands (options plus positional arguments).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+namespace pz::cli {
+
+/// Parses args against `opts` (which must contain "help,h") plus any number of positional
+/// arguments, returned in `positional`. Prints `opts` and returns false when --help is given.
+/// Throws boost::program_options::error on unknown options or bad values (exit code 2).
+bool parse_command(const Args& args, const boost::program_options::options_description& opts,
+                   boost::program_options::variables_map& vm, std::vector<std::string>& positional);
+
+}  // namespace pz::cli
