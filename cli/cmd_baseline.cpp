@@ -36,7 +36,9 @@ int cmd_baseline(const Args& args) {
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (policy != "zero_action")
     throw UsageError{"--policy: expected one of zero_action, found '" + policy + "'"};
-  if (threads < 0) throw UsageError{"--threads: expected an integer >= 0"};
+  if (threads < 0 || threads > 1024)
+    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
+                     std::to_string(threads)};
   const io::Spec spec = io::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
   if (episodes <= 0) episodes = spec.eval.n_episodes;
@@ -49,8 +51,9 @@ int cmd_baseline(const Args& args) {
     exp::PolicyFn zero = [act_dim](const float*, int n, float* a) {
       std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
     };
-    const auto m = exp::evaluate(env, zero, episodes, static_cast<uint64_t>(spec.experiment.seed),
-                                 spec.env.dt_hours, penalty, pool);
+    const auto m = exp::evaluate_with_reference(env, zero, episodes,
+                                                static_cast<uint64_t>(spec.experiment.seed),
+                                                spec.env.dt_hours, penalty, pool);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
               << " episodes\n";
     for (const auto& [k, v] : m) {

@@ -54,7 +54,7 @@ int cmd_eval(const Args& args) {
   std::string split = "iid", out;
   int episodes = 16, threads = 0;
   opts.add_options()("help,h", "show this help")("split", po::value<std::string>(&split),
-                                                 "split to evaluate on (train, iid)")(
+                                                 "split to evaluate on: train, iid (default iid)")(
       "episodes", po::value<int>(&episodes), "number of episodes (default 16)")(
       "out", po::value<std::string>(&out), "eval file to write")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
@@ -65,8 +65,9 @@ int cmd_eval(const Args& args) {
     throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
   if (episodes < 1)
     throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
-  if (threads < 0)
-    throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
+  if (threads < 0 || threads > 1024)
+    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
+                     std::to_string(threads)};
   const std::string ckpt = resolve_checkpoint(positional[0]);
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
@@ -83,9 +84,9 @@ int cmd_eval(const Args& args) {
   }
   core::ThreadPool pool(static_cast<size_t>(threads));
   exp::Trajectories traj;
-  auto m = exp::evaluate(env, exp::deterministic_policy(learner), episodes,
-                         static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours, penalty,
-                         pool, &traj);
+  auto m = exp::evaluate_with_reference(env, exp::deterministic_policy(learner), episodes,
+                                        static_cast<uint64_t>(spec.experiment.seed),
+                                        spec.env.dt_hours, penalty, pool, &traj);
   if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());
   auto f =
       io::RunFile::create(out,
@@ -109,6 +110,7 @@ int cmd_eval(const Args& args) {
   f.write_u8(p + "truncated", {T, K}, traj.truncated.data());
   f.close();
   std::cout << "eval of " << ckpt << " on split " << split << ", " << episodes << " episodes\n";
+  std::cout.precision(10);
   for (const auto& [k, v] : m) std::cout << "  " << k << " = " << v << "\n";
   std::cout << "eval file: " << out << std::endl;
   return 0;

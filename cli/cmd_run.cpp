@@ -27,8 +27,9 @@ int cmd_run(const Args& args) {
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
-  if (vm.count("threads") && threads < 0)
-    throw UsageError{"--threads: expected an integer >= 0, found " + std::to_string(threads)};
+  if (vm.count("threads") && (threads < 0 || threads > 1024))
+    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
+                     std::to_string(threads)};
   const std::string spec_path = positional[0];
   std::vector<std::string> overrides(positional.begin() + 1, positional.end());
   for (const auto& o : overrides)

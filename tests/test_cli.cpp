@@ -85,7 +85,7 @@ TEST_SUITE("cli") {
     int compared = 0;
     for (const std::string col :
          {"global_step", "losses/actor", "losses/critic", "losses/critic_R^2", "grad_norm",
-          "rollout/reward_mean", "rollout/cost_power_balance", "train/episode_return"}) {
+          "rollout/reward_mean", "rollout/cost_power_balance", "episode_return"}) {
       const auto a = pz::io::read_column(f1, "metrics/train/" + col);
       const auto b = pz::io::read_column(f2, "metrics/train/" + col);
       REQUIRE(a.size() == 20);  // 960 steps / (4 envs x 12 steps)
@@ -190,6 +190,28 @@ TEST_SUITE("cli") {
     CHECK(r.code == 2);
     CHECK(r.out.find("nope.toml") != std::string::npos);
     CHECK(sh(kBin + " frobnicate").code == 2);
+    // Regression: hostile inputs found by a fresh-user pass.
+    write(d / "empty.toml", "");
+    auto e = sh(kBin + " run " + (d / "empty.toml").string() + " --out " + out);
+    CHECK(e.code == 2);
+    CHECK(e.out.find("empty file") != std::string::npos);
+    e = sh(kBin + " run " + d.string() + " --out " + out);
+    CHECK(e.code == 2);
+    CHECK(e.out.find("directory") != std::string::npos);
+    const auto good = write(d / "good.toml", kTinySpec);
+    CHECK(sh(kBin + " run " + good + " --threads -1 --out " + out).code == 2);
+    CHECK(sh(kBin + " run " + good + " --threads 100000 --out " + out).code == 2);
+    CHECK_FALSE(fs::exists(out));
+    CHECK(sh(kBin + " run " + good + " --out " + good).code == 2);  // --out is a file
+    // An existing run directory is never overwritten.
+    REQUIRE(
+        sh(kBin + " run " + good + " --quiet ppo.total_steps=48 eval.every_steps=0 --out " + out)
+            .code == 0);
+    const auto before = fs::last_write_time(fs::path(out) / "run.h5");
+    const auto again = sh(kBin + " run " + good + " --quiet --out " + out);
+    CHECK(again.code == 2);
+    CHECK(again.out.find("existing run") != std::string::npos);
+    CHECK(fs::last_write_time(fs::path(out) / "run.h5") == before);
     CHECK(sh(kBin + " run --threads x " + (d / "bad.toml").string()).code == 2);
   }
 

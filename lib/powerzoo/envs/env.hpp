@@ -19,6 +19,14 @@ struct EnvSpec {
   std::vector<float> act_low, act_high;  ///< [act_dim]
   std::vector<std::string> cost_names;   ///< fixed order of the costs vector
   int horizon = 0;                       ///< steps per episode (time limit → truncated)
+  /// Names of env-specific per-step quantities (Info::sums, same order) that are summed over an
+  /// episode and reported by evaluation under these names (e.g. "total_loss_mwh"). At most
+  /// Info::kMaxSums.
+  std::vector<std::string> episode_sum_names;
+  /// If non-empty, evaluation also runs this constant action [act_dim] on the same episodes and
+  /// reports "<name>_reduction_pct" = 100·(1 − policy/reference) for every episode sum (e.g. the
+  /// DSO's network_loss_reduction vs no-control).
+  std::vector<float> reference_action;
 };
 
 /// Result of one transition. reward carries only the objective; constraints go to costs.
@@ -33,10 +41,12 @@ enum class StepStatus : int { kOk = 0, kSolverFailed = 1, kNonFinite = 2 };
 
 /// Diagnostics of one step (DC transmission: gen cost in $/h, violations).
 struct Info {
+  static constexpr int kMaxSums = 8;
   double gen_cost = 0;  ///< $/h
   int n_violations = 0;
   bool is_safe = true;
   StepStatus status = StepStatus::kOk;
+  double sums[kMaxSums] = {};  ///< per-step values of EnvSpec::episode_sum_names
 };
 
 /// Per-instance mutable state; each env defines its own subtype.

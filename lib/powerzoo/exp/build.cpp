@@ -1,6 +1,7 @@
 // Env construction from a spec, with a per-process cache of parsed cases and profiles.
 #include "powerzoo/exp/build.hpp"
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -17,6 +18,8 @@ std::mutex cache_mu;
 
 const data::Profile& cached_profile(const std::string& name) {
   static std::map<std::string, data::Profile> cache;
+  if (std::filesystem::is_directory(name))
+    throw core::ConfigError("expected a CSV file, found the directory '" + name + "'");
   std::lock_guard<std::mutex> lock(cache_mu);
   auto it = cache.find(name);
   if (it == cache.end()) it = cache.emplace(name, data::load_profile(name)).first;
@@ -26,6 +29,8 @@ const data::Profile& cached_profile(const std::string& name) {
 grid::Case cached_case(const std::string& name) {
   static std::map<std::string, grid::Case> cache;
   const std::string path = grid::resolve_case_path(name);
+  if (std::filesystem::is_directory(path))
+    throw core::ConfigError("expected a MATPOWER .m file, found the directory '" + path + "'");
   std::lock_guard<std::mutex> lock(cache_mu);
   auto it = cache.find(path);
   if (it == cache.end()) it = cache.emplace(path, grid::load_case(path)).first;
@@ -46,6 +51,16 @@ std::vector<std::pair<std::string, std::string>> env_catalog() {
        "resource"}};
 }
 
+// Runs f, prefixing a ConfigError with the spec file and key it came from.
+template <class F>
+auto with_key(const io::Spec& spec, const char* key, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(where(spec) + key + ": " + err.what());
+  }
+}
+
 std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::string& split) {
   const auto& e = spec.env;
   if (!e.task.empty())
@@ -57,8 +72,9 @@ std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::strin
     throw core::ConfigError(where(spec) + "[env] id: expected one of trans_grid, found '" + e.id +
                             "'");
   envs::TransGridParams p;
-  p.grid_case = cached_case(e.case_name);
-  const data::Profile& prof = cached_profile(e.profile);
+  p.grid_case = with_key(spec, "[env] case", [&] { return cached_case(e.case_name); });
+  const data::Profile& prof = with_key(
+      spec, "[env] profile", [&]() -> const data::Profile& { return cached_profile(e.profile); });
   const double step_h = prof.step_seconds / 3600.0;
   if (std::abs(step_h - e.dt_hours) > 1e-9)
     throw core::ConfigError(where(spec) + "[env] dt_hours: expected the profile's step of " +

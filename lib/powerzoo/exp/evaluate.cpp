@@ -102,6 +102,32 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     m["violation_rate/" + sp.cost_names[j]] = viol_steps[j] / std::max(total_steps, 1.0);
   }
   m["feasibility_rate"] = feasible / static_cast<double>(K);
+  for (size_t j = 0; j < sp.episode_sum_names.size(); ++j) {
+    double sum = 0;
+    for (const auto& ep : done_eps) sum += ep.sums[j];
+    m[sp.episode_sum_names[j]] = sum / static_cast<double>(K);
+  }
+  return m;
+}
+
+std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs::Env> env,
+                                                      const PolicyFn& policy, int n_episodes,
+                                                      uint64_t eval_seed, double dt_hours,
+                                                      const std::vector<double>& penalty,
+                                                      core::ThreadPool& pool, Trajectories* traj) {
+  auto m = evaluate(env, policy, n_episodes, eval_seed, dt_hours, penalty, pool, traj);
+  const envs::EnvSpec& sp = env->spec();
+  if (sp.reference_action.empty() || sp.episode_sum_names.empty()) return m;
+  const std::vector<float> ref = sp.reference_action;
+  const PolicyFn constant = [&ref](const float*, int n, float* a) {
+    for (int i = 0; i < n; ++i)
+      std::copy(ref.begin(), ref.end(), a + static_cast<size_t>(i) * ref.size());
+  };
+  const auto r = evaluate(env, constant, n_episodes, eval_seed, dt_hours, penalty, pool);
+  for (const auto& name : sp.episode_sum_names) {
+    const double base = r.at(name);
+    m[name + "_reduction_pct"] = base != 0 ? 100.0 * (1.0 - m[name] / base) : 0.0;
+  }
   return m;
 }
 

@@ -48,7 +48,16 @@ std::string fmt_duration(double s) {
 }
 
 std::string make_run_dir(const io::Spec& spec, const TrainOptions& opt) {
-  if (!opt.out_dir.empty()) return opt.out_dir;
+  if (!opt.out_dir.empty()) {
+    // Never overwrite: an existing file, or a directory that already holds a run, is bad input.
+    if (fs::exists(opt.out_dir) && !fs::is_directory(opt.out_dir))
+      throw core::ConfigError("--out " + opt.out_dir + ": expected a directory, found a file");
+    if (fs::exists(fs::path(opt.out_dir) / "run.h5"))
+      throw core::ConfigError("--out " + opt.out_dir +
+                              ": expected a new or empty run directory, found an existing run "
+                              "(run.h5); choose another --out");
+    return opt.out_dir;
+  }
   const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
   const std::string stamp = utc_now("%Y%m%d-%H%M%S");
   fs::path dir = base / stamp;
@@ -73,9 +82,9 @@ std::map<std::string, double> run_eval(const io::Spec& spec,
   for (size_t s = 0; s < envs.size(); ++s) {
     Trajectories traj;
     const bool record = out && spec.output.trajectories == "eval";
-    auto m = evaluate(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
-                      static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours, penalty, pool,
-                      record ? &traj : nullptr);
+    auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
+                                     static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours,
+                                     penalty, pool, record ? &traj : nullptr);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
     if (record) {
@@ -283,15 +292,15 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
       double s = 0;
       for (double r : ep_returns) s += r;
       last_train_ret = s / ep_returns.size();
-      metrics["train/episode_return"] = last_train_ret;
-      metrics["train/episode_shaped_return"] = ep_shaped / ep_returns.size();
+      metrics["episode_return"] = last_train_ret;
+      metrics["episode_shaped_return"] = ep_shaped / ep_returns.size();
     } else {
-      metrics["train/episode_return"] = NAN;
-      metrics["train/episode_shaped_return"] = NAN;
+      metrics["episode_return"] = NAN;
+      metrics["episode_shaped_return"] = NAN;
     }
     out.append_row("metrics/train", metrics);
     progress_csv << steps << "," << metrics["wall_time"] << "," << metrics["throughput/train_sps"]
-                 << "," << metrics["train/episode_return"] << ",,\n";
+                 << "," << metrics["episode_return"] << ",,\n";
 
     if (should_run(steps, last_eval, spec.eval.every_steps)) {
       do_eval();

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -441,7 +442,7 @@ class Reader {
       if (key == "n_envs") {
         s.vec.n_envs = static_cast<int>(I(1, 65536));
       } else if (key == "threads") {
-        s.vec.threads = static_cast<int>(I(0, kIntMax));
+        s.vec.threads = static_cast<int>(I(0, 1024));
       }
     } else if (sec == "ppo") {
       auto& p = s.ppo;
@@ -814,6 +815,9 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
 }
 
 Spec load_spec(const std::string& path, const std::vector<std::string>& overrides) {
+  if (std::filesystem::is_directory(path)) {
+    throw ConfigError(path + ": expected a spec file (TOML), found a directory");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError(path + ": cannot read spec file (" + std::string(std::strerror(errno)) + ")");
@@ -821,6 +825,10 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw ConfigError(path + ": error while reading spec file");
+  if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw ConfigError(path + ": expected an experiment spec (TOML with at least an [env] or "
+                      "[experiment] section), found an empty file");
+  }
   return parse_spec(ss.str(), path, overrides);
 }
 

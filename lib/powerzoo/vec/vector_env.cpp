@@ -82,6 +82,7 @@ void VectorEnv::step_all(const float* actions) {
       ep.ret += st.reward;
       ep.shaped_ret += shaped;
       ep.gen_cost += info[i].gen_cost;
+      for (int j = 0; j < envs::Info::kMaxSums; ++j) ep.sums[j] += info[i].sums[j];
       ep.length += 1;
       if (st.terminated || st.truncated) {
         ep.terminated = st.terminated;
