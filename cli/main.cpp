@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "  envs                            list environments with their dimensions\n"
     "  cases                           list bundled MATPOWER cases\n"
     "  baseline SPEC.toml --policy P   evaluate a non-learning policy (zero_action)\n"
-    "  grid dcpf CASE [--json]         DC power flow of a case (MATPOWER rundcpf)\n\n"
+    "  grid dcpf|dcopf|distflow CASE   power flow / DC-OPF of a case (MATPOWER names)\n\n"
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
     "2 bad usage or bad input.\n";
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "powerzoo/grid/dcopf.hpp"
+
 namespace pz::grid {
 
 namespace {
@@ -84,6 +86,86 @@ std::string dcpf_report(const Case& c, const DcPfResult& r, bool json) {
   for (size_t k = 0; k < ng; ++k) {
     const Gen& g = c.gen[k];
     out += fmt("%5zu %6d %7d %12.4f %12.4f %12.4f\n", k + 1, g.bus, g.status, at(r.gen_pg_mw, k),
+               g.pmin_mw, g.pmax_mw);
+  }
+  return out;
+}
+
+/// DC-OPF result with MATPOWER field names (JSON) or as aligned text tables.
+std::string dcopf_report(const Case& c, const DcOpfResult& r, bool json) {
+  const size_t nb = c.bus.size(), nl = c.branch.size(), ng = c.gen.size();
+  std::vector<int> binding;
+  for (int l : r.binding_branches) binding.push_back(l + 1);
+  if (json) {
+    nlohmann::ordered_json j;
+    j["case"] = c.name;
+    j["success"] = r.ok();
+    j["status"] = to_string(r.status);
+    if (!r.ok()) j["message"] = r.message;
+    j["objective"] = r.objective;
+    std::vector<int> bus_id(nb), from(nl), to(nl), gen_bus(ng);
+    for (size_t k = 0; k < nb; ++k) bus_id[k] = c.bus[k].id;
+    for (size_t k = 0; k < nl; ++k) {
+      from[k] = c.branch[k].from;
+      to[k] = c.branch[k].to;
+    }
+    for (size_t k = 0; k < ng; ++k) gen_bus[k] = c.gen[k].bus;
+    j["bus_id"] = bus_id;
+    j["bus_va_deg"] = r.bus_va_deg;
+    j["bus_lam_p"] = r.bus_lam_p;
+    j["branch_from"] = from;
+    j["branch_to"] = to;
+    j["branch_pf_mw"] = r.branch_pf_mw;
+    j["branch_mu_sf"] = r.branch_mu_sf;
+    j["branch_mu_st"] = r.branch_mu_st;
+    j["binding_branches"] = binding;  // 1-based rows, as the MATPOWER goldens
+    j["gen_bus"] = gen_bus;
+    j["gen_pg_mw"] = r.gen_pg_mw;
+    return j.dump() + "\n";
+  }
+  std::string out;
+  double total_pg = 0, total_pd = 0, total_gs = 0;
+  for (double p : r.gen_pg_mw) total_pg += p;
+  for (const Bus& b : c.bus) {
+    total_pd += b.pd_mw;
+    total_gs += b.gs_mw;
+  }
+  out += fmt("DC optimal power flow: %s (%zu buses, %zu branches, %zu gens, baseMVA %g) %s\n",
+             c.name.c_str(), nb, nl, ng, c.base_mva, r.ok() ? "optimal" : "FAILED");
+  if (!r.ok()) {
+    out += fmt("status %s: %s\n", to_string(r.status), r.message.c_str());
+    return out;
+  }
+  out += fmt("objective %.6f $/h; total PG %.4f MW, PD %.4f MW, GS %.4f MW\n", r.objective,
+             total_pg, total_pd, total_gs);
+  std::string bl;
+  for (int l : binding) bl += (bl.empty() ? "" : ", ") + std::to_string(l);
+  out += "binding branches: " + (bl.empty() ? std::string("none") : bl) + "\n\n";
+  out += "Buses\n";
+  out += fmt("%6s %4s %12s %12s %12s %14s\n", "bus", "type", "Pd (MW)", "Gs (MW)", "Va (deg)",
+             "LMP ($/MWh)");
+  for (size_t k = 0; k < nb; ++k) {
+    const Bus& b = c.bus[k];
+    out += fmt("%6d %4d %12.4f %12.4f %12.6f %14.6f\n", b.id, b.type, b.pd_mw, b.gs_mw,
+               r.bus_va_deg[k], r.bus_lam_p[k]);
+  }
+  out += "\nBranches\n";
+  out += fmt("%5s %6s %6s %7s %12s %12s %10s %12s %12s\n", "row", "from", "to", "status", "Pf (MW)",
+             "rateA (MVA)", "loading", "mu_sf", "mu_st");
+  for (size_t k = 0; k < nl; ++k) {
+    const Branch& br = c.branch[k];
+    const double pf = r.branch_pf_mw[k];
+    const std::string loading =
+        br.rate_a_mva > 0 ? fmt("%9.1f%%", 100.0 * std::abs(pf) / br.rate_a_mva) : std::string("-");
+    out += fmt("%5zu %6d %6d %7d %12.4f %12.1f %10s %12.6f %12.6f\n", k + 1, br.from, br.to,
+               br.status, pf, br.rate_a_mva, loading.c_str(), r.branch_mu_sf[k], r.branch_mu_st[k]);
+  }
+  out += "\nGenerators\n";
+  out += fmt("%5s %6s %7s %12s %12s %12s\n", "row", "bus", "status", "Pg (MW)", "Pmin (MW)",
+             "Pmax (MW)");
+  for (size_t k = 0; k < ng; ++k) {
+    const Gen& g = c.gen[k];
+    out += fmt("%5zu %6d %7d %12.4f %12.4f %12.4f\n", k + 1, g.bus, g.status, r.gen_pg_mw[k],
                g.pmin_mw, g.pmax_mw);
   }
   return out;

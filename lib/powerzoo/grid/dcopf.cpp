@@ -1,0 +1,580 @@
+// Exact DC-OPF (MATPOWER rundcopf) as an LP/QP in generator outputs, solved with COIN-OR CLP.
+//
+// Variables: PG of every in-service gen (MW) and, for piecewise-linear costs, one epigraph
+// variable per gen ($/h). Rows: 0 = power balance ΣPG = Σ(PD + GS); 1..n_lim = flow of each rated
+// branch, Σ_g PTDF[l, bus_g]·PG_g ∈ [−RATE_A − c_l, RATE_A − c_l] with c_l the flow due to the
+// fixed injections; then the epigraph rows y_g − slope_k·PG_g ≥ intercept_k.
+// Row duals are d objective / d row bound ($/MWh), from which the LMP follows as
+// LMP_b = λ + Σ_l y_l·PTDF[l, b] (d objective / d PD_b).
+#include "powerzoo/grid/dcopf.hpp"
+
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <queue>
+#include <string>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/dc.hpp"
+
+namespace pz::grid {
+
+namespace {
+
+constexpr double kDegToRad = std::numbers::pi / 180.0;
+constexpr double kBindingMu = 1e-4;   // MATPOWER/golden threshold for "binding"
+constexpr double kUnlimited = 1e10;   // RATE_A at or above this counts as unlimited (MATPOWER)
+
+/// Solves the dense n x n row-major system A x = rhs (Gaussian elimination, partial pivoting).
+/// Returns false if a pivot is ~0 relative to the largest entry.
+bool dense_solve(std::vector<double> a, std::vector<double>& rhs, int n) {
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::fabs(v));
+  const double tiny = scale * 1e-13;
+  for (int k = 0; k < n; ++k) {
+    int p = k;
+    for (int i = k + 1; i < n; ++i) {
+      if (std::fabs(a[static_cast<size_t>(i) * n + k]) > std::fabs(a[static_cast<size_t>(p) * n + k]))
+        p = i;
+    }
+    if (!(std::fabs(a[static_cast<size_t>(p) * n + k]) > tiny)) return false;
+    if (p != k) {
+      for (int j = 0; j < n; ++j) std::swap(a[static_cast<size_t>(k) * n + j], a[static_cast<size_t>(p) * n + j]);
+      std::swap(rhs[k], rhs[p]);
+    }
+    const double piv = a[static_cast<size_t>(k) * n + k];
+    for (int i = k + 1; i < n; ++i) {
+      const double f = a[static_cast<size_t>(i) * n + k] / piv;
+      if (f == 0.0) continue;
+      for (int j = k; j < n; ++j) a[static_cast<size_t>(i) * n + j] -= f * a[static_cast<size_t>(k) * n + j];
+      rhs[i] -= f * rhs[k];
+    }
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double v = rhs[i];
+    for (int j = i + 1; j < n; ++j) v -= a[static_cast<size_t>(i) * n + j] * rhs[j];
+    rhs[i] = v / a[static_cast<size_t>(i) * n + i];
+  }
+  for (double v : rhs) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(DcOpfStatus s) {
+  switch (s) {
+    case DcOpfStatus::kOptimal:
+      return "optimal";
+    case DcOpfStatus::kInfeasible:
+      return "infeasible";
+    case DcOpfStatus::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+struct DcOpf::Impl {
+  Case c;
+  int nb = 0, nl = 0, ng = 0;
+  std::vector<double> ptdf;     // [nl x nb]
+  std::vector<double> b;        // series susceptance per branch (p.u.), 0 if out of service
+  std::vector<double> pfinj;    // MW, phase-shifter flow offset per branch
+  std::vector<double> pbusinj;  // MW, phase-shifter bus injection (subtracted from injections)
+  std::vector<int> gen_col;     // [ng] column of PG, -1 if out of service
+  std::vector<int> on_gens;     // in-service gen rows, in column order
+  std::vector<int> lim;         // rated in-service branches, row 1 + k
+  std::vector<double> mlim;     // [n_lim x n_pg] PTDF of the rated branches at the gen buses
+  int n_rows = 0;
+  double const_cost = 0;        // Σ constant terms of polynomial costs ($/h)
+  bool qp = false;
+  bool has_pwl = false;
+  std::vector<double> lin_cost, quad_cost;  // per in-service gen column: b and a of a·p² + b·p
+  // Spanning tree from the reference bus for angles: (branch, known bus, new bus).
+  struct TreeEdge {
+    int l, known, next;
+  };
+  std::vector<TreeEdge> tree;
+  ClpSimplex model;
+  bool have_basis = false;
+
+  explicit Impl(const Case& cs);
+  DcOpfResult solve(const std::vector<double>& pd);
+  bool run_solver(bool warm);
+  bool polish(std::vector<double>& x, std::vector<double>& y);
+  bool kkt_solve(const std::vector<int>& fix, const std::vector<int>& act, std::vector<double>& x,
+                 std::vector<double>& y) const;
+  // QP warm start: active set of the last polished optimum (empty if none).
+  std::vector<int> last_fix, last_act;
+};
+
+DcOpf::Impl::Impl(const Case& cs) : c(cs) {
+  nb = c.n_bus();
+  nl = c.n_branch();
+  ng = c.n_gen();
+  if (c.gen_bus_idx.size() != c.gen.size() || c.branch_from_idx.size() != c.branch.size() ||
+      c.branch_to_idx.size() != c.branch.size()) {
+    c.finalize();
+  }
+  if (c.gencost.size() < c.gen.size()) {
+    throw core::ConfigError("case '" + c.name + "': expected " + std::to_string(ng) +
+                            " gencost rows for DC-OPF, found " + std::to_string(c.gencost.size()));
+  }
+  const int ref = c.ref_bus_idx;
+  ptdf = make_ptdf(c, ref);  // throws on islanding / zero reactance
+
+  b.assign(nl, 0.0);
+  pfinj.assign(nl, 0.0);
+  pbusinj.assign(nb, 0.0);
+  for (int l = 0; l < nl; ++l) {
+    const Branch& br = c.branch[l];
+    if (br.status <= 0) continue;
+    b[l] = 1.0 / (br.x_pu * br.effective_tap());
+    pfinj[l] = b[l] * (-br.shift_deg * kDegToRad) * c.base_mva;
+    pbusinj[c.branch_from_idx[l]] += pfinj[l];
+    pbusinj[c.branch_to_idx[l]] -= pfinj[l];
+  }
+
+  // Angle tree (BFS over in-service branches from the reference bus).
+  {
+    std::vector<std::vector<int>> adj(nb);
+    for (int l = 0; l < nl; ++l) {
+      if (b[l] == 0.0) continue;
+      adj[c.branch_from_idx[l]].push_back(l);
+      adj[c.branch_to_idx[l]].push_back(l);
+    }
+    std::vector<char> seen(nb, 0);
+    std::queue<int> q;
+    q.push(ref);
+    seen[ref] = 1;
+    while (!q.empty()) {
+      const int k = q.front();
+      q.pop();
+      for (int l : adj[k]) {
+        const int o = c.branch_from_idx[l] == k ? c.branch_to_idx[l] : c.branch_from_idx[l];
+        if (seen[o]) continue;
+        seen[o] = 1;
+        tree.push_back({l, k, o});
+        q.push(o);
+      }
+    }
+  }
+
+  // Columns.
+  gen_col.assign(ng, -1);
+  std::vector<double> col_lb, col_ub, obj, qdiag;
+  std::vector<int> pwl_gens;
+  for (int g = 0; g < ng; ++g) {
+    const Gen& gen = c.gen[g];
+    if (gen.status <= 0) continue;
+    const GenCost& gc = c.gencost[g];
+    gen_col[g] = static_cast<int>(col_lb.size());
+    on_gens.push_back(g);
+    col_lb.push_back(gen.pmin_mw);
+    col_ub.push_back(gen.pmax_mw);
+    double lin = 0, quad = 0;
+    if (gc.model == 2) {
+      const auto& k = gc.coeffs;
+      const size_t n = k.size();
+      for (size_t i = 0; i + 3 < n; ++i) {
+        if (k[i] != 0.0) {
+          throw core::ConfigError("case '" + c.name + "': expected gencost of degree <= 2 for "
+                                  "DC-OPF, found degree " + std::to_string(n - 1 - i) +
+                                  " on gen row " + std::to_string(g + 1));
+        }
+      }
+      if (n >= 1) const_cost += k[n - 1];
+      if (n >= 2) lin = k[n - 2];
+      if (n >= 3) quad = k[n - 3];
+      if (quad < 0) {
+        throw core::ConfigError("case '" + c.name + "': expected a convex gencost (quadratic "
+                                "coefficient >= 0) on gen row " + std::to_string(g + 1) +
+                                ", found " + std::to_string(quad));
+      }
+    } else if (gc.model == 1) {
+      const size_t np = gc.coeffs.size() / 2;
+      if (gc.coeffs.size() % 2 != 0 || np == 0) {
+        throw core::ConfigError("case '" + c.name + "': expected (x, y) pairs in piecewise-linear "
+                                "gencost of gen row " + std::to_string(g + 1));
+      }
+      if (np == 1) {
+        const_cost += gc.coeffs[1];
+      } else {
+        for (size_t i = 0; i + 1 < np; ++i) {
+          if (!(gc.coeffs[2 * i + 2] > gc.coeffs[2 * i])) {
+            throw core::ConfigError("case '" + c.name + "': expected increasing x in piecewise-"
+                                    "linear gencost of gen row " + std::to_string(g + 1));
+          }
+        }
+        pwl_gens.push_back(g);
+      }
+    } else {
+      throw core::ConfigError("case '" + c.name + "': expected gencost model 1 or 2 on gen row " +
+                              std::to_string(g + 1) + ", found " + std::to_string(gc.model));
+    }
+    obj.push_back(lin);
+    lin_cost.push_back(lin);
+    quad_cost.push_back(quad);
+    qdiag.push_back(2.0 * quad);  // CLP objective: cᵀx + ½ xᵀQx
+    if (quad != 0.0) qp = true;
+  }
+  if (on_gens.empty()) {
+    throw core::ConfigError("case '" + c.name + "': expected an in-service generator for DC-OPF");
+  }
+  const int n_pg = static_cast<int>(on_gens.size());
+  has_pwl = !pwl_gens.empty();
+  std::vector<int> epi_col(ng, -1);
+  for (int g : pwl_gens) {
+    epi_col[g] = static_cast<int>(col_lb.size());
+    col_lb.push_back(-COIN_DBL_MAX);
+    col_ub.push_back(COIN_DBL_MAX);
+    obj.push_back(1.0);
+    qdiag.push_back(0.0);
+  }
+  const int n_cols = static_cast<int>(col_lb.size());
+
+  // Rows (row-wise triplets, converted to a column-major packed matrix).
+  std::vector<int> ri, ci;
+  std::vector<double> val, row_lb, row_ub;
+  // Balance.
+  for (int j = 0; j < n_pg; ++j) {
+    ri.push_back(0);
+    ci.push_back(j);
+    val.push_back(1.0);
+  }
+  row_lb.push_back(0);
+  row_ub.push_back(0);
+  // Flow limits.
+  for (int l = 0; l < nl; ++l) {
+    const double rate = c.branch[l].rate_a_mva;
+    if (c.branch[l].status <= 0 || !(rate > 0) || rate >= kUnlimited) continue;
+    const int r = static_cast<int>(row_lb.size());
+    lim.push_back(l);
+    for (int j = 0; j < n_pg; ++j) {
+      const double a = ptdf[static_cast<size_t>(l) * nb + c.gen_bus_idx[on_gens[j]]];
+      if (a == 0.0) continue;
+      ri.push_back(r);
+      ci.push_back(j);
+      val.push_back(a);
+    }
+    row_lb.push_back(-rate);
+    row_ub.push_back(rate);
+  }
+  mlim.assign(lim.size() * static_cast<size_t>(n_pg), 0.0);
+  for (size_t k = 0; k < lim.size(); ++k) {
+    for (int j = 0; j < n_pg; ++j)
+      mlim[k * n_pg + j] = ptdf[static_cast<size_t>(lim[k]) * nb + c.gen_bus_idx[on_gens[j]]];
+  }
+  // Piecewise-linear epigraphs: y − slope·p ≥ intercept.
+  for (int g : pwl_gens) {
+    const auto& k = c.gencost[g].coeffs;
+    const size_t np = k.size() / 2;
+    for (size_t i = 0; i + 1 < np; ++i) {
+      const double slope = (k[2 * i + 3] - k[2 * i + 1]) / (k[2 * i + 2] - k[2 * i]);
+      const double icpt = k[2 * i + 1] - slope * k[2 * i];
+      const int r = static_cast<int>(row_lb.size());
+      ri.push_back(r);
+      ci.push_back(epi_col[g]);
+      val.push_back(1.0);
+      ri.push_back(r);
+      ci.push_back(gen_col[g]);
+      val.push_back(-slope);
+      row_lb.push_back(icpt);
+      row_ub.push_back(COIN_DBL_MAX);
+    }
+  }
+  n_rows = static_cast<int>(row_lb.size());
+  CoinPackedMatrix m(true, ri.data(), ci.data(), val.data(), static_cast<CoinBigIndex>(val.size()));
+  m.setDimensions(n_rows, n_cols);
+  model.setLogLevel(0);
+  model.loadProblem(m, col_lb.data(), col_ub.data(), obj.data(), row_lb.data(), row_ub.data());
+  if (qp) {
+    std::vector<CoinBigIndex> start(n_cols + 1, 0);
+    std::vector<int> qcol;
+    std::vector<double> qval;
+    for (int j = 0; j < n_cols; ++j) {
+      start[j] = static_cast<CoinBigIndex>(qval.size());
+      if (qdiag[j] != 0.0) {
+        qcol.push_back(j);
+        qval.push_back(qdiag[j]);
+      }
+    }
+    start[n_cols] = static_cast<CoinBigIndex>(qval.size());
+    model.loadQuadraticObjective(n_cols, start.data(), qcol.data(), qval.data());
+  }
+}
+
+bool DcOpf::Impl::run_solver(bool warm) {
+  if (!warm) model.allSlackBasis(true);
+  if (qp) {
+    model.primal();
+  } else if (warm) {
+    model.dual();  // only bounds changed: the old basis stays dual feasible
+  } else {
+    model.dual();
+  }
+  return model.status() == 0;
+}
+
+// CLP's QP path (reduced gradient) stops at ~1e-6 MW. Given its active set (gens at a bound,
+// flow rows at a bound), the optimum solves the KKT system of the equality-constrained QP
+//   2a_j p_j + b_j − λ − Σ_k y_k M_kj = 0 (free gens),  Σ p = D,  M_k p = bound_k (active rows),
+// which is solved exactly here. The polished point replaces CLP's only if it is feasible and
+// its multipliers have the right signs (i.e. it is the KKT point); otherwise CLP's stays.
+// x: [n_pg] gen outputs, y: [n_rows] row duals (CLP convention), both updated on success.
+bool DcOpf::Impl::polish(std::vector<double>& x, std::vector<double>& y) {
+  const int n = static_cast<int>(on_gens.size());
+  const int nlim = static_cast<int>(lim.size());
+  const double* clb = model.getColLower();
+  const double* cub = model.getColUpper();
+  const double* rlb = model.getRowLower();
+  const double* rub = model.getRowUpper();
+  constexpr double kTolX = 1e-6;
+  auto mcoef = [&](int k, int j) { return mlim[static_cast<size_t>(k) * n + j]; };
+  std::vector<int> fix(n, 0);  // 0 free, -1 at lower, +1 at upper
+  for (int j = 0; j < n; ++j) {
+    if (x[j] - clb[j] <= kTolX) fix[j] = -1;
+    else if (cub[j] - x[j] <= kTolX) fix[j] = 1;
+  }
+  std::vector<int> act(nlim, 0);  // 0 inactive, -1 at lower, +1 at upper
+  for (int k = 0; k < nlim; ++k) {
+    double a = 0;
+    for (int j = 0; j < n; ++j) a += mcoef(k, j) * x[j];
+    if (rub[k + 1] - a <= kTolX) act[k] = 1;
+    else if (a - rlb[k + 1] <= kTolX) act[k] = -1;
+  }
+  if (!kkt_solve(fix, act, x, y)) return false;
+  last_fix = std::move(fix);
+  last_act = std::move(act);
+  return true;
+}
+
+bool DcOpf::Impl::kkt_solve(const std::vector<int>& fix, const std::vector<int>& act,
+                            std::vector<double>& x, std::vector<double>& y) const {
+  const int n = static_cast<int>(on_gens.size());
+  const int nlim = static_cast<int>(lim.size());
+  const double* clb = model.getColLower();
+  const double* cub = model.getColUpper();
+  const double* rlb = model.getRowLower();
+  const double* rub = model.getRowUpper();
+  auto mcoef = [&](int k, int j) { return mlim[static_cast<size_t>(k) * n + j]; };
+  std::vector<int> free_cols, act_rows;
+  for (int j = 0; j < n; ++j) {
+    if (!fix[j]) free_cols.push_back(j);
+  }
+  for (int k = 0; k < nlim; ++k) {
+    if (act[k]) act_rows.push_back(k);
+  }
+  const int nf = static_cast<int>(free_cols.size()), na = static_cast<int>(act_rows.size());
+  const int dim = nf + 1 + na;
+  std::vector<double> p(n);
+  for (int j = 0; j < n; ++j) p[j] = fix[j] < 0 ? clb[j] : fix[j] > 0 ? cub[j] : 0.0;
+  std::vector<double> A(static_cast<size_t>(dim) * dim, 0.0), r(dim, 0.0);
+  auto at = [&](int i, int j) -> double& { return A[static_cast<size_t>(i) * dim + j]; };
+  for (int i = 0; i < nf; ++i) {
+    const int j = free_cols[i];
+    at(i, i) = 2.0 * quad_cost[j];
+    at(i, nf) = -1.0;
+    for (int q = 0; q < na; ++q) at(i, nf + 1 + q) = -mcoef(act_rows[q], j);
+    r[i] = -lin_cost[j];
+  }
+  double fixed_sum = 0;
+  for (int j = 0; j < n; ++j) fixed_sum += fix[j] ? p[j] : 0.0;
+  for (int i = 0; i < nf; ++i) at(nf, i) = 1.0;
+  r[nf] = rlb[0] - fixed_sum;
+  for (int q = 0; q < na; ++q) {
+    const int k = act_rows[q];
+    double fixed_flow = 0;
+    for (int j = 0; j < n; ++j) fixed_flow += fix[j] ? mcoef(k, j) * p[j] : 0.0;
+    for (int i = 0; i < nf; ++i) at(nf + 1 + q, i) = mcoef(k, free_cols[i]);
+    r[nf + 1 + q] = (act[k] > 0 ? rub[k + 1] : rlb[k + 1]) - fixed_flow;
+  }
+  if (!dense_solve(std::move(A), r, dim)) return false;
+  for (int i = 0; i < nf; ++i) p[free_cols[i]] = r[i];
+  std::vector<double> yy(n_rows, 0.0);
+  yy[0] = r[nf];
+  for (int q = 0; q < na; ++q) yy[act_rows[q] + 1] = r[nf + 1 + q];
+  // Feasibility.
+  constexpr double kFeas = 1e-7, kSign = 1e-7;
+  for (int j = 0; j < n; ++j) {
+    if (p[j] < clb[j] - kFeas || p[j] > cub[j] + kFeas) return false;
+    p[j] = std::clamp(p[j], clb[j], cub[j]);
+  }
+  for (int k = 0; k < nlim; ++k) {
+    double a = 0;
+    for (int j = 0; j < n; ++j) a += mcoef(k, j) * p[j];
+    if (a < rlb[k + 1] - kFeas || a > rub[k + 1] + kFeas) return false;
+    const double yk = yy[k + 1];
+    if (rlb[k + 1] == rub[k + 1]) continue;
+    if ((act[k] > 0 && yk > kSign) || (act[k] < 0 && yk < -kSign)) return false;
+  }
+  // Reduced costs of the gens held at a bound.
+  for (int j = 0; j < n; ++j) {
+    if (!fix[j] || clb[j] == cub[j]) continue;
+    double d = 2.0 * quad_cost[j] * p[j] + lin_cost[j] - yy[0];
+    for (int q = 0; q < na; ++q) d -= yy[act_rows[q] + 1] * mcoef(act_rows[q], j);
+    if ((fix[j] < 0 && d < -kSign) || (fix[j] > 0 && d > kSign)) return false;
+  }
+  x = std::move(p);
+  y = std::move(yy);
+  return true;
+}
+
+DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd) {
+  DcOpfResult res;
+  res.gen_pg_mw.assign(ng, 0.0);
+  res.branch_pf_mw.assign(nl, 0.0);
+  res.bus_va_deg.resize(nb);
+  for (int k = 0; k < nb; ++k) res.bus_va_deg[k] = c.bus[k].va_deg;
+  res.bus_lam_p.assign(nb, 0.0);
+  res.branch_mu_sf.assign(nl, 0.0);
+  res.branch_mu_st.assign(nl, 0.0);
+  if (static_cast<int>(pd.size()) != nb) {
+    res.message = "expected " + std::to_string(nb) + " bus loads, found " +
+                  std::to_string(pd.size());
+    return res;
+  }
+  for (double x : pd) {
+    if (!std::isfinite(x)) {
+      res.message = "expected finite bus loads, found a non-finite value";
+      return res;
+    }
+  }
+  try {
+    // Fixed injections (MW) and the flow they cause on every branch.
+    std::vector<double> inj(nb);
+    double demand = 0;
+    for (int k = 0; k < nb; ++k) {
+      demand += pd[k] + c.bus[k].gs_mw;
+      inj[k] = -pd[k] - c.bus[k].gs_mw - pbusinj[k];
+    }
+    // Flow of the rated branches due to the fixed injections (the rest is needed only after).
+    auto fixed_flow = [&](int l) {
+      const double* row = &ptdf[static_cast<size_t>(l) * nb];
+      double s = pfinj[l];
+      for (int k = 0; k < nb; ++k) s += row[k] * inj[k];
+      return s;
+    };
+    std::vector<double> base_flow(nl, 0.0);
+    for (int l : lim) base_flow[l] = fixed_flow(l);
+    model.setRowBounds(0, demand, demand);
+    for (size_t k = 0; k < lim.size(); ++k) {
+      const int l = lim[k];
+      const double rate = c.branch[l].rate_a_mva;
+      model.setRowBounds(static_cast<int>(k) + 1, -rate - base_flow[l], rate - base_flow[l]);
+    }
+    const bool warm = have_basis;
+    res.warm_started = warm;
+    const int n_pg = static_cast<int>(on_gens.size());
+    std::vector<double> x, y;
+    // QP warm start: if the last optimum's active set still gives a KKT point for the new loads
+    // (feasible, multipliers of the right sign), that point is the exact optimum of this convex
+    // QP and CLP is not called.
+    bool kkt_warm = false;
+    if (warm && qp && !has_pwl && !last_fix.empty()) {
+      kkt_warm = kkt_solve(last_fix, last_act, x, y);
+    }
+    bool ok = kkt_warm || run_solver(warm);
+    int iters = kkt_warm ? 0 : model.numberIterations();
+    if (!ok) last_fix.clear();
+    if (!ok && warm) {  // a stale basis must never change the answer: retry cold
+      res.warm_started = false;
+      ok = run_solver(false);
+      iters += model.numberIterations();
+    }
+    res.iterations = iters;
+    if (!ok) {
+      have_basis = false;
+      const int st = model.status();
+      res.status = st == 1 ? DcOpfStatus::kInfeasible : DcOpfStatus::kFailed;
+      res.message = st == 1   ? "primal infeasible (load cannot be served within gen and flow limits)"
+                    : st == 2 ? "dual infeasible (unbounded cost)"
+                              : "CLP status " + std::to_string(st);
+      return res;
+    }
+    have_basis = true;
+
+    if (kkt_warm) {
+      res.polished = true;
+    } else {
+      x.assign(model.primalColumnSolution(), model.primalColumnSolution() + n_pg);
+      y.assign(model.dualRowSolution(), model.dualRowSolution() + n_rows);
+      if (qp && !has_pwl) {
+        res.polished = polish(x, y);
+        if (!res.polished) last_fix.clear();
+      }
+    }
+    double obj = 0;
+    for (int g : on_gens) {
+      const double p = x[gen_col[g]];
+      res.gen_pg_mw[g] = p;
+      inj[c.gen_bus_idx[g]] += p;
+      obj += gen_cost(c.gencost[g], p);
+    }
+    res.objective = obj;
+    for (int l = 0; l < nl; ++l) {
+      if (b[l] == 0.0) continue;
+      res.branch_pf_mw[l] = fixed_flow(l);  // inj now includes the dispatch
+    }
+    // LMP = d objective / d PD_b: λ from the balance row plus the flow rows' bound shifts.
+    const double lambda = y[0];
+    for (int k = 0; k < nb; ++k) res.bus_lam_p[k] = lambda;
+    for (size_t j = 0; j < lim.size(); ++j) {
+      const int l = lim[j];
+      const double yl = y[j + 1];
+      res.branch_mu_sf[l] = yl < 0.0 ? -yl : 0.0;
+      res.branch_mu_st[l] = yl > 0.0 ? yl : 0.0;
+      if (yl == 0.0) continue;
+      const double* row = &ptdf[static_cast<size_t>(l) * nb];
+      for (int k = 0; k < nb; ++k) res.bus_lam_p[k] += yl * row[k];
+    }
+    for (int l = 0; l < nl; ++l) {
+      if (res.branch_mu_sf[l] > kBindingMu || res.branch_mu_st[l] > kBindingMu)
+        res.binding_branches.push_back(l);
+    }
+    // Angles along the spanning tree: θ_f − θ_t = (PF − Pfinj) / (b·baseMVA).
+    std::vector<double> th(nb);
+    for (int k = 0; k < nb; ++k) th[k] = c.bus[k].va_deg * kDegToRad;
+    for (const TreeEdge& e : tree) {
+      const double d = (res.branch_pf_mw[e.l] - pfinj[e.l]) / (b[e.l] * c.base_mva);
+      th[e.next] = c.branch_from_idx[e.l] == e.known ? th[e.known] - d : th[e.known] + d;
+    }
+    for (const TreeEdge& e : tree) res.bus_va_deg[e.next] = th[e.next] / kDegToRad;
+    res.status = DcOpfStatus::kOptimal;
+  } catch (const std::exception& e) {
+    have_basis = false;
+    res.status = DcOpfStatus::kFailed;
+    res.message = std::string("solver error: ") + e.what();
+  } catch (...) {
+    have_basis = false;
+    res.status = DcOpfStatus::kFailed;
+    res.message = "solver error";
+  }
+  return res;
+}
+
+DcOpf::DcOpf(const Case& c) : impl_(std::make_unique<Impl>(c)) {}
+DcOpf::~DcOpf() = default;
+DcOpf::DcOpf(DcOpf&&) noexcept = default;
+DcOpf& DcOpf::operator=(DcOpf&&) noexcept = default;
+
+DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw) { return impl_->solve(bus_pd_mw); }
+
+DcOpfResult DcOpf::solve() {
+  std::vector<double> pd(impl_->nb);
+  for (int k = 0; k < impl_->nb; ++k) pd[k] = impl_->c.bus[k].pd_mw;
+  return impl_->solve(pd);
+}
+
+void DcOpf::reset_warm_start() {
+  impl_->have_basis = false;
+  impl_->last_fix.clear();
+}
+bool DcOpf::is_qp() const { return impl_->qp; }
+const Case& DcOpf::case_data() const { return impl_->c; }
+
+}  // namespace pz::grid

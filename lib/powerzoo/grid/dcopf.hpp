@@ -1,0 +1,81 @@
+// Exact DC optimal power flow (MATPOWER rundcopf semantics) as an LP/QP solved with COIN-OR CLP.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::grid {
+
+enum class DcOpfStatus { kOptimal, kInfeasible, kFailed };
+
+/// "optimal", "infeasible" or "failed".
+const char* to_string(DcOpfStatus s);
+
+/// Result of one DC-OPF solve in MATPOWER's naming and units. Arrays follow the case row order.
+struct DcOpfResult {
+  DcOpfStatus status = DcOpfStatus::kFailed;
+  std::string message;  ///< why the solve did not reach kOptimal ("" when optimal)
+  double objective = 0;  ///< $/h, Σ gen_cost(PG) over in-service gens (constant terms included)
+  std::vector<double> gen_pg_mw;     ///< [n_gen], 0 for out-of-service gens
+  std::vector<double> branch_pf_mw;  ///< [n_branch] from-end flow, 0 for out-of-service branches
+  std::vector<double> bus_va_deg;    ///< [n_bus], reference bus keeps its case VA (as MATPOWER)
+  std::vector<double> bus_lam_p;     ///< [n_bus] LMP in $/MWh (d objective / d PD at the bus)
+  std::vector<double> branch_mu_sf;  ///< [n_branch] $/MWh ≥ 0, shadow price of  PF ≤ RATE_A
+  std::vector<double> branch_mu_st;  ///< [n_branch] $/MWh ≥ 0, shadow price of −PF ≤ RATE_A
+  std::vector<int> binding_branches;  ///< 0-based rows with MU_SF or MU_ST > 1e-4 (MATPOWER's test)
+  int iterations = 0;                 ///< simplex iterations of this solve
+  bool warm_started = false;          ///< true if the solve reused the previous basis
+  bool polished = false;  ///< QP only: CLP's point was refined by an exact KKT solve on its active set
+  bool ok() const { return status == DcOpfStatus::kOptimal; }
+};
+
+/// DC-OPF of one case: min Σ cost_g(PG_g) subject to ΣPG = Σ(PD + GS), PMIN ≤ PG ≤ PMAX and
+/// −RATE_A ≤ PF ≤ RATE_A on in-service branches with RATE_A > 0 (0 = unlimited), with
+/// PF = PTDF·(Cg·PG − PD − GS − Pbusinj) + Pfinj (phase shifters as in rundcpf; slack = case ref
+/// bus). Costs: gencost model 2 (constant, linear, quadratic) or model 1 (piecewise linear, via
+/// epigraph variables). Only in-service gens and branches take part.
+///
+/// The object keeps one CLP model; each solve() changes only the balance right-hand side and the
+/// flow-row bounds and re-solves from the previous optimal basis (warm start).
+class DcOpf {
+ public:
+  /// Builds the model. Throws core::ConfigError for an islanded network, zero reactance, a
+  /// polynomial cost of degree > 2 or with a negative quadratic term, a malformed
+  /// piecewise-linear cost, or no in-service gen.
+  ///
+  /// LP (all costs linear/PWL): CLP dual simplex, warm re-solves from the previous basis.
+  /// QP: CLP primal (reduced gradient, ~1e-6 MW accurate), then the KKT system on its active set
+  /// is solved exactly ("polished"); a re-solve first tries the previous active set's KKT point
+  /// and only calls CLP if that point is not optimal (infeasible or a multiplier of wrong sign).
+  explicit DcOpf(const Case& c);
+  ~DcOpf();
+  DcOpf(DcOpf&&) noexcept;
+  DcOpf& operator=(DcOpf&&) noexcept;
+  DcOpf(const DcOpf&) = delete;
+  DcOpf& operator=(const DcOpf&) = delete;
+
+  /// Solves for the given bus active loads (MW, [n_bus], case row order; GS is taken from the
+  /// case). Never throws: a wrong-sized or non-finite load vector, an infeasible problem or a
+  /// solver failure is reported in the status.
+  DcOpfResult solve(const std::vector<double>& bus_pd_mw);
+
+  /// Solves with the case's own PD.
+  DcOpfResult solve();
+
+  /// Forgets the stored basis, so the next solve() starts cold.
+  void reset_warm_start();
+
+  /// True if some in-service gen has a nonzero quadratic cost term.
+  bool is_qp() const;
+
+  const Case& case_data() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pz::grid
