@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/exp/baselines.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/io/hdf5.hpp"
@@ -22,7 +23,8 @@ int cmd_baseline(const Args& args) {
       "usage: powerzoo baseline SPEC.toml --policy NAME [key=value ...] [options]\n\n"
       "Evaluates a non-learning policy on the spec's env with the same protocol and metrics as\n"
       "a trained policy (evenly spaced episodes of each eval split, same eval seed).\n"
-      "Policies: zero_action (every action 0: mid-range dispatch in trans_grid).\n\noptions");
+      "Policies: zero_action (every action 0: mid-range dispatch in trans_grid) and the\n"
+      "task baselines (tso: all_on, merit_order; dso: no_control, tou, droop).\n\noptions");
   std::string policy, out;
   int episodes = 0, threads = 0;
   opts.add_options()("help,h", "show this help")("policy", po::value<std::string>(&policy),
@@ -34,8 +36,7 @@ int cmd_baseline(const Args& args) {
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
-  if (policy != "zero_action")
-    throw UsageError{"--policy: expected one of zero_action, found '" + policy + "'"};
+  if (policy.empty()) throw UsageError{"--policy: expected a baseline name, found none"};
   if (threads < 0 || threads > 1024)
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
                      std::to_string(threads)};
@@ -46,14 +47,11 @@ int cmd_baseline(const Args& args) {
   std::map<std::string, double> row;
   for (size_t s = 0; s < spec.eval.splits.size(); ++s) {
     auto env = exp::make_env(spec, spec.eval.splits[s]);
-    const int act_dim = env->spec().act_dim;
     const auto penalty = exp::penalty_weights(spec, env->spec());
-    exp::PolicyFn zero = [act_dim](const float*, int n, float* a) {
-      std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
-    };
-    const auto m = exp::evaluate_with_reference(env, zero, episodes,
-                                                static_cast<uint64_t>(spec.experiment.seed),
-                                                spec.env.dt_hours, penalty, pool);
+    const exp::PolicyFn fn = exp::baseline_policy(policy, spec, env);
+    const auto m =
+        exp::evaluate_with_reference(env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed),
+                                     spec.env.dt_hours, penalty, pool);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
               << " episodes\n";
     for (const auto& [k, v] : m) {
