@@ -22,7 +22,10 @@ int cmd_run(const Args& args) {
   opts.add_options()("help,h", "show this help")(
       "out", po::value<std::string>(&out), "run directory to write (default: out_dir/name/<time>)")(
       "threads", po::value<int>(&threads), "worker threads (overrides vec.threads; 0 = all cores)")(
-      "quiet,q", "no progress output");
+      "quiet,q", "no progress output")(
+      "resume",
+      "continue from the newest complete checkpoint of the run directory (--out, or the "
+      "newest out_dir/name/<time>); starts fresh if there is none");
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
@@ -40,6 +43,7 @@ int cmd_run(const Args& args) {
   topt.out_dir = out;
   topt.threads = threads;
   topt.quiet = vm.count("quiet") > 0;
+  topt.resume = vm.count("resume") > 0;
   exp::train(spec, topt);
   return 0;
 }

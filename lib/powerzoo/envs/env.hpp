@@ -73,6 +73,13 @@ class Env {
   /// after the step, not reset) and costs [n_costs]; fills info if non-null. Never throws.
   virtual Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                     std::span<float> costs, Info* info) const = 0;
+
+  /// Appends the state's values to `out` (checkpoints; integers are stored exactly as doubles).
+  /// The default throws core::RunError: an env without it cannot be checkpointed mid-episode.
+  virtual void save_state(const State& s, std::vector<double>& out) const;
+  /// Restores a state written by save_state; returns the number of values consumed. Throws
+  /// core::ConfigError if `in` is too short or inconsistent with this env.
+  virtual size_t load_state(State& s, std::span<const double> in) const;
 };
 
 }  // namespace pz::envs

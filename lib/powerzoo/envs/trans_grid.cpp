@@ -203,4 +203,27 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
   return out;
 }
 
+void TransGrid::save_state(const State& st, std::vector<double>& out) const {
+  const auto& s = static_cast<const GridState&>(st);
+  out.push_back(s.t);
+  out.push_back(static_cast<double>(s.start));
+  out.push_back(s.episode_cost);
+  out.insert(out.end(), s.p_mw.begin(), s.p_mw.end());
+  out.insert(out.end(), s.flow_mw.begin(), s.flow_mw.end());
+}
+
+size_t TransGrid::load_state(State& st, std::span<const double> in) const {
+  auto& s = static_cast<GridState&>(st);
+  const size_t n = 3 + s.p_mw.size() + s.flow_mw.size();
+  if (in.size() < n)
+    throw core::ConfigError("checkpoint: trans_grid state has " + std::to_string(in.size()) +
+                            " values, expected " + std::to_string(n));
+  s.t = static_cast<int>(in[0]);
+  s.start = static_cast<int64_t>(in[1]);
+  s.episode_cost = in[2];
+  std::copy(in.begin() + 3, in.begin() + 3 + s.p_mw.size(), s.p_mw.begin());
+  std::copy(in.begin() + 3 + s.p_mw.size(), in.begin() + n, s.flow_mw.begin());
+  return n;
+}
+
 }  // namespace pz::envs

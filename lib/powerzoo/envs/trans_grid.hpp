@@ -50,6 +50,8 @@ class TransGrid final : public Env {
              const ResetOptions& opt = {}) const override;
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
+  void save_state(const State& s, std::vector<double>& out) const override;
+  size_t load_state(State& s, std::span<const double> in) const override;
 
   int n_units() const { return static_cast<int>(unit_gen_.size()); }
   const std::vector<double>& pmin() const { return pmin_; }

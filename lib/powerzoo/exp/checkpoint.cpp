@@ -1,13 +1,67 @@
-// Run checkpoint assembly.
+// Run checkpoint assembly and restore.
 #include "powerzoo/exp/checkpoint.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <set>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
+namespace {
+
+// Rows → columns "history/<group>/<name>" (NaN where a row lacks a column).
+void put_rows(core::StateDict& sd, const std::string& group,
+              const std::vector<std::map<std::string, double>>& rows) {
+  std::set<std::string> names;
+  for (const auto& r : rows)
+    for (const auto& [k, v] : r) names.insert(k);
+  for (const auto& n : names) {
+    std::vector<double> col(rows.size(), std::numeric_limits<double>::quiet_NaN());
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (auto it = rows[i].find(n); it != rows[i].end()) col[i] = it->second;
+    sd.f64["history/" + group + "/" + n] = std::move(col);
+  }
+  sd.i64["history/" + group + "_rows"] = {static_cast<int64_t>(rows.size())};
+}
+
+std::vector<std::map<std::string, double>> get_rows(const core::StateDict& sd,
+                                                    const std::string& group) {
+  auto it = sd.i64.find("history/" + group + "_rows");
+  if (it == sd.i64.end() || it->second.size() != 1)
+    throw core::ConfigError("checkpoint: missing metric history '" + group + "'");
+  std::vector<std::map<std::string, double>> rows(static_cast<size_t>(it->second[0]));
+  const std::string prefix = "history/" + group + "/";
+  for (const auto& [name, col] : sd.f64) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    if (col.size() != rows.size())
+      throw core::ConfigError("checkpoint: metric history column '" + name + "' has " +
+                              std::to_string(col.size()) + " rows, expected " +
+                              std::to_string(rows.size()));
+    const std::string metric = name.substr(prefix.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (!std::isnan(col[i])) rows[i][metric] = col[i];
+  }
+  return rows;
+}
+
+int64_t get_i64(const core::StateDict& sd, const std::string& name) {
+  auto it = sd.i64.find(name);
+  if (it == sd.i64.end() || it->second.size() != 1)
+    throw core::ConfigError("checkpoint: missing counter '" + name + "'");
+  return it->second[0];
+}
+
+double get_f64(const core::StateDict& sd, const std::string& name) {
+  auto it = sd.f64.find(name);
+  if (it == sd.f64.end() || it->second.size() != 1)
+    throw core::ConfigError("checkpoint: missing counter '" + name + "'");
+  return it->second[0];
+}
+
+}  // namespace
 
 void put_rng(core::StateDict& sd, const std::string& name, const core::Rng& rng) {
   const auto s = rng.state();
@@ -28,16 +82,38 @@ core::Rng get_rng(const core::StateDict& sd, const std::string& name) {
 }
 
 void write_run_checkpoint(const std::string& path, const rl::PpoLearner& learner,
-                          const RunStreams& rngs, vec::VectorEnv& venv, long long global_step,
-                          int64_t iteration, const std::string& resolved_toml) {
+                          const RunStreams& rngs, const vec::VectorEnv& venv, const LoopCounters& c,
+                          const MetricHistory& history, const std::string& resolved_toml) {
   core::StateDict sd;
   learner.save(sd);
   put_rng(sd, "rng/action", rngs.action);
   put_rng(sd, "rng/shuffle", rngs.shuffle);
-  for (int i = 0; i < venv.n_envs(); ++i) put_rng(sd, "rng/env/" + std::to_string(i), venv.rng(i));
-  sd.i64["counters/global_step"] = {global_step};
-  sd.i64["counters/iteration"] = {iteration};
+  venv.save(sd, "vec/");
+  sd.i64["counters/global_step"] = {c.global_step};
+  sd.i64["counters/last_eval"] = {c.last_eval};
+  sd.i64["counters/last_ckpt"] = {c.last_ckpt};
+  sd.i64["counters/iteration"] = {c.iteration};
+  sd.f64["counters/best_eval"] = {c.best_eval};
+  sd.f64["counters/wall_time"] = {c.wall_time};
+  put_rows(sd, "train", history.train);
+  put_rows(sd, "eval", history.eval);
   io::write_checkpoint(path, sd, resolved_toml);
+}
+
+void restore_run_checkpoint(const core::StateDict& sd, rl::PpoLearner& learner, RunStreams& rngs,
+                            vec::VectorEnv& venv, LoopCounters& c, MetricHistory& history) {
+  learner.load(sd);
+  rngs.action = get_rng(sd, "rng/action");
+  rngs.shuffle = get_rng(sd, "rng/shuffle");
+  venv.load(sd, "vec/");
+  c.global_step = get_i64(sd, "counters/global_step");
+  c.last_eval = get_i64(sd, "counters/last_eval");
+  c.last_ckpt = get_i64(sd, "counters/last_ckpt");
+  c.iteration = get_i64(sd, "counters/iteration");
+  c.best_eval = get_f64(sd, "counters/best_eval");
+  c.wall_time = get_f64(sd, "counters/wall_time");
+  history.train = get_rows(sd, "train");
+  history.eval = get_rows(sd, "eval");
 }
 
 }  // namespace pz::exp

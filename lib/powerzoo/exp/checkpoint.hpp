@@ -1,8 +1,12 @@
-// Run checkpoints: learner state, every Rng stream and the counters of the training loop.
+// Run checkpoints: learner state, every Rng stream, the vector env, loop counters and the metric
+// history, so a resumed run continues exactly as if it had never stopped.
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
@@ -25,14 +29,36 @@ struct RunStreams {
   core::Rng shuffle;  ///< minibatch permutations
 };
 
+/// Counters of the training loop (cadence bookkeeping of the reference trainer, rl.md §1.3).
+struct LoopCounters {
+  long long global_step = 0;
+  long long last_eval = 0;
+  long long last_ckpt = 0;
+  int64_t iteration = 0;
+  double best_eval = -std::numeric_limits<double>::infinity();  ///< best eval shaped return
+  double wall_time = 0;  ///< seconds of training before this process (resume offset)
+};
+
+/// Every metric row written so far, per group ("train" → /metrics/train, "eval" →
+/// /metrics/eval). Kept in checkpoints so a resume rebuilds run.h5 even if a kill left it corrupt.
+struct MetricHistory {
+  std::vector<std::map<std::string, double>> train, eval;
+};
+
 void put_rng(core::StateDict& sd, const std::string& name, const core::Rng& rng);
 core::Rng get_rng(const core::StateDict& sd, const std::string& name);
 
-/// Writes ckpt (atomically): learner (parameters, Adam moments, normalizer), Rng streams
-/// ("rng/action", "rng/shuffle", "rng/env/<i>"), counters ("counters/global_step",
-/// "counters/iteration") and the resolved spec.
+/// Writes a checkpoint atomically (temp file + rename): learner (parameters, Adam moments,
+/// normalizer), Rng streams, vector env (env states, env Rngs, running episode statistics,
+/// observations), counters, metric history and the resolved spec.
 void write_run_checkpoint(const std::string& path, const rl::PpoLearner& learner,
-                          const RunStreams& rngs, vec::VectorEnv& venv, long long global_step,
-                          int64_t iteration, const std::string& resolved_toml);
+                          const RunStreams& rngs, const vec::VectorEnv& venv,
+                          const LoopCounters& counters, const MetricHistory& history,
+                          const std::string& resolved_toml);
+
+/// Inverse of write_run_checkpoint for an already-constructed learner and vector env of the same
+/// spec. Throws core::ConfigError on missing or mismatched entries.
+void restore_run_checkpoint(const core::StateDict& sd, rl::PpoLearner& learner, RunStreams& rngs,
+                            vec::VectorEnv& venv, LoopCounters& counters, MetricHistory& history);
 
 }  // namespace pz::exp

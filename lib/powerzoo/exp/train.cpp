@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -48,6 +49,22 @@ std::string fmt_duration(double s) {
 }
 
 std::string make_run_dir(const io::Spec& spec, const TrainOptions& opt) {
+  if (opt.resume) {
+    if (!opt.out_dir.empty()) {
+      if (fs::exists(opt.out_dir) && !fs::is_directory(opt.out_dir))
+        throw core::ConfigError("--out " + opt.out_dir + ": expected a directory, found a file");
+      return opt.out_dir;
+    }
+    // The newest existing run directory of this experiment (timestamps sort by name).
+    const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
+    std::string newest;
+    if (fs::is_directory(base))
+      for (const auto& e : fs::directory_iterator(base))
+        if (e.is_directory() && fs::exists(e.path() / "run.h5") &&
+            e.path().filename().string() > fs::path(newest).filename().string())
+          newest = e.path().string();
+    if (!newest.empty()) return newest;
+  }
   if (!opt.out_dir.empty()) {
     // Never overwrite: an existing file, or a directory that already holds a run, is bad input.
     if (fs::exists(opt.out_dir) && !fs::is_directory(opt.out_dir))
@@ -102,6 +119,45 @@ std::map<std::string, double> run_eval(const io::Spec& spec,
   return row;
 }
 
+// Newest ckpt/step_<n>.h5 that reads back completely; "" if none.
+std::string newest_checkpoint(const std::string& run_dir, core::StateDict* sd,
+                              std::string* resolved) {
+  std::vector<std::pair<long long, std::string>> found;
+  const fs::path dir = fs::path(run_dir) / "ckpt";
+  if (!fs::is_directory(dir)) return "";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("step_", 0) == 0 && e.path().extension() == ".h5")
+      found.emplace_back(std::atoll(n.c_str() + 5), e.path().string());
+  }
+  std::sort(found.rbegin(), found.rend());
+  for (const auto& [step, path] : found) {
+    try {
+      *sd = io::read_checkpoint(path, resolved);
+      return path;
+    } catch (const std::exception&) {
+      // A checkpoint cut short by a kill: fall back to the previous one.
+    }
+  }
+  return "";
+}
+
+// Keeps the rows of progress.csv up to global_step `step` (resume drops the later ones).
+void truncate_progress(const fs::path& file, long long step) {
+  std::ifstream in(file);
+  if (!in) return;
+  std::vector<std::string> keep;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header || std::atoll(line.c_str()) <= step) keep.push_back(line);
+    header = false;
+  }
+  in.close();
+  std::ofstream out(file, std::ios::trunc);
+  for (const auto& l : keep) out << l << "\n";
+}
+
 }  // namespace
 
 TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
@@ -126,11 +182,38 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   vec::VectorEnv venv(train_env, N, seed, kEnvStreamBase, pool, penalty);
   const std::string resolved = io::to_toml(spec);
 
-  // ---- Output.
+  // ---- Output (and, when resuming, the state to continue from).
   TrainResult result;
   result.run_dir = make_run_dir(spec, opt);
-  fs::create_directories(fs::path(result.run_dir) / "ckpt");
   result.run_file = (fs::path(result.run_dir) / "run.h5").string();
+  LoopCounters ctr;
+  ctr.last_eval = -spec.eval.every_steps;
+  ctr.last_ckpt = -spec.output.checkpoint_every_steps;
+  MetricHistory history;
+  std::string resumed_from;
+  if (opt.resume) {
+    core::StateDict sd;
+    std::string ck_resolved;
+    resumed_from = newest_checkpoint(result.run_dir, &sd, &ck_resolved);
+    if (!resumed_from.empty()) {
+      // Only the budget may change (train longer); anything else would not be the same run.
+      io::Spec ck_spec = io::parse_spec(ck_resolved, resumed_from + " (config/resolved)");
+      ck_spec.ppo.total_steps = spec.ppo.total_steps;
+      ck_spec.source_path = spec.source_path;
+      if (io::to_toml(ck_spec) != resolved)
+        throw core::ConfigError("--resume: the spec differs from the one in " + resumed_from +
+                                " (config/resolved) in more than ppo.total_steps; resume needs the "
+                                "same spec and overrides");
+      venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
+      restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
+    }
+  }
+  fs::create_directories(fs::path(result.run_dir) / "ckpt");
+  // Rebuild run.h5 from the checkpoint's history (a kill may have left the old file corrupt);
+  // trajectories up to the checkpoint are copied over when the old file is still readable.
+  const std::string old_run_file = result.run_file + ".before-resume";
+  if (!resumed_from.empty() && fs::exists(result.run_file))
+    fs::rename(result.run_file, old_run_file);
   io::RunFile out = io::RunFile::create(result.run_file,
                                         {{"schema_version", "1"},
                                          {"powerzoo_version", PZ_VERSION},
@@ -143,9 +226,43 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
                                          {"n_envs", N},
                                          {"threads", static_cast<int64_t>(pool.size())}},
                                         resolved);
+  if (!resumed_from.empty()) {
+    for (const auto& row : history.train) out.append_row("metrics/train", row);
+    for (const auto& row : history.eval) out.append_row("metrics/eval", row);
+    for (const auto& split : io::list_group(old_run_file, "trajectories"))
+      for (const auto& step_name : io::list_group(old_run_file, "trajectories/" + split))
+        if (std::atoll(step_name.c_str() + 5) <= ctr.global_step)
+          out.copy_from(old_run_file, "trajectories/" + split + "/" + step_name);
+    out.flush();
+    fs::remove(old_run_file);
+    // Checkpoints written after the one we resume from belong to the abandoned continuation.
+    for (const auto& e : fs::directory_iterator(fs::path(result.run_dir) / "ckpt")) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("step_", 0) == 0 && std::atoll(n.c_str() + 5) > ctr.global_step)
+        fs::remove(e.path());
+    }
+    truncate_progress(fs::path(result.run_dir) / "progress.csv", ctr.global_step);
+  } else {
+    fs::remove(fs::path(result.run_dir) / "progress.csv");
+    for (const auto& e : fs::directory_iterator(fs::path(result.run_dir) / "ckpt"))
+      fs::remove(e.path());
+  }
+  std::vector<std::string> kept_ckpts;
+  {
+    std::vector<std::pair<long long, std::string>> existing;
+    for (const auto& e : fs::directory_iterator(fs::path(result.run_dir) / "ckpt")) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("step_", 0) == 0)
+        existing.emplace_back(std::atoll(n.c_str() + 5), e.path().string());
+    }
+    std::sort(existing.begin(), existing.end());
+    for (const auto& [st, p] : existing) kept_ckpts.push_back(p);
+  }
+  const bool fresh_progress = !fs::exists(fs::path(result.run_dir) / "progress.csv");
   std::ofstream progress_csv(fs::path(result.run_dir) / "progress.csv", std::ios::app);
-  progress_csv << "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
-                  "eval_shaped_return_mean\n";
+  if (fresh_progress)
+    progress_csv << "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
+                    "eval_shaped_return_mean\n";
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
   if (!opt.quiet) {
@@ -154,6 +271,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
               << " steps | " << pool.size() << " threads\n"
               << "  " << describe_data(spec) << "\n  run directory: " << result.run_dir
               << std::endl;
+    if (!resumed_from.empty())
+      std::cout << "  resuming from " << resumed_from << " (global step " << ctr.global_step << ")"
+                << std::endl;
   }
 
   rl::Rollout ro;
@@ -162,14 +282,17 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   std::vector<float> ro_costs(static_cast<size_t>(T) * N * n_costs);  // [T, N, k] for train-sample
   bool have_rollout = false;
   const size_t od = esp.obs_dim, ad = esp.act_dim;
-  long long steps = 0, last_eval = -spec.eval.every_steps,
-            last_ckpt = -spec.output.checkpoint_every_steps;
-  int64_t iteration = 0;
-  double best_eval = -INFINITY, last_eval_ret = NAN, last_train_ret = NAN;
-  std::vector<std::string> kept_ckpts;
+  long long& steps = ctr.global_step;
+  double last_eval_ret = NAN, last_train_ret = NAN;
   const auto t_start = std::chrono::steady_clock::now();
   auto wall = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    return ctr.wall_time +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
+  auto checkpoint = [&](const fs::path& p) {
+    LoopCounters c = ctr;
+    c.wall_time = wall();
+    write_run_checkpoint(p.string(), learner, rngs, venv, c, history, resolved);
   };
 
   auto do_eval = [&] {
@@ -182,6 +305,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     row["throughput/eval_sps"] =
         spec.eval.n_episodes * row["episode_length_mean"] * eval_envs.size() / std::max(secs, 1e-9);
     out.append_row("metrics/eval", row);
+    history.eval.push_back(row);
     if (spec.output.trajectories == "train-sample" && have_rollout) {
       // The latest training rollout (shaped reward, raw actions before clipping).
       const std::string p = "trajectories/train/step_" + std::to_string(steps) + "/";
@@ -200,10 +324,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     progress_csv << steps << "," << row["wall_time"] << ",,"
                  << "," << row["return_mean"] << "," << row["shaped_return_mean"] << "\n";
     progress_csv.flush();
-    if (row["shaped_return_mean"] > best_eval) {
-      best_eval = row["shaped_return_mean"];
-      write_run_checkpoint((fs::path(result.run_dir) / "ckpt" / "best.h5").string(), learner, rngs,
-                           venv, steps, iteration, resolved);
+    if (row["shaped_return_mean"] > ctr.best_eval) {
+      ctr.best_eval = row["shaped_return_mean"];
+      checkpoint(fs::path(result.run_dir) / "ckpt" / "best.h5");
     }
     if (!opt.quiet) {
       if (tty) std::cout << "\r\033[K";
@@ -217,7 +340,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   auto do_ckpt = [&] {
     const fs::path p =
         fs::path(result.run_dir) / "ckpt" / ("step_" + std::to_string(steps) + ".h5");
-    write_run_checkpoint(p.string(), learner, rngs, venv, steps, iteration, resolved);
+    checkpoint(p);
     kept_ckpts.push_back(p.string());
     while (static_cast<int>(kept_ckpts.size()) > spec.output.keep_checkpoints) {
       fs::remove(kept_ckpts.front());
@@ -225,14 +348,16 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     }
   };
 
-  venv.reset_all();
-  if (spec.eval.every_steps > 0) {
-    do_eval();
-    last_eval = 0;
-  }
-  if (should_run(steps, last_ckpt, spec.output.checkpoint_every_steps)) {
-    do_ckpt();
-    last_ckpt = steps;
+  if (resumed_from.empty()) {
+    venv.reset_all();
+    if (spec.eval.every_steps > 0) {
+      do_eval();
+      ctr.last_eval = 0;
+    }
+    if (should_run(steps, ctr.last_ckpt, spec.output.checkpoint_every_steps)) {
+      ctr.last_ckpt = steps;
+      do_ckpt();
+    }
   }
 
   std::vector<double> ep_returns;
@@ -275,10 +400,10 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     for (const auto& [k, v] : metrics)
       if (!std::isfinite(v))
         throw core::RunError("non-finite learner metric " + k + " at global step " +
-                             std::to_string(steps) + " (iteration " + std::to_string(iteration) +
-                             ")");
+                             std::to_string(steps) + " (iteration " +
+                             std::to_string(ctr.iteration) + ")");
     steps += static_cast<long long>(T) * N;
-    ++iteration;
+    ++ctr.iteration;
     const double iter_secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_iter).count();
     metrics["global_step"] = static_cast<double>(steps);
@@ -299,16 +424,17 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
       metrics["episode_shaped_return"] = NAN;
     }
     out.append_row("metrics/train", metrics);
+    history.train.push_back(metrics);
     progress_csv << steps << "," << metrics["wall_time"] << "," << metrics["throughput/train_sps"]
                  << "," << metrics["episode_return"] << ",,\n";
 
-    if (should_run(steps, last_eval, spec.eval.every_steps)) {
+    if (should_run(steps, ctr.last_eval, spec.eval.every_steps)) {
       do_eval();
-      last_eval = steps;
+      ctr.last_eval = steps;
     }
-    if (should_run(steps, last_ckpt, spec.output.checkpoint_every_steps)) {
+    if (should_run(steps, ctr.last_ckpt, spec.output.checkpoint_every_steps)) {
+      ctr.last_ckpt = steps;  // before writing, so the checkpoint records its own cadence
       do_ckpt();
-      last_ckpt = steps;
     }
     out.flush();
     if (tty) {
@@ -324,8 +450,14 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     }
   }
   // Final evaluation and checkpoint so the run always ends with both.
-  if (spec.eval.every_steps > 0 && last_eval != steps) do_eval();
-  if (last_ckpt != steps) do_ckpt();
+  if (spec.eval.every_steps > 0 && ctr.last_eval != steps) {
+    do_eval();
+    ctr.last_eval = steps;
+  }
+  if (ctr.last_ckpt != steps) {
+    ctr.last_ckpt = steps;
+    do_ckpt();
+  }
   out.flush();
   out.close();
   if (tty) std::cout << "\n";

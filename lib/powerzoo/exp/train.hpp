@@ -11,6 +11,11 @@ struct TrainOptions {
   std::string out_dir;  ///< run directory to use as is ("" = out_dir/name/<timestamp>)
   int threads = -1;     ///< overrides vec.threads if >= 0
   bool quiet = false;   ///< no progress output
+  /// Continue from the newest complete checkpoint (ckpt/step_<n>.h5) of the run directory
+  /// (out_dir, or the newest out_dir/name/<time> directory). Rows of run.h5 and progress.csv
+  /// after that checkpoint are dropped; the rest of the run reproduces the uninterrupted one.
+  /// Without a usable checkpoint the run starts from scratch in that directory.
+  bool resume = false;
 };
 
 struct TrainResult {

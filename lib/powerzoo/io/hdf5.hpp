@@ -39,6 +39,10 @@ class RunFile {
   /// chunked and deflate-compressed; replaces an existing dataset.
   void write_f32(const std::string& path, const std::vector<int64_t>& shape, const float* data);
   void write_u8(const std::string& path, const std::vector<int64_t>& shape, const uint8_t* data);
+  /// Copies the object (group or dataset) at `path` of the HDF5 file `src_file` into this file at
+  /// the same path (H5Ocopy). Returns false, without throwing, if the source file cannot be read
+  /// or has no such object (e.g. a run.h5 left corrupt by a killed process).
+  bool copy_from(const std::string& src_file, const std::string& path);
   void flush();
   void close();
 
@@ -50,6 +54,9 @@ class RunFile {
 
 /// Reads one 1-D float64 column ("metrics/train/global_step"). Throws core::ConfigError if absent.
 std::vector<double> read_column(const std::string& file, const std::string& path);
+/// Names of the direct children of group `path` in `file` (empty if the file or group cannot be
+/// read).
+std::vector<std::string> list_group(const std::string& file, const std::string& path);
 /// Reads a scalar string dataset ("config/resolved").
 std::string read_string(const std::string& file, const std::string& path);
 

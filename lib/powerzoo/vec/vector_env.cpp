@@ -5,6 +5,8 @@
 #include <cmath>
 #include <span>
 
+#include "powerzoo/core/error.hpp"
+
 namespace pz::vec {
 
 VectorEnv::VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t seed,
@@ -110,6 +112,70 @@ void VectorEnv::step_all(const float* actions) {
       finished_flag_[i] = 3;  // reported; stays finished
     }
   }
+}
+
+void VectorEnv::save(core::StateDict& sd, const std::string& prefix) const {
+  const size_t k = env_->spec().cost_names.size();
+  std::vector<double> states, stats;
+  std::vector<int64_t> offsets, rng_words;
+  for (int i = 0; i < n_; ++i) {
+    offsets.push_back(static_cast<int64_t>(states.size()));
+    env_->save_state(*states_[i], states);
+    const EpisodeStats& ep = running_[i];
+    stats.insert(stats.end(), {ep.ret, ep.shaped_ret, ep.gen_cost, static_cast<double>(ep.length)});
+    for (size_t j = 0; j < k; ++j) stats.push_back(ep.cost_sum[j]);
+    for (size_t j = 0; j < k; ++j) stats.push_back(ep.violation_steps[j]);
+    stats.insert(stats.end(), ep.sums, ep.sums + envs::Info::kMaxSums);
+    for (uint64_t w : rngs_[i].state()) rng_words.push_back(static_cast<int64_t>(w));
+  }
+  sd.f64[prefix + "env_states"] = states;
+  sd.i64[prefix + "env_state_offsets"] = offsets;
+  sd.f64[prefix + "episode_stats"] = stats;
+  sd.i64[prefix + "rngs"] = rng_words;
+  sd.f32[prefix + "obs"] = obs;
+}
+
+void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
+  const size_t k = env_->spec().cost_names.size();
+  auto need = [&](auto& map, const std::string& name) -> const auto& {
+    auto it = map.find(prefix + name);
+    if (it == map.end()) throw core::ConfigError("checkpoint: missing " + prefix + name);
+    return it->second;
+  };
+  const auto& states = need(sd.f64, "env_states");
+  const auto& offsets = need(sd.i64, "env_state_offsets");
+  const auto& stats = need(sd.f64, "episode_stats");
+  const auto& rng_words = need(sd.i64, "rngs");
+  const auto& o = need(sd.f32, "obs");
+  const size_t per_env = 4 + 2 * k + envs::Info::kMaxSums;
+  if (static_cast<int>(offsets.size()) != n_ || stats.size() != per_env * n_ ||
+      rng_words.size() != 4u * n_ || o.size() != obs.size())
+    throw core::ConfigError(
+        "checkpoint: vector env state is for a different number of envs or "
+        "a different env (n_envs = " +
+        std::to_string(offsets.size()) + ")");
+  for (int i = 0; i < n_; ++i) {
+    const size_t off = static_cast<size_t>(offsets[i]);
+    if (off > states.size()) throw core::ConfigError("checkpoint: corrupt env state offsets");
+    env_->load_state(*states_[i], std::span<const double>(states).subspan(off));
+    const double* st = &stats[per_env * i];
+    EpisodeStats& ep = running_[i];
+    ep = EpisodeStats{};
+    ep.ret = st[0];
+    ep.shaped_ret = st[1];
+    ep.gen_cost = st[2];
+    ep.length = static_cast<int>(st[3]);
+    ep.cost_sum.assign(st + 4, st + 4 + k);
+    ep.violation_steps.assign(k, 0);
+    for (size_t j = 0; j < k; ++j) ep.violation_steps[j] = static_cast<int>(st[4 + k + j]);
+    std::copy(st + 4 + 2 * k, st + per_env, ep.sums);
+    std::array<uint64_t, 4> w;
+    for (int j = 0; j < 4; ++j) w[j] = static_cast<uint64_t>(rng_words[4 * i + j]);
+    rngs_[i].set_state(w);
+    finished_flag_[i] = 0;
+  }
+  obs = o;
+  finished_.clear();
 }
 
 }  // namespace pz::vec

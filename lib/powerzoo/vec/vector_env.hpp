@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/env.hpp"
 
@@ -55,8 +57,15 @@ class VectorEnv {
   /// Episodes finished during the last step_all (env index, stats).
   const std::vector<std::pair<int, EpisodeStats>>& finished() const { return finished_; }
 
-  /// Rng stream of env i (for checkpoints).
+  /// Rng stream of env i.
   core::Rng& rng(int i) { return rngs_[i]; }
+
+  /// Everything needed to continue exactly: env states, Rng streams, running episode statistics
+  /// and the current observations, under `prefix` ("vec/"). Only valid between step_all calls
+  /// with auto-reset on (no episode is half-reported).
+  void save(core::StateDict& sd, const std::string& prefix) const;
+  /// Inverse of save(); throws core::ConfigError on a size mismatch (different n_envs or env).
+  void load(const core::StateDict& sd, const std::string& prefix);
 
  private:
   std::shared_ptr<const envs::Env> env_;
