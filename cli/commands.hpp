@@ -14,6 +14,9 @@ int cmd_envs(const Args& args);
 int cmd_cases(const Args& args);
 int cmd_grid(const Args& args);
 int cmd_baseline(const Args& args);
+int cmd_sweep(const Args& args);
+int cmd_summarize(const Args& args);
+int cmd_bench(const Args& args);
 
 /// Thrown for bad command-line usage (exit code 2).
 struct UsageError {

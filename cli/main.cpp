@@ -17,7 +17,10 @@ constexpr const char* kUsage =
     "  envs                            list environments with their dimensions\n"
     "  cases                           list bundled MATPOWER cases\n"
     "  baseline SPEC.toml --policy P   evaluate a non-learning policy (zero_action)\n"
-    "  grid dcpf|dcopf|distflow CASE   power flow / DC-OPF of a case (MATPOWER names)\n\n"
+    "  sweep SPEC.toml [key=v1,v2 ...] expand a sweep into trials; run, list or emit SLURM script\n"
+    "  summarize DIR                   mean, std and bootstrap 95% CI over seeds per configuration\n"
+    "  grid dcpf|dcopf|distflow CASE   power flow / DC-OPF of a case (MATPOWER names)\n"
+    "  bench [SPEC.toml]               env steps/s, learner samples/s, DC-OPF solve times\n\n"
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
     "2 bad usage or bad input.\n";
 
@@ -43,6 +46,9 @@ int main(int argc, char** argv) {
     if (cmd == "cases") return pz::cli::cmd_cases(args);
     if (cmd == "grid") return pz::cli::cmd_grid(args);
     if (cmd == "baseline") return pz::cli::cmd_baseline(args);
+    if (cmd == "sweep") return pz::cli::cmd_sweep(args);
+    if (cmd == "summarize") return pz::cli::cmd_summarize(args);
+    if (cmd == "bench") return pz::cli::cmd_bench(args);
     std::cerr << "powerzoo: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;
   } catch (const pz::cli::UsageError& e) {

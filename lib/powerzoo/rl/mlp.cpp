@@ -10,16 +10,26 @@ namespace pz::rl::detail {
 
 namespace {
 
-/// tanh in float32 without glibc's slow tanhf/expm1f path: odd Taylor series to x⁷ for
-/// |x| < 0.125 (truncation < 1e-9 relative), else 1 − 2/(e^{2x} + 1) with x clamped to ±9
-/// (tanh(9) rounds to 1 in float32); absolute error ≈ 1e-7.
+/// tanh in float32 as a branch-free rational minimax approximation (the [13/6] form Eigen uses,
+/// input clamped to ±7.905 where it rounds to ±1): max abs error 4e-7 against double tanh over
+/// [−12, 12]. Branch-free so the activation loop vectorizes; glibc's tanhf/expf were ~30 % of an
+/// update.
 inline float fast_tanh(float x) {
-  if (std::abs(x) < 0.125f) {
-    const float x2 = x * x;
-    return x * (1.0f + x2 * (-1.0f / 3.0f + x2 * (2.0f / 15.0f + x2 * (-17.0f / 315.0f))));
-  }
-  const float xc = std::clamp(x, -9.0f, 9.0f);
-  return 1.0f - 2.0f / (std::exp(2.0f * xc) + 1.0f);
+  const float c = 7.90531110763549805f;
+  const float xc = std::min(std::max(x, -c), c);
+  const float x2 = xc * xc;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 + -8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  return xc * p / q;
 }
 
 }  // namespace

@@ -1,0 +1,134 @@
+// `powerzoo bench`: throughput of the vector env, the learner and the DC-OPF solver.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/exp/bench.hpp"
+#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/io/spec.hpp"
+
+namespace po = boost::program_options;
+
+namespace pz::cli {
+namespace {
+
+std::vector<int> parse_list(const std::string& s, const char* what) {
+  std::vector<int> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      const int v = std::stoi(item);
+      if (v < 0 || v > 65536) throw std::out_of_range(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw UsageError{std::string(what) +
+                       ": expected a comma-separated list of integers, found '" + s + "'"};
+    }
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median DC-OPF solve time (µs): a fresh solver per call (cold) and one kept solver re-solving
+// loads that drift by ±2 % (warm, the env's use).
+void bench_dcopf(const std::string& name, int reps) {
+  using Clock = std::chrono::steady_clock;
+  const grid::Case c = grid::load_case(grid::resolve_case_path(name));
+  std::vector<double> pd(c.bus.size());
+  for (size_t b = 0; b < pd.size(); ++b) pd[b] = c.bus[b].pd_mw;
+  std::vector<double> cold, warm;
+  for (int i = 0; i < reps; ++i) {
+    grid::DcOpf fresh(c);
+    const auto t0 = Clock::now();
+    const auto r = fresh.solve(pd);
+    cold.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    if (!r.ok()) std::cerr << name << ": cold solve not optimal\n";
+  }
+  grid::DcOpf kept(c);
+  kept.solve(pd);
+  core::Rng rng(5, 5);
+  std::vector<double> load(pd.size());
+  for (int i = 0; i < reps; ++i) {
+    const double f = 1.0 + 0.02 * (2 * rng.uniform() - 1);
+    for (size_t b = 0; b < pd.size(); ++b) load[b] = pd[b] * f;
+    const auto t0 = Clock::now();
+    kept.solve(load);
+    warm.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  std::printf("  %-8s cold %9.1f us   warm %9.1f us   (median of %d)\n", name.c_str(), median(cold),
+              median(warm), reps);
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args) {
+  po::options_description opts(
+      "usage: powerzoo bench [SPEC.toml] [key=value ...] [options]\n\n"
+      "Measures throughput on this machine: vector-env steps/s for several batch sizes and\n"
+      "thread counts (random actions), PPO learner samples/s and GEMM GFLOP/s for the spec's\n"
+      "network, and median DC-OPF solve times (cold and warm) for case5, case118, case300.\n"
+      "SPEC defaults to experiments/quickstart.toml.\n\noptions");
+  std::string envs_s = "1,8,64,256", threads_s = "1,2", what = "env,learner,dcopf";
+  double seconds = 1.0;
+  opts.add_options()("help,h", "show this help")("envs", po::value<std::string>(&envs_s),
+                                                 "batch sizes (default 1,8,64,256)")(
+      "threads", po::value<std::string>(&threads_s), "thread counts (default 1,2)")(
+      "seconds", po::value<double>(&seconds), "time per measurement (default 1)")(
+      "only", po::value<std::string>(&what), "subset of env,learner,dcopf");
+  po::variables_map vm;
+  std::vector<std::string> positional;
+  if (!parse_command(args, opts, vm, positional)) return 0;
+  if (!(seconds > 0 && seconds <= 600))
+    throw UsageError{"--seconds: expected a number in (0, 600]"};
+  const auto env_list = parse_list(envs_s, "--envs");
+  const auto thread_list = parse_list(threads_s, "--threads");
+  for (int t : thread_list)
+    if (t > 1024) throw UsageError{"--threads: expected values in [0, 1024]"};
+  const std::string spec_path = positional.empty()
+                                    ? std::string(PZ_SOURCE_DIR) + "/experiments/quickstart.toml"
+                                    : positional[0];
+  const io::Spec spec = io::load_spec(
+      spec_path, positional.size() > 1
+                     ? std::vector<std::string>(positional.begin() + 1, positional.end())
+                     : std::vector<std::string>{});
+  std::cout << "powerzoo bench: " << spec_path << " (OpenBLAS kernel " << core::blas_kernel_name()
+            << ")\n";
+  if (what.find("env") != std::string::npos) {
+    std::cout << "vector env (" << spec.env.id << " on " << spec.env.case_name << "):\n";
+    for (int t : thread_list)
+      for (int n : env_list) {
+        if (n < 1) continue;
+        const auto r = exp::bench_env(spec, n, t, seconds);
+        std::printf("  envs %5d  threads %2d  %12.0f steps/s  %8.3f us/step\n", r.n_envs, r.threads,
+                    r.steps_per_sec, r.us_per_step);
+      }
+  }
+  if (what.find("learner") != std::string::npos) {
+    const auto r = exp::bench_learner(spec, seconds);
+    std::printf("learner (hidden");
+    for (int h : spec.ppo.hidden) std::printf(" %d", h);
+    std::printf(", T %d x N %d, %d epochs x %d minibatches):\n", spec.ppo.rollout_length,
+                spec.vec.n_envs, spec.ppo.n_epochs, spec.ppo.n_minibatches);
+    std::printf("  update %12.0f samples/s  %6.2f GFLOP/s (GEMM estimate)  act %8.1f us/batch\n",
+                r.samples_per_sec, r.gflops, r.act_us);
+  }
+  if (what.find("dcopf") != std::string::npos) {
+    std::cout << "DC-OPF (COIN-OR CLP):\n";
+    for (const char* c : {"case5", "case118", "case300"}) bench_dcopf(c, 51);
+  }
+  return 0;
+}
+
+}  // namespace pz::cli

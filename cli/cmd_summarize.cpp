@@ -1,0 +1,57 @@
+// `powerzoo summarize DIR`: per configuration mean, std and bootstrap 95 % CI over seeds.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/summarize.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace pz::cli {
+
+int cmd_summarize(const Args& args) {
+  po::options_description opts(
+      "usage: powerzoo summarize DIR [--metric NAME ...] [--csv FILE]\n\n"
+      "Finds every run.h5 under DIR (and baseline files written by `powerzoo baseline --out`,\n"
+      "listed as their own rows), groups runs by configuration (the resolved spec without\n"
+      "experiment.seed/name/out_dir) and prints, per metric at the last eval row, mean, std\n"
+      "(ddof 0), IQM and a percentile-bootstrap 95 % CI of the mean over seeds (10,000\n"
+      "resamples, fixed rng seed 42). Writes DIR/summary.csv (or --csv FILE).\n\noptions");
+  std::vector<std::string> metrics;
+  std::string csv;
+  opts.add_options()("help,h", "show this help")(
+      "metric,m", po::value<std::vector<std::string>>(&metrics)->composing(),
+      "metrics/eval column (repeatable; default: return_mean, shaped_return_mean, cost/*)")(
+      "csv", po::value<std::string>(&csv), "CSV file to write (default: DIR/summary.csv)");
+  po::variables_map vm;
+  std::vector<std::string> positional;
+  if (!parse_command(args, opts, vm, positional)) return 0;
+  if (positional.size() != 1)
+    throw UsageError{"expected one directory of runs, found " + std::to_string(positional.size()) +
+                     " arguments"};
+  const std::string dir = positional[0];
+  const auto runs = exp::find_runs(dir);
+  if (runs.empty())
+    throw core::ConfigError(dir + ": expected run.h5 (or baseline) files below it, found none");
+  const auto s = exp::summarize_runs(runs, metrics);
+  std::cout << runs.size() << " result files under " << dir << "\n" << exp::summary_table(s);
+  if (csv.empty()) csv = (fs::path(dir) / "summary.csv").string();
+  {
+    const std::string tmp = csv + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw core::RunError(csv + ": cannot write");
+    out << exp::summary_csv(s);
+    out.close();
+    if (!out) throw core::RunError(csv + ": write failed");
+    fs::rename(tmp, csv);
+  }
+  std::cout << "\nsummary: " << csv << std::endl;
+  return 0;
+}
+
+}  // namespace pz::cli

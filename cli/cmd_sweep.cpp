@@ -1,0 +1,287 @@
+// `powerzoo sweep SPEC.toml [key=v1,v2 ...]`: expand a sweep into trials; list them, run them
+// locally (--jobs N child processes of this binary), run one (--index I, what a SLURM array task
+// calls), or print a SLURM job-array script (--emit slurm).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/sweep.hpp"
+#include "powerzoo/exp/train.hpp"
+#include "powerzoo/io/spec.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace pz::cli {
+namespace {
+
+/// TrainOptions::resume is added by the resume work (issue 5 part 3); use it when it exists.
+template <class T>
+constexpr bool has_resume() {
+  return requires(T & o) { o.resume = true; };
+}
+template <class T>
+void set_resume(T& o) {
+  if constexpr (has_resume<T>()) o.resume = true;
+}
+
+std::string read_text(const std::string& path) {
+  if (fs::is_directory(path))
+    throw core::ConfigError(path + ": expected a spec file (TOML), found a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::ConfigError(path + ": cannot read spec file (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool has_checkpoint(const fs::path& run_dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(run_dir / "ckpt", ec))
+    if (e.path().filename().string().rfind("step_", 0) == 0) return true;
+  return false;
+}
+
+/// Runs trial `index` in this process. Returns the exit code.
+int run_one(const std::string& spec_text, const std::string& spec_file, const fs::path& sweep_dir,
+            const exp::Manifest& m, int index, int threads, bool quiet) {
+  const auto& ts = m.trials.at(index);
+  const fs::path run_dir = sweep_dir / ts.run_dir;
+  if (ts.status == "done" && fs::exists(run_dir / "run.h5")) {
+    std::cout << "trial " << index << " (" << ts.trial.id << ") already done: " << run_dir.string()
+              << "\n";
+    return 0;
+  }
+  const io::Spec spec = io::parse_spec(spec_text, spec_file, ts.trial.overrides);
+  exp::TrainOptions topt;
+  topt.out_dir = run_dir.string();
+  topt.threads = threads;
+  topt.quiet = quiet;
+  if (fs::exists(run_dir)) {
+    if constexpr (has_resume<exp::TrainOptions>()) {
+      // Interrupted: continue from its newest complete checkpoint (train starts over in the same
+      // directory when there is none).
+      set_resume(topt);
+      std::cout << "trial " << index << ": resuming " << run_dir.string()
+                << (has_checkpoint(run_dir) ? "" : " (no checkpoint: from scratch)") << "\n";
+    } else {
+      std::cout << "trial " << index << ": restarting " << run_dir.string() << " from scratch\n";
+      fs::remove_all(run_dir);
+    }
+  }
+  exp::update_trial_status(sweep_dir.string(), index, "running");
+  try {
+    exp::train(spec, topt);
+  } catch (const std::exception& e) {
+    exp::update_trial_status(sweep_dir.string(), index, "failed", e.what());
+    throw;
+  }
+  exp::update_trial_status(sweep_dir.string(), index, "done");
+  return 0;
+}
+
+struct Child {
+  int index;
+  std::chrono::steady_clock::time_point start;
+};
+
+}  // namespace
+
+int cmd_sweep(const Args& args) {
+  po::options_description opts(
+      "usage: powerzoo sweep SPEC.toml [key=v1,v2 ...] [options]\n\n"
+      "Expands the spec's [sweep] table (lists are a grid, `seed` list, optional [sweep.random]\n"
+      "n = K with key = {low, high, log} ranges) and key=v1,v2 command-line grids into numbered\n"
+      "trials (first axis slowest). Trial i runs in SWEEP_DIR/trial_i; SWEEP_DIR/sweep.json "
+      "records\n"
+      "every trial's overrides and status. Re-running skips finished trials and resumes\n"
+      "interrupted ones. SWEEP_DIR = out_dir/<name>-sweep (or --out).\n\noptions");
+  std::string out, emit, partition, time_limit, mem;
+  int jobs = 1, index = -1, threads = -1, cpus = 0;
+  opts.add_options()("help,h", "show this help")("list", "print the trials (index, id, overrides)")(
+      "jobs,j", po::value<int>(&jobs),
+      "trials run in parallel on this machine (cores divided between them); with --emit slurm, "
+      "the array throttle %N")("index", po::value<int>(&index),
+                               "run trial I only (what a job-array task calls)")(
+      "emit", po::value<std::string>(&emit), "print a job script: slurm")(
+      "partition", po::value<std::string>(&partition), "SLURM partition (--emit slurm)")(
+      "time", po::value<std::string>(&time_limit), "SLURM time limit, e.g. 02:00:00")(
+      "cpus", po::value<int>(&cpus), "SLURM cpus per task (= threads per trial)")(
+      "mem", po::value<std::string>(&mem), "SLURM memory per task, e.g. 4G")(
+      "out", po::value<std::string>(&out), "sweep directory (default: out_dir/<name>-sweep)")(
+      "threads", po::value<int>(&threads), "worker threads per trial (default: cores / jobs)")(
+      "quiet,q", "no per-trial progress output");
+  po::variables_map vm;
+  std::vector<std::string> positional;
+  if (!parse_command(args, opts, vm, positional)) return 0;
+  if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
+  if (jobs < 1 || jobs > 1024)
+    throw UsageError{"--jobs: expected an integer in [1, 1024], found " + std::to_string(jobs)};
+  if (vm.count("threads") && (threads < 0 || threads > 1024))
+    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
+                     std::to_string(threads)};
+  if (cpus < 0 || cpus > 1024)
+    throw UsageError{"--cpus: expected an integer in [1, 1024], found " + std::to_string(cpus)};
+  if (!emit.empty() && emit != "slurm")
+    throw UsageError{"--emit: expected 'slurm', found '" + emit + "'"};
+  if (emit.empty() &&
+      (vm.count("partition") || vm.count("time") || vm.count("cpus") || vm.count("mem")))
+    throw UsageError{"--partition/--time/--cpus/--mem only apply with --emit slurm"};
+  const std::string spec_file = positional[0];
+  const std::vector<std::string> sweep_args(positional.begin() + 1, positional.end());
+  for (const auto& a : sweep_args)
+    if (a.find('=') == std::string::npos)
+      throw UsageError{"expected key=value or key=v1,v2 after the spec, found '" + a + "'"};
+
+  const std::string spec_text = read_text(spec_file);
+  const auto trials = exp::expand_sweep(spec_text, spec_file, sweep_args);
+  if (index >= 0 && static_cast<size_t>(index) >= trials.size())
+    throw UsageError{"--index: expected a trial in [0, " + std::to_string(trials.size() - 1) +
+                     "], found " + std::to_string(index)};
+  if (vm.count("index") && index < 0)
+    throw UsageError{"--index: expected a non-negative trial index, found " +
+                     std::to_string(index)};
+
+  if (vm.count("list")) {
+    std::cout << trials.size() << " trials\n";
+    for (const auto& t : trials) {
+      std::cout << t.index << "\t" << t.id << "\t";
+      for (size_t i = 0; i < t.overrides.size(); ++i) std::cout << (i ? " " : "") << t.overrides[i];
+      std::cout << "\n";
+    }
+    return 0;
+  }
+
+  std::vector<std::string> fixed;
+  for (const auto& a : sweep_args)
+    if (exp::split_grid_values(a.substr(a.find('=') + 1)).size() == 1) fixed.push_back(a);
+  const io::Spec base = io::parse_spec(spec_text, spec_file, fixed);
+  const fs::path sweep_dir = fs::absolute(exp::sweep_dir_for(base, out)).lexically_normal();
+  const std::string abs_spec = fs::absolute(spec_file).lexically_normal().string();
+
+  if (emit == "slurm") {
+    exp::SlurmOptions so;
+    so.partition = partition;
+    so.time = time_limit;
+    so.mem = mem;
+    so.cpus = cpus;
+    so.parallel = vm.count("jobs") ? jobs : 0;
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    const std::string script =
+        exp::slurm_script(self, abs_spec, sweep_args, sweep_dir.string(),
+                          base.experiment.name + "-sweep", static_cast<int>(trials.size()), so);
+    // The manifest and logs/ exist before any task starts (SLURM cannot create log directories).
+    exp::init_manifest(sweep_dir.string(), abs_spec, sweep_args, trials);
+    fs::create_directories(sweep_dir / "logs");
+    std::cout << script;
+    return 0;
+  }
+  exp::Manifest m = exp::init_manifest(sweep_dir.string(), abs_spec, sweep_args, trials);
+
+  const bool quiet = vm.count("quiet") > 0;
+  if (index >= 0) return run_one(spec_text, spec_file, sweep_dir, m, index, threads, quiet);
+
+  // All trials: child processes of this binary, at most `jobs` at a time.
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const int per_trial = vm.count("threads") ? threads : std::max(1, static_cast<int>(hw) / jobs);
+  std::vector<int> todo;
+  int skipped = 0;
+  for (const auto& t : m.trials) {
+    if (t.status == "done" && fs::exists(sweep_dir / t.run_dir / "run.h5"))
+      ++skipped;
+    else
+      todo.push_back(t.trial.index);
+  }
+  fs::create_directories(sweep_dir / "logs");
+  std::cout << "powerzoo sweep: " << trials.size() << " trials in " << sweep_dir.string() << " ("
+            << skipped << " already done, " << todo.size() << " to run, " << jobs << " at a time x "
+            << per_trial << " threads)" << std::endl;
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::map<pid_t, Child> running;
+  size_t next = 0;
+  int n_done = 0, n_failed = 0;
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
+      const int i = todo[next++];
+      std::vector<std::string> argv_s = {"powerzoo", "sweep", spec_file};
+      argv_s.insert(argv_s.end(), sweep_args.begin(), sweep_args.end());
+      for (const std::string& s :
+           {std::string("--out"), sweep_dir.string(), std::string("--index"), std::to_string(i),
+            std::string("--threads"), std::to_string(per_trial), std::string("--quiet")})
+        argv_s.push_back(s);
+      const std::string log =
+          (sweep_dir / "logs" / ("trial_" + std::to_string(i) + ".log")).string();
+      std::cout.flush();
+      const pid_t pid = ::fork();
+      if (pid < 0) throw core::RunError(std::string("fork failed: ") + std::strerror(errno));
+      if (pid == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+          ::dup2(fd, 1);
+          ::dup2(fd, 2);
+          ::close(fd);
+        }
+        std::vector<char*> argv;
+        for (auto& s : argv_s) argv.push_back(s.data());
+        argv.push_back(nullptr);
+        ::execv(self.c_str(), argv.data());
+        _exit(127);
+      }
+      running[pid] = {i, std::chrono::steady_clock::now()};
+      if (!quiet)
+        std::cout << "  start trial " << i << " (" << m.trials[i].trial.id << ")" << std::endl;
+    }
+    int st = 0;
+    const pid_t pid = ::waitpid(-1, &st, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const Child c = it->second;
+    running.erase(it);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - c.start).count();
+    const bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (ok) {
+      ++n_done;
+    } else {
+      ++n_failed;
+      const std::string why = WIFSIGNALED(st)
+                                  ? std::string("killed by signal ") + std::to_string(WTERMSIG(st))
+                                  : "exit code " + std::to_string(WEXITSTATUS(st));
+      // A child that died without recording its outcome leaves "running": record it here.
+      const auto now = exp::read_manifest((sweep_dir / "sweep.json").string());
+      if (now.trials.at(c.index).status != "failed")
+        exp::update_trial_status(sweep_dir.string(), c.index, "failed", why);
+    }
+    std::cout
+        << "  trial " << c.index << " (" << m.trials[c.index].trial.id << ") "
+        << (ok ? "done" : "FAILED") << " in " << static_cast<int>(secs + 0.5) << " s"
+        << (ok ? ""
+               : "; log: " +
+                     (sweep_dir / "logs" / ("trial_" + std::to_string(c.index) + ".log")).string())
+        << std::endl;
+  }
+  std::cout << "powerzoo sweep: " << n_done << " done, " << n_failed << " failed, " << skipped
+            << " skipped; summarize with `powerzoo summarize " << sweep_dir.string() << "`"
+            << std::endl;
+  return n_failed > 0 ? 1 : 0;
+}
+
+}  // namespace pz::cli

@@ -1,0 +1,30 @@
+// Throughput measurements for `powerzoo bench`: vector-env steps/s and learner samples/s.
+#pragma once
+
+#include <string>
+
+#include "powerzoo/io/spec.hpp"
+
+namespace pz::exp {
+
+struct EnvBenchResult {
+  int n_envs = 0;
+  int threads = 0;
+  double steps_per_sec = 0;  ///< env transitions per second (VectorEnv::step_all, random actions)
+  double us_per_step = 0;    ///< wall microseconds per single-env transition (1 / rate)
+};
+
+/// Steps the spec's training env with n_envs envs on `threads` workers for about `seconds`
+/// (after a warm-up) with uniform random actions in [−1, 1].
+EnvBenchResult bench_env(const io::Spec& spec, int n_envs, int threads, double seconds);
+
+struct LearnerBenchResult {
+  double samples_per_sec = 0;  ///< rollout samples (T·N) consumed per second by update()
+  double gflops = 0;           ///< estimated matrix-product rate of the update (GEMM flops only)
+  double act_us = 0;           ///< microseconds per batched policy forward over N envs
+};
+
+/// Times PpoLearner::update on a synthetic rollout with the spec's network and batch sizes.
+LearnerBenchResult bench_learner(const io::Spec& spec, double seconds);
+
+}  // namespace pz::exp

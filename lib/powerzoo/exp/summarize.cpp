@@ -1,0 +1,373 @@
+// Summaries over seeds: result-file discovery, grouping by configuration, bootstrap CIs.
+#include "powerzoo/exp/summarize.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/io/spec.hpp"
+
+namespace fs = std::filesystem;
+
+namespace pz::exp {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// numpy.percentile(sorted, q) with the default linear interpolation.
+double percentile_sorted(const std::vector<double>& v, double q) {
+  const double pos = q / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+/// Reads a root string attribute (variable- or fixed-length); "" if absent.
+std::string root_str_attr(hid_t f, const char* name) {
+  if (H5Aexists(f, name) <= 0) return "";
+  hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+  if (a < 0) return "";
+  hid_t t = H5Aget_type(a);
+  std::string out;
+  if (H5Tget_class(t) == H5T_STRING) {
+    if (H5Tis_variable_str(t) > 0) {
+      hid_t mt = H5Tcopy(H5T_C_S1);
+      H5Tset_size(mt, H5T_VARIABLE);
+      char* s = nullptr;
+      if (H5Aread(a, mt, &s) >= 0 && s) {
+        out = s;
+        H5free_memory(s);
+      }
+      H5Tclose(mt);
+    } else {
+      const size_t n = H5Tget_size(t);
+      std::string buf(n, '\0');
+      hid_t mt = H5Tcopy(H5T_C_S1);
+      H5Tset_size(mt, n);
+      if (H5Aread(a, mt, buf.data()) >= 0) out = buf.c_str();
+      H5Tclose(mt);
+    }
+  }
+  H5Tclose(t);
+  H5Aclose(a);
+  return out;
+}
+
+struct VisitCtx {
+  std::vector<std::string> names;
+};
+
+herr_t visit_cb(hid_t, const char* name, const H5O_info_t* info, void* data) {
+  if (info->type == H5O_TYPE_DATASET) static_cast<VisitCtx*>(data)->names.push_back(name);
+  return 0;
+}
+
+/// Inspects one .h5 file: returns false if it is not a run or baseline result file.
+bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
+             std::vector<std::string>* eval_cols) {
+  policy->clear();
+  eval_cols->clear();
+  H5E_auto2_t old_fn = nullptr;
+  void* old_data = nullptr;
+  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // probing: no HDF5 error stack on stderr
+  bool ok = false;
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0) {
+    *policy = root_str_attr(f, "policy");
+    ok = (is_run_h5 || !policy->empty()) && H5Lexists(f, "config", H5P_DEFAULT) > 0 &&
+         H5Lexists(f, "config/resolved", H5P_DEFAULT) > 0 &&
+         H5Lexists(f, "metrics", H5P_DEFAULT) > 0 && H5Lexists(f, "metrics/eval", H5P_DEFAULT) > 0;
+    if (ok) {
+      hid_t g = H5Gopen2(f, "metrics/eval", H5P_DEFAULT);
+      VisitCtx ctx;
+      if (g >= 0) {
+        H5Ovisit2(g, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &ctx, H5O_INFO_BASIC);
+        H5Gclose(g);
+      }
+      *eval_cols = std::move(ctx.names);
+    }
+    H5Fclose(f);
+  }
+  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  return ok;
+}
+
+/// Canonical configuration text: resolved spec with experiment seed, name and out_dir cleared.
+std::string config_text(const std::string& resolved, const std::string& file) {
+  try {
+    io::Spec s = io::parse_spec(resolved, file);
+    s.experiment.seed = 0;
+    s.experiment.name.clear();
+    s.experiment.out_dir.clear();
+    s.source_path.clear();
+    return io::to_toml(s);
+  } catch (const core::ConfigError&) {
+    // Written by another schema version: compare the text without those three lines.
+    std::istringstream in(resolved);
+    std::string line, out;
+    bool in_exp = false;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line[0] == '[') in_exp = line.rfind("[experiment]", 0) == 0;
+      if (in_exp && (line.rfind("seed", 0) == 0 || line.rfind("name", 0) == 0 ||
+                     line.rfind("out_dir", 0) == 0))
+        continue;
+      out += line + "\n";
+    }
+    return out;
+  }
+}
+
+/// "section.key" -> value text of a canonical TOML document (one key per line).
+std::map<std::string, std::string> flat_keys(const std::string& toml) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(toml);
+  std::string line, section;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      section = line.substr(1, line.find(']') - 1);
+      continue;
+    }
+    const size_t eq = line.find(" = ");
+    if (eq == std::string::npos) continue;
+    out[(section.empty() ? "" : section + ".") + line.substr(0, eq)] = line.substr(eq + 3);
+  }
+  return out;
+}
+
+std::string fmt(double v, int prec = 6) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+SeedStats seed_stats(const std::vector<double>& xs, int resamples, uint64_t seed) {
+  SeedStats st;
+  st.n = static_cast<int>(xs.size());
+  const bool bad =
+      xs.empty() || std::any_of(xs.begin(), xs.end(), [](double x) { return std::isnan(x); });
+  if (bad) {
+    st.mean = st.std = st.iqm = st.ci_low = st.ci_high = kNaN;
+    return st;
+  }
+  const double n = static_cast<double>(xs.size());
+  st.mean = std::accumulate(xs.begin(), xs.end(), 0.0) / n;
+  double ss = 0;
+  for (double x : xs) ss += (x - st.mean) * (x - st.mean);
+  st.std = std::sqrt(ss / n);
+  std::vector<double> sorted = xs;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t cut = static_cast<size_t>(0.25 * n);
+  st.iqm = std::accumulate(sorted.begin() + cut, sorted.end() - cut, 0.0) /
+           static_cast<double>(sorted.size() - 2 * cut);
+  core::Rng rng(seed, 0);
+  std::vector<double> means(static_cast<size_t>(std::max(resamples, 1)));
+  for (auto& m : means) {
+    double s = 0;
+    for (size_t i = 0; i < xs.size(); ++i) s += xs[rng.below(xs.size())];
+    m = s / n;
+  }
+  std::sort(means.begin(), means.end());
+  st.ci_low = percentile_sorted(means, 2.5);
+  st.ci_high = percentile_sorted(means, 97.5);
+  return st;
+}
+
+std::vector<RunRecord> find_runs(const std::string& dir) {
+  if (!fs::is_directory(dir))
+    throw core::ConfigError(dir + ": expected a directory of runs, found " +
+                            (fs::exists(dir) ? "a file" : "nothing"));
+  std::vector<std::string> files;
+  for (auto it =
+           fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
+       it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename() == "ckpt") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && it->path().extension() == ".h5")
+      files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<RunRecord> runs;
+  for (const auto& f : files) {
+    std::string policy;
+    std::vector<std::string> cols;
+    const bool is_run = fs::path(f).filename() == "run.h5";
+    if (!inspect(f, is_run, &policy, &cols)) continue;
+    RunRecord r;
+    r.file = f;
+    r.kind = policy.empty() ? "ppo" : "baseline:" + policy;
+    try {
+      r.resolved = io::read_string(f, "config/resolved");
+      for (const auto& c : cols) {
+        const auto v = io::read_column(f, "metrics/eval/" + c);
+        r.last_eval[c] = v.empty() ? kNaN : v.back();
+      }
+    } catch (const std::exception&) {
+      continue;  // unreadable or being written: not a result yet
+    }
+    if (r.last_eval.empty()) continue;
+    r.final_step = r.last_eval.count("global_step") ? r.last_eval["global_step"] : kNaN;
+    r.config_key = r.kind + "\n" + config_text(r.resolved, f);
+    const auto flat = flat_keys(r.resolved);
+    auto it = flat.find("experiment.seed");
+    r.seed = it != flat.end() ? std::atoll(it->second.c_str()) : 0;
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+Summary summarize_runs(const std::vector<RunRecord>& runs,
+                       const std::vector<std::string>& metrics) {
+  Summary s;
+  // Metrics.
+  if (metrics.empty()) {
+    std::set<std::string> seen;
+    s.metrics = {"return_mean", "shaped_return_mean"};
+    for (const auto& r : runs)
+      for (const auto& [k, v] : r.last_eval)
+        if (k.rfind("cost/", 0) == 0 && seen.insert(k).second) s.metrics.push_back(k);
+    std::sort(s.metrics.begin() + 2, s.metrics.end());
+  } else {
+    s.metrics = metrics;
+    for (const auto& m : metrics) {
+      const bool any = std::any_of(runs.begin(), runs.end(),
+                                   [&](const RunRecord& r) { return r.last_eval.count(m) > 0; });
+      if (!any && !runs.empty()) {
+        std::vector<std::string> avail;
+        for (const auto& [k, v] : runs[0].last_eval) avail.push_back(k);
+        const std::string dym = io::did_you_mean(m, avail);
+        throw core::ConfigError("--metric " + m + ": no run has metrics/eval/" + m +
+                                (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
+      }
+    }
+  }
+  // Groups in order of first appearance.
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<const RunRecord*>> groups;
+  for (const auto& r : runs) {
+    if (!groups.count(r.config_key)) keys.push_back(r.config_key);
+    groups[r.config_key].push_back(&r);
+  }
+  // Labels: the keys whose values differ between configurations.
+  std::vector<std::map<std::string, std::string>> flats;
+  for (const auto& k : keys) flats.push_back(flat_keys(k.substr(k.find('\n') + 1)));
+  std::set<std::string> differing;
+  for (size_t i = 1; i < flats.size(); ++i) {
+    for (const auto& [k, v] : flats[i]) {
+      auto it = flats[0].find(k);
+      if (it == flats[0].end() || it->second != v) differing.insert(k);
+    }
+    for (const auto& [k, v] : flats[0])
+      if (!flats[i].count(k)) differing.insert(k);
+  }
+  for (size_t g = 0; g < keys.size(); ++g) {
+    const auto& members = groups[keys[g]];
+    ConfigSummary c;
+    c.kind = members[0]->kind;
+    for (const auto& k : differing) {
+      auto it = flats[g].find(k);
+      c.label += (c.label.empty() ? "" : " ") + k + "=" + (it == flats[g].end() ? "-" : it->second);
+    }
+    if (c.label.empty()) {
+      const auto f = flat_keys(members[0]->resolved);
+      auto it = f.find("experiment.name");
+      c.label = it != f.end() ? it->second : "(all runs)";
+    }
+    c.min_final_step = INFINITY;
+    c.max_final_step = -INFINITY;
+    for (const auto* r : members) {
+      c.seeds.push_back(r->seed);
+      c.files.push_back(r->file);
+      c.min_final_step = std::min(c.min_final_step, r->final_step);
+      c.max_final_step = std::max(c.max_final_step, r->final_step);
+    }
+    for (const auto& m : s.metrics) {
+      std::vector<double> xs;
+      for (const auto* r : members) {
+        auto it = r->last_eval.find(m);
+        xs.push_back(it == r->last_eval.end() ? kNaN : it->second);
+      }
+      c.stats[m] = seed_stats(xs);
+    }
+    s.configs.push_back(std::move(c));
+  }
+  return s;
+}
+
+std::string summary_table(const Summary& s) {
+  std::ostringstream o;
+  size_t w = 13;
+  for (const auto& c : s.configs)
+    w = std::max(w, c.label.size() + (c.kind == "ppo" ? 0 : c.kind.size() + 3));
+  w = std::min<size_t>(w, 70);
+  o << s.configs.size()
+    << " configuration(s); 95 % CI: percentile bootstrap of the mean over seeds ("
+    << kBootstrapResamples << " resamples), std over seeds (ddof 0)\n";
+  for (const auto& m : s.metrics) {
+    o << "\n" << m << "\n";
+    char head[256];
+    std::snprintf(head, sizeof head, "  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w),
+                  "configuration", "seeds", "mean", "std", "iqm", "95% CI");
+    o << head;
+    for (const auto& c : s.configs) {
+      const auto& st = c.stats.at(m);
+      std::string label = c.kind == "ppo" ? c.label : "[" + c.kind + "] " + c.label;
+      char line[512];
+      const std::string ci = "[" + fmt(st.ci_low) + ", " + fmt(st.ci_high) + "]";
+      std::snprintf(line, sizeof line, "  %-*s %5d %12s %12s %12s %27s\n", static_cast<int>(w),
+                    label.c_str(), st.n, fmt(st.mean).c_str(), fmt(st.std).c_str(),
+                    fmt(st.iqm).c_str(), ci.c_str());
+      o << line;
+    }
+  }
+  for (const auto& c : s.configs)
+    if (c.kind == "ppo" && c.min_final_step != c.max_final_step)
+      o << "\nwarning: " << c.label << ": seeds ended at different steps ("
+        << fmt(c.min_final_step, 12) << " .. " << fmt(c.max_final_step, 12)
+        << "); unfinished runs?\n";
+  return o.str();
+}
+
+std::string summary_csv(const Summary& s) {
+  std::ostringstream o;
+  o << "configuration,kind,n_seeds,seeds,final_step,metric,mean,std,iqm,ci95_low,ci95_high\n";
+  for (const auto& c : s.configs) {
+    std::string seeds;
+    for (size_t i = 0; i < c.seeds.size(); ++i)
+      seeds += (i ? " " : "") + std::to_string(c.seeds[i]);
+    for (const auto& m : s.metrics) {
+      const auto& st = c.stats.at(m);
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n,
+                    csv_field(seeds).c_str(), fmt(c.min_final_step, 17).c_str(),
+                    csv_field(m).c_str(), st.mean, st.std, st.iqm, st.ci_low, st.ci_high);
+      o << csv_field(c.label) << "," << csv_field(c.kind) << "," << buf;
+    }
+  }
+  return o.str();
+}
+
+}  // namespace pz::exp

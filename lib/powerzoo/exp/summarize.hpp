@@ -1,0 +1,68 @@
+// Summaries over seeds: group runs by configuration (everything but the seed), per metric mean,
+// std, IQM and a percentile-bootstrap 95 % CI of the mean (tasks-benchmarks.md protocol).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pz::exp {
+
+/// Statistics of one metric over the seeds of one configuration.
+struct SeedStats {
+  int n = 0;
+  double mean = 0, std = 0;  ///< std is the population std (ddof = 0), as the reference protocol
+  double iqm = 0;            ///< interquartile mean (scipy trim_mean(x, 0.25))
+  double ci_low = 0, ci_high = 0;  ///< percentile bootstrap of the mean, 95 %
+};
+
+inline constexpr int kBootstrapResamples = 10000;
+inline constexpr uint64_t kBootstrapSeed = 42;
+
+/// Mean, std, IQM and bootstrap CI of `xs`: `resamples` resamples of size n drawn with
+/// core::Rng(seed, 0), percentiles 2.5 / 97.5 of the resampled means with linear interpolation
+/// (numpy's default). NaN values make every statistic NaN; n = 0 gives NaN too.
+SeedStats seed_stats(const std::vector<double>& xs, int resamples = kBootstrapResamples,
+                     uint64_t seed = kBootstrapSeed);
+
+/// One result file found under the directory.
+struct RunRecord {
+  std::string file;
+  std::string kind;  ///< "ppo" for run.h5, "baseline:<policy>" for baseline files
+  int64_t seed = 0;
+  std::string config_key;  ///< kind + canonical TOML with experiment seed/name/out_dir cleared
+  std::string resolved;    ///< /config/resolved as stored
+  double final_step = 0;   ///< global_step of the last eval row (NaN for baselines)
+  std::map<std::string, double> last_eval;  ///< every /metrics/eval column at its last row
+};
+
+struct ConfigSummary {
+  std::string label;  ///< the keys that differ between configurations ("ppo.learning_rate=0.0001")
+  std::string kind;
+  std::vector<int64_t> seeds;
+  std::vector<std::string> files;
+  double min_final_step = 0, max_final_step = 0;
+  std::map<std::string, SeedStats> stats;  ///< per metric
+};
+
+struct Summary {
+  std::vector<std::string> metrics;
+  std::vector<ConfigSummary> configs;  ///< in order of first appearance (sorted file paths)
+};
+
+/// Finds result files under `dir` (recursively, sorted): every run.h5 and every other .h5 with a
+/// root attribute `policy` (files of `powerzoo baseline --out`); checkpoint files are skipped.
+std::vector<RunRecord> find_runs(const std::string& dir);
+
+/// Groups `runs` and computes statistics. `metrics` empty = return_mean, shaped_return_mean and
+/// every cost/<channel> column present. Throws core::ConfigError if a requested metric is absent
+/// from every run.
+Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics);
+
+/// The summary as a table for the terminal (one block per metric, one row per configuration).
+std::string summary_table(const Summary& s);
+/// The summary as CSV (one row per configuration and metric).
+std::string summary_csv(const Summary& s);
+
+}  // namespace pz::exp

@@ -1,0 +1,571 @@
+// Sweep expansion, sweep.json manifest and SLURM job-array script.
+#include "powerzoo/exp/sweep.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <toml++/toml.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/rng.hpp"
+
+namespace fs = std::filesystem;
+
+namespace pz::exp {
+namespace {
+
+using core::ConfigError;
+
+std::string fmt_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string quote_toml(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          out += b;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// A TOML value as override text (what follows `key=`).
+std::string value_text(const toml::node& n) {
+  if (auto* t = n.as_table()) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [k, v] : *t) {
+      out += (first ? " " : ", ") + quote_toml(std::string(k.str())) + " = " + value_text(v);
+      first = false;
+    }
+    return out + " }";
+  }
+  if (auto* a = n.as_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < a->size(); ++i) out += (i ? ", " : "") + value_text((*a)[i]);
+    return out + "]";
+  }
+  if (auto* s = n.as_string()) return quote_toml(s->get());
+  if (auto* i = n.as_integer()) return std::to_string(i->get());
+  if (auto* f = n.as_floating_point()) return fmt_double(f->get());
+  if (auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  std::ostringstream os;
+  n.visit([&](auto&& v) { os << v; });
+  return os.str();
+}
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;  ///< override value texts
+};
+
+struct RandomDim {
+  std::string key;
+  double low = 0, high = 0;
+  bool log = false, integer = false;
+  std::vector<std::string> choices;  ///< non-empty: uniform choice
+};
+
+/// Flattens the [sweep] table into axes (arrays), fixed overrides (scalars) and the random part.
+void flatten(const toml::table& t, const std::string& prefix, std::vector<Axis>& axes,
+             std::vector<std::string>& fixed, const toml::table** random) {
+  for (const auto& [k, v] : t) {
+    const std::string key =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (prefix.empty() && k.str() == "random") {
+      if (!v.is_table()) throw ConfigError("[sweep] random: expected a table, found another value");
+      *random = v.as_table();
+      continue;
+    }
+    if (auto* sub = v.as_table()) {
+      flatten(*sub, key, axes, fixed, random);
+    } else if (auto* a = v.as_array()) {
+      if (a->empty())
+        throw ConfigError("[sweep] " + key + ": expected a non-empty list of values, found []");
+      Axis ax{key, {}};
+      for (const auto& e : *a) ax.values.push_back(value_text(e));
+      axes.push_back(std::move(ax));
+    } else {
+      fixed.push_back(key + "=" + value_text(v));
+    }
+  }
+}
+
+std::vector<RandomDim> read_random(const toml::table& r, int64_t* n) {
+  *n = 0;
+  std::vector<RandomDim> dims;
+  for (const auto& [k, v] : r) {
+    const std::string key(k.str());
+    const std::string ctx = "[sweep.random] " + key + ": ";
+    if (key == "n") {
+      auto x = v.value<int64_t>();
+      if (!v.is_integer() || !x || *x < 1 || *x > 100000)
+        throw ConfigError(ctx + "expected an integer sample count in [1, 100000]");
+      *n = *x;
+      continue;
+    }
+    RandomDim d;
+    d.key = key;
+    if (auto* a = v.as_array()) {
+      if (a->empty()) throw ConfigError(ctx + "expected a non-empty list of choices, found []");
+      for (const auto& e : *a) d.choices.push_back(value_text(e));
+    } else if (auto* t = v.as_table()) {
+      for (const auto& [tk, tv] : *t)
+        if (tk.str() != "low" && tk.str() != "high" && tk.str() != "log")
+          throw ConfigError(ctx + "unknown range key '" + std::string(tk.str()) +
+                            "' (expected low, high, log)");
+      auto lo = (*t)["low"].value<double>(), hi = (*t)["high"].value<double>();
+      if (!lo || !hi) throw ConfigError(ctx + "expected { low = number, high = number }");
+      d.low = *lo;
+      d.high = *hi;
+      d.log = (*t)["log"].value_or(false);
+      d.integer = (*t)["low"].is_integer() && (*t)["high"].is_integer() && !d.log;
+      if (!(d.low <= d.high) || !std::isfinite(d.low) || !std::isfinite(d.high))
+        throw ConfigError(ctx + "expected finite low <= high, found low = " + fmt_double(d.low) +
+                          ", high = " + fmt_double(d.high));
+      if (d.log && d.low <= 0)
+        throw ConfigError(ctx + "log = true needs low > 0, found " + fmt_double(d.low));
+    } else {
+      throw ConfigError(ctx + "expected { low, high, log } or a list of choices");
+    }
+    dims.push_back(std::move(d));
+  }
+  if (*n == 0 && !dims.empty())
+    throw ConfigError("[sweep.random]: expected n = <number of samples>, found none");
+  return dims;
+}
+
+std::string utc_now() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// RAII exclusive flock on a lock file.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw core::RunError(path + ": cannot open lock file");
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) break;
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+nlohmann::json to_json(const Manifest& m) {
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["spec"] = m.spec_file;
+  j["args"] = m.args;
+  j["n_trials"] = m.trials.size();
+  j["trials"] = nlohmann::json::array();
+  for (const auto& t : m.trials) {
+    j["trials"].push_back({{"index", t.trial.index},
+                           {"id", t.trial.id},
+                           {"overrides", t.trial.overrides},
+                           {"run_dir", t.run_dir},
+                           {"status", t.status},
+                           {"message", t.message},
+                           {"attempts", t.attempts},
+                           {"updated_utc", t.updated_utc}});
+  }
+  return j;
+}
+
+bool safe_sbatch_value(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::strchr("_.:,=+-/", c) != nullptr;
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> split_grid_values(const std::string& raw) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  char q = 0;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (q) {
+      if (c == '\\' && q == '"' && i + 1 < raw.size()) {
+        cur += c;
+        cur += raw[++i];
+        continue;
+      }
+      if (c == q) q = 0;
+    } else if (c == '"' || c == '\'') {
+      q = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string trial_id(int index, const std::vector<std::string>& overrides) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& o : overrides) {
+    for (unsigned char c : o) h = (h ^ c) * 0x100000001b3ull;
+    h = (h ^ 0xffu) * 0x100000001b3ull;  // separator
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "t%d-%08x", index, static_cast<unsigned>(h ^ (h >> 32)));
+  return buf;
+}
+
+std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string& spec_file,
+                                const std::vector<std::string>& args) {
+  // Command-line arguments: one value = fixed override, several = grid axis.
+  std::vector<std::string> cli_fixed;
+  std::vector<Axis> cli_axes;
+  for (const auto& a : args) {
+    const size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("command line argument '" + a + "': expected key=value or key=v1,v2,...");
+    std::string key = a.substr(0, eq);
+    if (key == "experiment.seed") key = "seed";
+    const auto vals = split_grid_values(a.substr(eq + 1));
+    for (const auto& v : vals)
+      if (v.find_first_not_of(" \t") == std::string::npos)
+        throw ConfigError("command line argument '" + a +
+                          "': empty value in the list (no spaces around commas)");
+    if (vals.size() == 1) {
+      cli_fixed.push_back(key + "=" + vals[0]);
+    } else {
+      auto it = std::find_if(cli_axes.begin(), cli_axes.end(),
+                             [&](const Axis& x) { return x.key == key; });
+      if (it != cli_axes.end())
+        throw ConfigError("command line: grid key '" + key + "' given twice");
+      cli_axes.push_back({key, vals});
+    }
+  }
+  // The base spec: file + fixed command-line overrides (validates them, gives seed and [sweep]).
+  const io::Spec base = io::parse_spec(spec_text, spec_file, cli_fixed);
+  toml::table sweep;
+  try {
+    sweep = toml::parse(std::string_view(base.sweep_toml), std::string_view(spec_file));
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(spec_file + ": [sweep]: " + std::string(e.description()));
+  }
+  std::vector<Axis> axes;
+  std::vector<std::string> fixed;
+  const toml::table* random = nullptr;
+  flatten(sweep, "", axes, fixed, &random);
+  for (auto& ax : axes)
+    if (ax.key == "experiment.seed") ax.key = "seed";
+  // Fixed command-line overrides beat [sweep] axes/fixed entries of the same key.
+  auto key_of = [](const std::string& ov) { return ov.substr(0, ov.find('=')); };
+  for (const auto& f : cli_fixed) {
+    const std::string k = key_of(f);
+    axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == k; }),
+               axes.end());
+    fixed.erase(std::remove_if(fixed.begin(), fixed.end(),
+                               [&](const std::string& x) { return key_of(x) == k; }),
+                fixed.end());
+  }
+  for (auto& ca : cli_axes) {
+    fixed.erase(std::remove_if(fixed.begin(), fixed.end(),
+                               [&](const std::string& x) { return key_of(x) == ca.key; }),
+                fixed.end());
+    auto it =
+        std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == ca.key; });
+    if (it != axes.end())
+      *it = ca;
+    else
+      axes.push_back(ca);
+  }
+  for (const auto& f : cli_fixed) fixed.push_back(f);
+
+  // Random samples.
+  int64_t n_random = 0;
+  std::vector<RandomDim> dims;
+  if (random) dims = read_random(*random, &n_random);
+  std::vector<std::vector<std::string>> samples;  // [sample][dim] override texts
+  if (n_random > 0) {
+    core::Rng rng(static_cast<uint64_t>(base.experiment.seed), kSweepRngStream);
+    for (int64_t s = 0; s < n_random; ++s) {
+      std::vector<std::string> row;
+      for (const auto& d : dims) {
+        std::string v;
+        if (!d.choices.empty()) {
+          v = d.choices[rng.below(d.choices.size())];
+        } else if (d.integer) {
+          const auto lo = static_cast<int64_t>(d.low), hi = static_cast<int64_t>(d.high);
+          v = std::to_string(lo +
+                             static_cast<int64_t>(rng.below(static_cast<uint64_t>(hi - lo) + 1)));
+        } else if (d.log) {
+          const double u = rng.uniform();
+          v = fmt_double(std::exp(std::log(d.low) + u * (std::log(d.high) - std::log(d.low))));
+        } else {
+          v = fmt_double(d.low + rng.uniform() * (d.high - d.low));
+        }
+        row.push_back(d.key + "=" + v);
+      }
+      samples.push_back(std::move(row));
+    }
+  } else {
+    samples.push_back({});
+  }
+
+  // Cartesian product, first axis slowest, then random samples fastest.
+  size_t n_grid = 1;
+  for (const auto& a : axes) {
+    n_grid *= a.values.size();
+    if (n_grid * samples.size() > 1000000)
+      throw ConfigError(spec_file + ": [sweep]: more than 1,000,000 trials");
+  }
+  std::vector<Trial> trials;
+  for (size_t g = 0; g < n_grid; ++g) {
+    std::vector<std::string> grid_ov;
+    size_t rem = g;
+    std::vector<size_t> idx(axes.size());
+    for (size_t a = axes.size(); a-- > 0;) {
+      idx[a] = rem % axes[a].values.size();
+      rem /= axes[a].values.size();
+    }
+    for (size_t a = 0; a < axes.size(); ++a)
+      grid_ov.push_back(axes[a].key + "=" + axes[a].values[idx[a]]);
+    for (const auto& s : samples) {
+      Trial t;
+      t.index = static_cast<int>(trials.size());
+      t.overrides = fixed;
+      t.overrides.insert(t.overrides.end(), grid_ov.begin(), grid_ov.end());
+      t.overrides.insert(t.overrides.end(), s.begin(), s.end());
+      t.id = trial_id(t.index, t.overrides);
+      trials.push_back(std::move(t));
+    }
+  }
+  for (const auto& t : trials) {
+    try {
+      io::parse_spec(spec_text, spec_file, t.overrides);
+    } catch (const ConfigError& e) {
+      throw ConfigError("sweep trial " + std::to_string(t.index) + ": " + e.what());
+    }
+  }
+  return trials;
+}
+
+// ---- Manifest -------------------------------------------------------------------------------
+
+void write_manifest(const std::string& path, const Manifest& m) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    const std::string text = to_json(m).dump(2) + "\n";
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw core::RunError(tmp + ": cannot write (" + std::strerror(errno) + ")");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
+                    std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+    std::fclose(f);
+    if (!ok) {
+      std::remove(tmp.c_str());
+      throw core::RunError(tmp + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw core::RunError(path + ": rename failed (" + std::strerror(errno) + ")");
+  }
+}
+
+Manifest read_manifest(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot read sweep manifest");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+    Manifest m;
+    m.spec_file = j.at("spec").get<std::string>();
+    m.args = j.at("args").get<std::vector<std::string>>();
+    for (const auto& t : j.at("trials")) {
+      TrialStatus s;
+      s.trial.index = t.at("index").get<int>();
+      s.trial.id = t.at("id").get<std::string>();
+      s.trial.overrides = t.at("overrides").get<std::vector<std::string>>();
+      s.run_dir = t.at("run_dir").get<std::string>();
+      s.status = t.at("status").get<std::string>();
+      s.message = t.value("message", "");
+      s.attempts = t.value("attempts", 0);
+      s.updated_utc = t.value("updated_utc", "");
+      m.trials.push_back(std::move(s));
+    }
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(path + ": malformed sweep manifest: " + e.what());
+  }
+}
+
+Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_file,
+                       const std::vector<std::string>& args, const std::vector<Trial>& trials) {
+  fs::create_directories(sweep_dir);
+  FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
+  const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
+  if (fs::exists(path)) {
+    Manifest m = read_manifest(path);
+    bool same = m.trials.size() == trials.size();
+    for (size_t i = 0; same && i < trials.size(); ++i) same = m.trials[i].trial.id == trials[i].id;
+    if (!same)
+      throw ConfigError(path + ": expected the manifest of this sweep (" +
+                        std::to_string(trials.size()) + " trials), found a different sweep (" +
+                        std::to_string(m.trials.size()) +
+                        " trials or other overrides); choose another --out");
+    return m;
+  }
+  Manifest m;
+  m.spec_file = spec_file;
+  m.args = args;
+  for (const auto& t : trials) {
+    TrialStatus s;
+    s.trial = t;
+    s.run_dir = "trial_" + std::to_string(t.index);
+    s.updated_utc = utc_now();
+    m.trials.push_back(std::move(s));
+  }
+  write_manifest(path, m);
+  return m;
+}
+
+void update_trial_status(const std::string& sweep_dir, int index, const std::string& status,
+                         const std::string& message) {
+  FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
+  const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
+  Manifest m = read_manifest(path);
+  if (index < 0 || static_cast<size_t>(index) >= m.trials.size())
+    throw ConfigError(path + ": no trial " + std::to_string(index));
+  auto& t = m.trials[index];
+  if (status == "running") ++t.attempts;
+  t.status = status;
+  t.message = message;
+  t.updated_utc = utc_now();
+  write_manifest(path, m);
+}
+
+std::string sweep_dir_for(const io::Spec& base, const std::string& out) {
+  if (!out.empty()) return out;
+  return (fs::path(base.experiment.out_dir) / (base.experiment.name + "-sweep")).string();
+}
+
+// ---- SLURM ----------------------------------------------------------------------------------
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string slurm_script(const std::string& binary, const std::string& spec_file,
+                         const std::vector<std::string>& args, const std::string& sweep_dir,
+                         const std::string& job_name, int n_trials, const SlurmOptions& o) {
+  if (n_trials < 1) throw ConfigError("--emit slurm: the sweep has no trials");
+  auto check = [](const char* opt, const std::string& v) {
+    if (!v.empty() && !safe_sbatch_value(v))
+      throw ConfigError(std::string("--") + opt +
+                        ": expected letters, digits and _.:,=+-/ only, found '" + v + "'");
+  };
+  check("partition", o.partition);
+  check("time", o.time);
+  check("mem", o.mem);
+  std::string name;
+  for (unsigned char c : job_name)
+    name += (std::isalnum(c) || c == '_' || c == '-' || c == '.') ? static_cast<char>(c) : '_';
+  if (name.empty()) name = "powerzoo-sweep";
+  const std::string logs = (fs::path(sweep_dir) / "logs").string();
+  std::ostringstream s;
+  s << "#!/bin/bash\n"
+    << "# powerzoo sweep job array: " << n_trials << " trials, one array task per trial.\n"
+    << "# Submit with `sbatch THIS_FILE`; afterwards `powerzoo summarize SWEEP_DIR`.\n"
+    << "#SBATCH --job-name=" << name << "\n"
+    << "#SBATCH --array=0-" << (n_trials - 1);
+  if (o.parallel > 0) s << "%" << o.parallel;
+  s << "\n";
+  if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
+  if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n";
+  if (o.cpus > 0) s << "#SBATCH --cpus-per-task=" << o.cpus << "\n";
+  if (!o.mem.empty()) s << "#SBATCH --mem=" << o.mem << "\n";
+  // SLURM's own log path cannot be quoted in an #SBATCH line: use it only for safe paths (the
+  // per-task powerzoo log below always works).
+  if (safe_sbatch_value(logs)) s << "#SBATCH --output=" << logs << "/slurm-%A_%a.out\n";
+  s << "#SBATCH --open-mode=append\n\n"
+    << "set -euo pipefail\n"
+    << "export HDF5_USE_FILE_LOCKING=FALSE\n"
+    << "POWERZOO=" << shell_quote(binary) << "\n"
+    << "SWEEP_DIR=" << shell_quote(sweep_dir) << "\n"
+    << "TASK=\"${SLURM_ARRAY_TASK_ID:?not running as a SLURM array task}\"\n"
+    << "mkdir -p \"$SWEEP_DIR/logs\"\n"
+    << "exec >>\"$SWEEP_DIR/logs/trial_${TASK}.log\" 2>&1\n"
+    << "echo \"powerzoo sweep task ${TASK} (job ${SLURM_ARRAY_JOB_ID:-?}) on $(hostname) at $(date "
+       "-u +%FT%TZ)\"\n"
+    << "exec \"$POWERZOO\" sweep " << shell_quote(spec_file);
+  for (const auto& a : args) s << " " << shell_quote(a);
+  s << " --out \"$SWEEP_DIR\" --index \"$TASK\" --threads \"${SLURM_CPUS_PER_TASK:-1}\" --quiet\n";
+  return s.str();
+}
+
+}  // namespace pz::exp
