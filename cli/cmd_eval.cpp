@@ -9,6 +9,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/io/spec.hpp"
 #include "powerzoo/rl/ppo.hpp"
@@ -72,10 +73,11 @@ int cmd_eval(const Args& args) {
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
   const io::Spec spec = io::parse_spec(resolved, ckpt + " (config/resolved)");
-  auto env = exp::make_env(spec, split);
+  auto env = exp::make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
   const auto& esp = env->spec();
   core::Rng init(0, 0);
-  rl::PpoLearner learner(esp.obs_dim, esp.act_dim, spec.ppo, init);
+  rl::PpoLearner learner(esp.obs_dim, esp.act_dim, spec.ppo, init,
+                         exp::learner_cost_channels(spec));
   learner.load(sd);
   const auto penalty = exp::penalty_weights(spec, esp);
   if (out.empty()) {

@@ -64,12 +64,22 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   spec_.act_high.assign(nu, 1.0f);
   spec_.cost_names = {"thermal_overload", "voltage_violation", "power_balance", "resource"};
   spec_.horizon = p_.horizon;
+  if (p_.report_opf_gap) spec_.episode_sum_names = {"policy_gen_cost_usd", "opf_gen_cost_usd"};
+  if (p_.opf_dispatch || p_.report_opf_gap) {
+    opf_case_ = c;
+    for (int u = 0; u < nu; ++u) {
+      opf_case_.gen[unit_gen_[u]].pmin_mw = pmin_[u];
+      opf_case_.gen[unit_gen_[u]].pmax_mw = pmax_[u];
+    }
+    grid::DcOpf probe(opf_case_);  // validate the OPF data up front
+  }
 }
 
 std::unique_ptr<State> TransGrid::make_state() const {
   auto s = std::make_unique<GridState>();
   s->p_mw.assign(n_units(), 0.0);
   s->flow_mw.assign(p_.grid_case.n_branch(), 0.0);
+  if (p_.opf_dispatch || p_.report_opf_gap) s->opf = std::make_unique<grid::DcOpf>(opf_case_);
   return s;
 }
 
@@ -166,11 +176,18 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
   auto& s = static_cast<GridState&>(st);
   thread_local std::vector<double> load;
   bus_load(profile_index(s, s.t), load);
-  for (int u = 0; u < n_units(); ++u) {
-    const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
-    s.p_mw[u] = 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u]);
+  grid::DcOpfResult opf;
+  if (s.opf) opf = s.opf->solve(load);
+  if (p_.opf_dispatch && opf.ok()) {
+    for (int u = 0; u < n_units(); ++u) s.p_mw[u] = opf.gen_pg_mw[unit_gen_[u]];
+    dc_flow(load, s.p_mw, s.flow_mw);  // balanced: the slack adjustment is ~0
+  } else {
+    for (int u = 0; u < n_units(); ++u) {
+      const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
+      s.p_mw[u] = 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u]);
+    }
+    dc_flow(load, s.p_mw, s.flow_mw);
   }
-  dc_flow(load, s.p_mw, s.flow_mw);
   double c_th = 0;
   int n_viol = 0;
   for (size_t l = 0; l < cap_.size(); ++l) {
@@ -193,12 +210,19 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
   out.reward = static_cast<float>(-p_.reward_scale * gen_cost);
   out.truncated = s.t >= p_.horizon;
   const bool finite = std::isfinite(gen_cost) && std::isfinite(c_th);
-  if (!finite) out.terminated = true;
+  const bool opf_failed = p_.opf_dispatch && !opf.ok();
+  if (!finite || opf_failed) out.terminated = true;
   if (info) {
     info->gen_cost = gen_cost;
     info->n_violations = n_viol;
     info->is_safe = n_viol == 0;
-    info->status = finite ? StepStatus::kOk : StepStatus::kNonFinite;
+    info->status = !finite ? StepStatus::kNonFinite
+                   : opf_failed ? StepStatus::kSolverFailed
+                                : StepStatus::kOk;
+    if (p_.report_opf_gap && opf.ok()) {
+      info->sums[0] = gen_cost * p_.dt_hours;
+      info->sums[1] = opf.objective * p_.dt_hours;
+    }
   }
   return out;
 }
@@ -214,6 +238,7 @@ void TransGrid::save_state(const State& st, std::vector<double>& out) const {
 
 size_t TransGrid::load_state(State& st, std::span<const double> in) const {
   auto& s = static_cast<GridState&>(st);
+  if (s.opf) s.opf->reset_warm_start();
   const size_t n = 3 + s.p_mw.size() + s.flow_mw.size();
   if (in.size() < n)
     throw core::ConfigError("checkpoint: trans_grid state has " + std::to_string(in.size()) +

@@ -6,6 +6,7 @@
 
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dcopf.hpp"
 
 namespace pz::envs {
 
@@ -24,6 +25,14 @@ struct TransGridParams {
   int slack_bus_idx = -1;  ///< −1: the case's reference bus
   /// Optional override of per-unit limits [n_units] (tests use the reference's case5 limits).
   std::vector<double> pmin_override, pmax_override;
+  /// OPF mode (reference solver_mode 1, exact): the DC-OPF of the step's load dispatches and the
+  /// action is ignored (act_dim stays n_units; attached devices, which would take the action,
+  /// do not exist yet). An infeasible OPF terminates the episode with kSolverFailed.
+  bool opf_dispatch = false;
+  /// Also solve the step's DC-OPF (agent mode) and report Info::sums = [policy_gen_cost_usd,
+  /// opf_gen_cost_usd] (gen cost × Δt, both 0 on steps whose OPF is not optimal); evaluation
+  /// turns them into opf_gap = policy / OPF − 1.
+  bool report_opf_gap = false;
 };
 
 /// DC power flow on PTDF, slack-bus units absorb the imbalance, generation cost from gencost.
@@ -42,6 +51,7 @@ class TransGrid final : public Env {
     std::vector<double> p_mw;     ///< [n_units] slack-adjusted output
     std::vector<double> flow_mw;  ///< [n_branch]
     double episode_cost = 0;
+    std::unique_ptr<grid::DcOpf> opf;  ///< OPF mode / opf-gap report only (warm-started)
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -78,6 +88,7 @@ class TransGrid final : public Env {
   std::vector<double> ptdf_;         // [n_branch x n_bus]
   std::vector<double> cap_;          // [n_branch] MW, 1e6 = unlimited
   double sum_pmax_ = 1;
+  grid::Case opf_case_;  // the case with the env's unit limits (OPF mode / opf-gap report)
 };
 
 }  // namespace pz::envs

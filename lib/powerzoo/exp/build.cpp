@@ -9,6 +9,8 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/exp/task_tso.hpp"
+#include "powerzoo/exp/task_dso.hpp"
 #include "powerzoo/grid/case.hpp"
 
 namespace pz::exp {
@@ -48,7 +50,14 @@ std::vector<std::pair<std::string, std::string>> env_catalog() {
       {"trans_grid",
        "DC transmission dispatch: the agent sets every in-service generator's output; slack-bus "
        "units absorb the imbalance; costs thermal_overload, voltage_violation, power_balance, "
-       "resource"}};
+       "resource"},
+      {"dist_grid",
+       "radial distribution feeder (exact DistFlow) with FlexLoad demand response; the dso task "
+       "preset: case33bw, six flexible loads, AEMO feeder shapes; costs voltage_violation, "
+       "thermal_overload, resource"},
+      {"unit_commitment",
+       "DC unit commitment (task tso): the agent commits units and biases an exact DC-OPF "
+       "dispatch; costs thermal_overload, reserve_shortfall, min_updown"}};
 }
 
 // Runs f, prefixing a ConfigError with the spec file and key it came from.
@@ -63,13 +72,14 @@ auto with_key(const io::Spec& spec, const char* key, F&& f) -> decltype(f()) {
 
 std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::string& split) {
   const auto& e = spec.env;
+  if (e.task == "dso" || e.id == "dist_grid") return make_dso_env(spec, split);
+  if (e.task == "tso" || e.id == "unit_commitment") return make_tso_env(spec, split);
   if (!e.task.empty())
     throw core::ConfigError(where(spec) +
-                            "[env] task: expected no task preset (none is "
-                            "available yet), found '" +
+                            "[env] task: expected no task preset or one of dso, tso, found '" +
                             e.task + "'");
   if (e.id != "trans_grid")
-    throw core::ConfigError(where(spec) + "[env] id: expected one of trans_grid, found '" + e.id +
+    throw core::ConfigError(where(spec) + "[env] id: expected one of trans_grid, dist_grid, unit_commitment, found '" + e.id +
                             "'");
   envs::TransGridParams p;
   p.grid_case = with_key(spec, "[env] case", [&] { return cached_case(e.case_name); });
@@ -87,6 +97,8 @@ std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::strin
   p.dt_hours = e.dt_hours;
   p.load_scale = e.load_scale;
   p.reward_scale = e.reward_scale;
+  p.opf_dispatch = e.dispatch == "dcopf";
+  p.report_opf_gap = e.report_opf_gap;
   return std::make_shared<envs::TransGrid>(std::move(p));
 }
 
@@ -113,6 +125,7 @@ std::vector<double> penalty_weights(const io::Spec& spec, const envs::EnvSpec& e
 }
 
 std::string describe_data(const io::Spec& spec) {
+  if (spec.env.task == "dso" || spec.env.id == "dist_grid") return describe_dso_data();
   const data::Profile& prof = cached_profile(spec.env.profile);
   std::ostringstream os;
   os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();

@@ -107,6 +107,8 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     for (const auto& ep : done_eps) sum += ep.sums[j];
     m[sp.episode_sum_names[j]] = sum / static_cast<double>(K);
   }
+  if (m.count("opf_gen_cost_usd") && m.count("policy_gen_cost_usd") && m["opf_gen_cost_usd"] > 0)
+    m["opf_gap"] = m["policy_gen_cost_usd"] / m["opf_gen_cost_usd"] - 1.0;
   return m;
 }
 

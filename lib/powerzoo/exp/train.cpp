@@ -15,6 +15,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/saute.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/evaluate.hpp"
@@ -160,12 +161,64 @@ void truncate_progress(const fs::path& file, long long step) {
 
 }  // namespace
 
+SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
+  SafetyView v;
+  const auto& sf = spec.safety;
+  const size_t k = sf.constraints.size();
+  for (const auto& name : sf.constraints) {
+    int idx = -1;
+    for (size_t c = 0; c < env_spec.cost_names.size(); ++c)
+      if (env_spec.cost_names[c] == name) idx = static_cast<int>(c);
+    if (idx < 0) {
+      std::string known;
+      for (const auto& n : env_spec.cost_names) known += (known.empty() ? "" : ", ") + n;
+      const std::string hint = io::did_you_mean(name, env_spec.cost_names);
+      throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
+                              ": [safety] constraints: expected a cost channel of " + env_spec.id +
+                              " (" + (known.empty() ? "none" : known) + "), found '" + name + "'" +
+                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+    v.channels.push_back(idx);
+    v.names.push_back(name);
+  }
+  v.thresholds = sf.thresholds.empty() ? std::vector<double>(k, 0.0) : sf.thresholds;
+  if (sf.cost_scale.empty())
+    v.cost_scale.assign(k, 1.0);
+  else if (sf.cost_scale.size() == 1)
+    v.cost_scale.assign(k, sf.cost_scale[0]);
+  else
+    v.cost_scale = sf.cost_scale;
+  return v;
+}
+
+std::shared_ptr<const envs::Env> make_learner_env(const io::Spec& spec, const std::string& split,
+                                                  bool training) {
+  auto env = make_env(spec, split);
+  if (spec.ppo.algo != rl::Algo::kSautePpo) return env;
+  // Sauté-PPO (rl.md §2.9): train with reward shaping, evaluate with it off (budget obs kept).
+  const SafetyView sv = safety_view(spec, env->spec());
+  return std::make_shared<const envs::SauteEnv>(env, sv.channels, sv.thresholds, spec.env.horizon,
+                                                spec.ppo.saute_unsafe_reward, training);
+}
+
+int learner_cost_channels(const io::Spec& spec) {
+  return spec.ppo.algo == rl::Algo::kPpoLagrangian
+             ? static_cast<int>(spec.safety.constraints.size())
+             : 0;
+}
+
 TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   // ---- Validate and build everything before anything is written.
-  auto train_env = make_env(spec, spec.env.split);
+  auto train_env = make_learner_env(spec, spec.env.split, true);
   std::vector<std::shared_ptr<const envs::Env>> eval_envs;
-  for (const auto& s : spec.eval.splits) eval_envs.push_back(make_env(spec, s));
+  for (const auto& s : spec.eval.splits) eval_envs.push_back(make_learner_env(spec, s, false));
+  const SafetyView safety = safety_view(spec, train_env->spec());
+  const rl::Algo algo = spec.ppo.algo;
   const envs::EnvSpec esp = train_env->spec();
+  // PPO-Lagrangian: costs and budgets in scaled units (rl.md §2.7: c/s, d = thresholds/s).
+  const int n_lag = algo == rl::Algo::kPpoLagrangian ? static_cast<int>(safety.channels.size()) : 0;
+  std::vector<double> lag_budget(n_lag);
+  for (int c = 0; c < n_lag; ++c) lag_budget[c] = safety.thresholds[c] / safety.cost_scale[c];
   const std::vector<double> penalty = penalty_weights(spec, esp);
   const rl::PpoConfig& cfg = spec.ppo;
   const int N = spec.vec.n_envs, T = cfg.rollout_length;
@@ -178,7 +231,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
   RunStreams rngs(seed);
-  rl::PpoLearner learner(esp.obs_dim, esp.act_dim, cfg, rngs.init);
+  rl::PpoLearner learner(esp.obs_dim, esp.act_dim, cfg, rngs.init, n_lag);
   vec::VectorEnv venv(train_env, N, seed, kEnvStreamBase, pool, penalty);
   const std::string resolved = io::to_toml(spec);
 
@@ -277,7 +330,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   }
 
   rl::Rollout ro;
-  ro.resize(T, N, esp.obs_dim, esp.act_dim);
+  ro.resize(T, N, esp.obs_dim, esp.act_dim, n_lag);
   const size_t n_costs = esp.cost_names.size();
   std::vector<float> ro_costs(static_cast<size_t>(T) * N * n_costs);  // [T, N, k] for train-sample
   bool have_rollout = false;
@@ -334,6 +387,10 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
                 << row["return_std"] << ", shaped " << row["shaped_return_mean"];
       for (const auto& c : esp.cost_names)
         if (row["cost/" + c] > 0) std::cout << ", " << c << " " << row["cost/" + c];
+      if (n_lag > 0) {
+        const auto lam = learner.lambdas();
+        for (int c = 0; c < n_lag; ++c) std::cout << ", lambda/" << safety.names[c] << " " << lam[c];
+      }
       std::cout << std::endl;
     }
   };
@@ -366,6 +423,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     ep_returns.clear();
     double ep_shaped = 0, rew_sum = 0;
     std::vector<double> cost_sum(esp.cost_names.size(), 0.0);
+    std::vector<double> lag_ep_cost(n_lag, 0.0);  // Σ over finished episodes of scaled ep. cost
+    int lag_episodes = 0;
     for (int t = 0; t < T; ++t) {
       float* obs_t = &ro.obs[t * N * od];
       std::copy(venv.obs.begin(), venv.obs.end(), obs_t);
@@ -383,6 +442,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
           cost_sum[j] += venv.costs[i * n_costs + j];
           ro_costs[(static_cast<size_t>(t) * N + i) * n_costs + j] = venv.costs[i * n_costs + j];
         }
+        for (int c = 0; c < n_lag; ++c)
+          ro.costs[(static_cast<size_t>(t) * N + i) * n_lag + c] = static_cast<float>(
+              venv.costs[i * n_costs + safety.channels[c]] / safety.cost_scale[c]);
         if (ro.dones[t * N + i])
           std::copy(&venv.final_obs[i * od], &venv.final_obs[(i + 1) * od],
                     &ro.final_obs[(t * N + i) * od]);
@@ -390,6 +452,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
       for (const auto& [i, ep] : venv.finished()) {
         ep_returns.push_back(ep.ret);
         ep_shaped += ep.shaped_ret;
+        for (int c = 0; c < n_lag; ++c)
+          lag_ep_cost[c] += ep.cost_sum[safety.channels[c]] / safety.cost_scale[c];
+        lag_episodes += n_lag > 0 ? 1 : 0;
       }
     }
     std::copy(venv.obs.begin(), venv.obs.end(), ro.next_obs.begin());
@@ -397,6 +462,25 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_iter).count();
     have_rollout = true;
     auto metrics = learner.update(ro, rngs.shuffle);
+    if (n_lag > 0) {
+      // Dual step (rl.md §2.7 step 7) with Ĵ_C = mean scaled cost of the episodes that finished
+      // in this rollout; if none finished, the reference's estimate mean per-step cost × horizon.
+      std::vector<double> j_c(n_lag);
+      for (int c = 0; c < n_lag; ++c) {
+        if (lag_episodes > 0) {
+          j_c[c] = lag_ep_cost[c] / lag_episodes;
+        } else {
+          double sum = 0;
+          for (size_t i = 0; i < static_cast<size_t>(T) * N; ++i) sum += ro.costs[i * n_lag + c];
+          j_c[c] = sum / (static_cast<double>(T) * N) * esp.horizon;
+        }
+      }
+      const auto lam = learner.dual_update(j_c, lag_budget);
+      for (int c = 0; c < n_lag; ++c) {
+        metrics["lambda/" + safety.names[c]] = lam[c];
+        metrics["safety/episode_cost_est/" + safety.names[c]] = j_c[c];
+      }
+    }
     for (const auto& [k, v] : metrics)
       if (!std::isfinite(v))
         throw core::RunError("non-finite learner metric " + k + " at global step " +
@@ -446,6 +530,11 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
           steps, static_cast<long long>(cfg.total_steps), 100.0 * steps / cfg.total_steps, sps,
           fmt_duration((cfg.total_steps - steps) / std::max(sps, 1e-9)).c_str(), last_train_ret,
           last_eval_ret);
+      if (n_lag > 0) {
+        const auto lam = learner.lambdas();
+        std::printf(" | lambda");
+        for (int c = 0; c < n_lag; ++c) std::printf(" %s %.3g", safety.names[c].c_str(), lam[c]);
+      }
       std::fflush(stdout);
     }
   }

@@ -94,6 +94,12 @@ struct DcOpf::Impl {
   bool qp = false;
   bool has_pwl = false;
   std::vector<double> lin_cost, quad_cost;  // per in-service gen column: b and a of a·p² + b·p
+                                            // (lin_cost includes the current override delta)
+  std::vector<double> base_lin, base_obj;   // per PG column: case linear term, case objective coef
+  std::vector<double> base_lb, base_ub;     // per PG column: case bounds
+  bool overridden = false;                  // the model currently differs from the case
+  int slack_col = 0;                        // columns slack_col (unserved), slack_col+1 (spill)
+  bool slack_on = false;
   // Spanning tree from the reference bus for angles: (branch, known bus, new bus).
   struct TreeEdge {
     int l, known, next;
@@ -103,7 +109,8 @@ struct DcOpf::Impl {
   bool have_basis = false;
 
   explicit Impl(const Case& cs);
-  DcOpfResult solve(const std::vector<double>& pd);
+  DcOpfResult solve(const std::vector<double>& pd, const DcOpfOverrides* o = nullptr);
+  bool apply_overrides(const DcOpfOverrides* o, std::string& err);
   bool run_solver(bool warm);
   bool polish(std::vector<double>& x, std::vector<double>& y);
   bool kkt_solve(const std::vector<int>& fix, const std::vector<int>& act, std::vector<double>& x,
@@ -226,6 +233,10 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
     throw core::ConfigError("case '" + c.name + "': expected an in-service generator for DC-OPF");
   }
   const int n_pg = static_cast<int>(on_gens.size());
+  base_lin = lin_cost;
+  base_obj.assign(obj.begin(), obj.begin() + n_pg);
+  base_lb.assign(col_lb.begin(), col_lb.begin() + n_pg);
+  base_ub.assign(col_ub.begin(), col_ub.begin() + n_pg);
   has_pwl = !pwl_gens.empty();
   std::vector<int> epi_col(ng, -1);
   for (int g : pwl_gens) {
@@ -233,6 +244,14 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
     col_lb.push_back(-COIN_DBL_MAX);
     col_ub.push_back(COIN_DBL_MAX);
     obj.push_back(1.0);
+    qdiag.push_back(0.0);
+  }
+  // Balance slacks (unserved, spilled), fixed at 0 unless an override enables them.
+  slack_col = static_cast<int>(col_lb.size());
+  for (int k = 0; k < 2; ++k) {
+    col_lb.push_back(0.0);
+    col_ub.push_back(0.0);
+    obj.push_back(0.0);
     qdiag.push_back(0.0);
   }
   const int n_cols = static_cast<int>(col_lb.size());
@@ -248,6 +267,12 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
   }
   row_lb.push_back(0);
   row_ub.push_back(0);
+  ri.push_back(0);
+  ci.push_back(slack_col);
+  val.push_back(1.0);
+  ri.push_back(0);
+  ci.push_back(slack_col + 1);
+  val.push_back(-1.0);
   // Flow limits.
   for (int l = 0; l < nl; ++l) {
     const double rate = c.branch[l].rate_a_mva;
@@ -424,7 +449,54 @@ bool DcOpf::Impl::kkt_solve(const std::vector<int>& fix, const std::vector<int>&
   return true;
 }
 
-DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd) {
+// Sets column bounds and linear objective terms from the overrides (or back to the case's).
+bool DcOpf::Impl::apply_overrides(const DcOpfOverrides* o, std::string& err) {
+  if (!o && !overridden) return true;
+  const int n_pg = static_cast<int>(on_gens.size());
+  auto check = [&](const std::vector<double>& v, const char* what) {
+    if (v.empty()) return true;
+    if (static_cast<int>(v.size()) != ng) {
+      err = std::string("expected ") + std::to_string(ng) + " " + what + " values, found " +
+            std::to_string(v.size());
+      return false;
+    }
+    for (double x : v) {
+      if (!std::isfinite(x)) {
+        err = std::string("expected finite ") + what + " values, found a non-finite value";
+        return false;
+      }
+    }
+    return true;
+  };
+  if (o && (!check(o->pmin_mw, "pmin") || !check(o->pmax_mw, "pmax") ||
+            !check(o->linear_cost_delta, "linear cost delta")))
+    return false;
+  for (int j = 0; j < n_pg; ++j) {
+    const int g = on_gens[j];
+    double lo = base_lb[j], hi = base_ub[j], d = 0;
+    if (o && !o->pmin_mw.empty()) lo = o->pmin_mw[g];
+    if (o && !o->pmax_mw.empty()) hi = o->pmax_mw[g];
+    if (o && !o->linear_cost_delta.empty()) d = o->linear_cost_delta[g];
+    if (lo > hi) lo = hi;  // clip semantics of the reference: an inverted window pins to hi
+    model.setColumnBounds(j, lo, hi);
+    model.setObjectiveCoefficient(j, base_obj[j] + d);
+    lin_cost[j] = base_lin[j] + d;
+  }
+  const bool lines = !o || o->line_limits;
+  if (!lines) {
+    for (size_t k = 0; k < lim.size(); ++k)
+      model.setRowBounds(static_cast<int>(k) + 1, -COIN_DBL_MAX, COIN_DBL_MAX);
+  }
+  slack_on = o && o->balance_slack_cost > 0;
+  for (int k = 0; k < 2; ++k) {
+    model.setColumnBounds(slack_col + k, 0.0, slack_on ? COIN_DBL_MAX : 0.0);
+    model.setObjectiveCoefficient(slack_col + k, slack_on ? o->balance_slack_cost : 0.0);
+  }
+  overridden = o != nullptr;
+  return true;
+}
+
+DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrides* o) {
   DcOpfResult res;
   res.gen_pg_mw.assign(ng, 0.0);
   res.branch_pf_mw.assign(nl, 0.0);
@@ -467,6 +539,13 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd) {
       const double rate = c.branch[l].rate_a_mva;
       model.setRowBounds(static_cast<int>(k) + 1, -rate - base_flow[l], rate - base_flow[l]);
     }
+    {
+      std::string err;
+      if (!apply_overrides(o, err)) {
+        res.message = err;
+        return res;
+      }
+    }
     const bool warm = have_basis;
     res.warm_started = warm;
     const int n_pg = static_cast<int>(on_gens.size());
@@ -475,7 +554,7 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd) {
     // (feasible, multipliers of the right sign), that point is the exact optimum of this convex
     // QP and CLP is not called.
     bool kkt_warm = false;
-    if (warm && qp && !has_pwl && !last_fix.empty()) {
+    if (warm && qp && !has_pwl && !last_fix.empty() && !overridden && !slack_on) {
       kkt_warm = kkt_solve(last_fix, last_act, x, y);
     }
     bool ok = kkt_warm || run_solver(warm);
@@ -503,7 +582,7 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd) {
     } else {
       x.assign(model.primalColumnSolution(), model.primalColumnSolution() + n_pg);
       y.assign(model.dualRowSolution(), model.dualRowSolution() + n_rows);
-      if (qp && !has_pwl) {
+      if (qp && !has_pwl && !slack_on) {
         res.polished = polish(x, y);
         if (!res.polished) last_fix.clear();
       }
@@ -516,6 +595,11 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd) {
       obj += gen_cost(c.gencost[g], p);
     }
     res.objective = obj;
+    if (slack_on && !kkt_warm) {
+      const double* xs = model.primalColumnSolution();
+      res.balance_slack_mw = xs[slack_col] - xs[slack_col + 1];
+      inj[c.ref_bus_idx] += res.balance_slack_mw;  // the slack acts at the reference bus
+    }
     for (int l = 0; l < nl; ++l) {
       if (b[l] == 0.0) continue;
       res.branch_pf_mw[l] = fixed_flow(l);  // inj now includes the dispatch
@@ -563,6 +647,10 @@ DcOpf::DcOpf(DcOpf&&) noexcept = default;
 DcOpf& DcOpf::operator=(DcOpf&&) noexcept = default;
 
 DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw) { return impl_->solve(bus_pd_mw); }
+
+DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o) {
+  return impl_->solve(bus_pd_mw, &o);
+}
 
 DcOpfResult DcOpf::solve() {
   std::vector<double> pd(impl_->nb);

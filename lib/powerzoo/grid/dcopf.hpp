@@ -26,10 +26,22 @@ struct DcOpfResult {
   std::vector<double> branch_mu_sf;  ///< [n_branch] $/MWh ≥ 0, shadow price of  PF ≤ RATE_A
   std::vector<double> branch_mu_st;  ///< [n_branch] $/MWh ≥ 0, shadow price of −PF ≤ RATE_A
   std::vector<int> binding_branches;  ///< 0-based rows with MU_SF or MU_ST > 1e-4 (MATPOWER's test)
+  double balance_slack_mw = 0;  ///< unserved (> 0) or spilled (< 0) MW; 0 unless enabled
   int iterations = 0;                 ///< simplex iterations of this solve
   bool warm_started = false;          ///< true if the solve reused the previous basis
   bool polished = false;  ///< QP only: CLP's point was refined by an exact KKT solve on its active set
   bool ok() const { return status == DcOpfStatus::kOptimal; }
+};
+
+/// Per-solve changes to the model (empty vectors keep the case's values). Vectors are [n_gen] in
+/// case row order; entries of out-of-service gens are ignored.
+struct DcOpfOverrides {
+  std::vector<double> pmin_mw, pmax_mw;  ///< unit bounds (an inverted pair lo > hi is solved as hi, hi)
+  std::vector<double> linear_cost_delta;  ///< $/MWh added to each gen's linear cost term (objective only)
+  bool line_limits = true;  ///< false: drop every branch flow limit (economic dispatch)
+  /// > 0: the balance may be missed at this price ($/MWh) by unserved load (> 0) or spilled
+  /// generation (< 0) at the reference bus (see DcOpfResult::balance_slack_mw). 0: exact balance.
+  double balance_slack_cost = 0;
 };
 
 /// DC-OPF of one case: min Σ cost_g(PG_g) subject to ΣPG = Σ(PD + GS), PMIN ≤ PG ≤ PMAX and
@@ -61,6 +73,12 @@ class DcOpf {
   /// case). Never throws: a wrong-sized or non-finite load vector, an infeasible problem or a
   /// solver failure is reported in the status.
   DcOpfResult solve(const std::vector<double>& bus_pd_mw);
+
+  /// As solve(bus_pd_mw) with per-solve unit bounds, a linear cost bias and optionally without
+  /// flow limits (unit commitment: ramp windows, commitment, dispatch preference). The result's
+  /// objective is the case's (unbiased) cost at the dispatch; the LMPs are duals of the biased
+  /// problem. The warm start is kept across calls with different overrides.
+  DcOpfResult solve(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o);
 
   /// Solves with the case's own PD.
   DcOpfResult solve();

@@ -29,7 +29,7 @@ using core::ConfigError;
 // Schema
 
 /// Value kinds of schema keys; decides how an override's bare word is interpreted.
-enum class Kind { kStr, kInt, kFloat, kBool, kIntArray, kStrArray, kFloatTable };
+enum class Kind { kStr, kInt, kFloat, kBool, kIntArray, kStrArray, kFloatTable, kFloatArray };
 
 struct KeyDef {
   const char* key;
@@ -55,7 +55,8 @@ const std::vector<SectionDef>& schema() {
         {"dt_hours", Kind::kFloat},
         {"load_scale", Kind::kFloat},
         {"reward_scale", Kind::kFloat},
-        {"dispatch", Kind::kStr}}},
+        {"dispatch", Kind::kStr},
+        {"report_opf_gap", Kind::kBool}}},
       {"vec", {{"n_envs", Kind::kInt}, {"threads", Kind::kInt}}},
       {"ppo",
        {{"total_steps", Kind::kInt},
@@ -75,8 +76,18 @@ const std::vector<SectionDef>& schema() {
         {"init_log_std", Kind::kFloat},
         {"normalize_obs", Kind::kBool},
         {"normalize_advantages", Kind::kBool},
-        {"truncation", Kind::kStr}}},
+        {"truncation", Kind::kStr},
+        {"algo", Kind::kStr},
+        {"lambda_lr", Kind::kFloat},
+        {"lambda_init", Kind::kFloat},
+        {"log_lambda_max", Kind::kFloat},
+        {"cost_gamma", Kind::kFloat},
+        {"saute_unsafe_reward", Kind::kFloat}}},
       {"reward", {{"penalty", Kind::kFloatTable}}},
+      {"safety",
+       {{"constraints", Kind::kStrArray},
+        {"thresholds", Kind::kFloatArray},
+        {"cost_scale", Kind::kFloatArray}}},
       {"eval",
        {{"every_steps", Kind::kInt}, {"n_episodes", Kind::kInt}, {"splits", Kind::kStrArray}}},
       {"output",
@@ -436,7 +447,9 @@ class Reader {
       } else if (key == "reward_scale") {
         s.env.reward_scale = F(pos, "a number > 0");
       } else if (key == "dispatch") {
-        s.env.dispatch = get_choice(sec, key, n, {"agent"});
+        s.env.dispatch = get_choice(sec, key, n, {"agent", "dcopf"});
+      } else if (key == "report_opf_gap") {
+        s.env.report_opf_gap = get_bool(sec, key, n);
       }
     } else if (sec == "vec") {
       if (key == "n_envs") {
@@ -482,6 +495,21 @@ class Reader {
         p.truncation = get_choice(sec, key, n, {"bootstrap", "zero_td"}) == "bootstrap"
                            ? rl::Truncation::kBootstrap
                            : rl::Truncation::kZeroTd;
+      } else if (key == "algo") {
+        const std::string a = get_choice(sec, key, n, {"ppo", "ppo_lagrangian", "saute_ppo"});
+        p.algo = a == "ppo"              ? rl::Algo::kPpo
+                 : a == "ppo_lagrangian" ? rl::Algo::kPpoLagrangian
+                                         : rl::Algo::kSautePpo;
+      } else if (key == "lambda_lr") {
+        p.lambda_lr = F(nonneg, "a number >= 0");
+      } else if (key == "lambda_init") {
+        p.lambda_init = F(pos, "a number > 0");
+      } else if (key == "log_lambda_max") {
+        p.log_lambda_max = F(pos, "a number > 0");
+      } else if (key == "cost_gamma") {
+        p.cost_gamma = F(unit, "a number in [0, 1]");
+      } else if (key == "saute_unsafe_reward") {
+        p.saute_unsafe_reward = F([](double) { return true; }, "a finite number");
       } else if (key == "hidden") {
         const char* expected = "a non-empty array of integers in [1, 4096]";
         auto* arr = n.as_array();
@@ -521,6 +549,49 @@ class Reader {
         }
         s.penalty = pen;
       }
+    } else if (sec == "safety") {
+      // Safe-RL view (rl.md §2.1 SafeRLWrapper): channel names are checked against the env later.
+      auto floats = [&](const char* expected, bool scalar_ok, const auto& ok) {
+        std::vector<double> out;
+        if (scalar_ok && (n.is_integer() || n.is_floating_point())) {
+          out.push_back(F(ok, expected));
+          return out;
+        }
+        auto* arr = n.as_array();
+        if (!arr) fail(sec, key, n, expected);
+        for (const auto& e : *arr) {
+          double v = NAN;
+          if (auto* i = e.as_integer()) v = static_cast<double>(i->get());
+          if (auto* f = e.as_floating_point()) v = f->get();
+          if (!std::isfinite(v) || !ok(v)) {
+            throw ConfigError(where(sec + "." + key, e.source()) + "[safety] " + key +
+                              ": expected " + expected + ", found element " + describe(e));
+          }
+          out.push_back(v);
+        }
+        return out;
+      };
+      if (key == "constraints") {
+        const char* expected = "an array of distinct non-empty strings";
+        auto* arr = n.as_array();
+        if (!arr) fail(sec, key, n, expected);
+        std::vector<std::string> names;
+        for (const auto& e : *arr) {
+          auto* str = e.as_string();
+          if (!str || str->get().empty() ||
+              std::find(names.begin(), names.end(), str->get()) != names.end()) {
+            throw ConfigError(where(sec + "." + key, e.source()) +
+                              "[safety] constraints: expected " + expected + ", found element " +
+                              describe(e));
+          }
+          names.push_back(str->get());
+        }
+        s.safety.constraints = names;
+      } else if (key == "thresholds") {
+        s.safety.thresholds = floats("an array of numbers >= 0", false, nonneg);
+      } else if (key == "cost_scale") {
+        s.safety.cost_scale = floats("a number > 0 or an array of numbers > 0", true, pos);
+      }
     } else if (sec == "eval") {
       if (key == "every_steps") {
         s.eval.every_steps = I(0, kI64Max);
@@ -554,6 +625,37 @@ class Reader {
 
   /// Checks that involve more than one key.
   void check_cross(const Spec& s) const {
+    {  // [safety]: per-channel lists agree; the safe algorithms need channels.
+      const auto& sf = s.safety;
+      auto at = [&](const char* k) {
+        auto it = prefix_.find(std::string("safety.") + k);
+        return it != prefix_.end() ? it->second : file_ + ": ";
+      };
+      const size_t k = sf.constraints.size();
+      if (!sf.thresholds.empty() && sf.thresholds.size() != k)
+        throw ConfigError(at("thresholds") + "[safety] thresholds: expected " +
+                          std::to_string(k) + " values (one per constraint), found " +
+                          std::to_string(sf.thresholds.size()));
+      if (sf.cost_scale.size() > 1 && sf.cost_scale.size() != k)
+        throw ConfigError(at("cost_scale") + "[safety] cost_scale: expected a number or " +
+                          std::to_string(k) + " values (one per constraint), found " +
+                          std::to_string(sf.cost_scale.size()));
+      if (s.ppo.algo != rl::Algo::kPpo && k == 0) {
+        auto it = prefix_.find("ppo.algo");
+        throw ConfigError((it != prefix_.end() ? it->second : file_ + ": ") +
+                          "[ppo] algo = " +
+                          (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
+                          " needs [safety] constraints (a non-empty list of cost channels)");
+      }
+      if (s.ppo.algo == rl::Algo::kSautePpo) {
+        bool ok = sf.thresholds.size() == k;
+        for (double d : sf.thresholds) ok = ok && d > 0;
+        if (!ok)
+          throw ConfigError(at("thresholds") +
+                            "[safety] thresholds: saute_ppo needs one budget > 0 per constraint "
+                            "(a zero budget makes every reward the unsafe reward)");
+      }
+    }
     if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
       std::string at = file_ + ": ";
       if (auto it = prefix_.find("ppo.n_minibatches"); it != prefix_.end())
@@ -855,6 +957,7 @@ std::string to_toml(const Spec& s) {
   dbl("load_scale", s.env.load_scale);
   dbl("reward_scale", s.env.reward_scale);
   str("dispatch", s.env.dispatch);
+  boolean("report_opf_gap", s.env.report_opf_gap);
 
   o << "\n[vec]\n";
   num("n_envs", s.vec.n_envs);
@@ -882,6 +985,14 @@ std::string to_toml(const Spec& s) {
   boolean("normalize_obs", p.normalize_obs);
   boolean("normalize_advantages", p.normalize_advantages);
   str("truncation", p.truncation == rl::Truncation::kBootstrap ? "bootstrap" : "zero_td");
+  str("algo", p.algo == rl::Algo::kPpo              ? "ppo"
+              : p.algo == rl::Algo::kPpoLagrangian ? "ppo_lagrangian"
+                                                   : "saute_ppo");
+  dbl("lambda_lr", p.lambda_lr);
+  dbl("lambda_init", p.lambda_init);
+  dbl("log_lambda_max", p.log_lambda_max);
+  dbl("cost_gamma", p.cost_gamma);
+  dbl("saute_unsafe_reward", p.saute_unsafe_reward);
 
   o << "\n[reward]\npenalty = {";
   bool first = true;
@@ -890,6 +1001,18 @@ std::string to_toml(const Spec& s) {
     first = false;
   }
   o << (first ? "}" : " }") << "\n";
+
+  auto dbl_array = [&](const char* k, const std::vector<double>& v) {
+    o << k << " = [";
+    for (size_t i = 0; i < v.size(); ++i) o << (i ? ", " : "") << format_double(v[i]);
+    o << "]\n";
+  };
+  o << "\n[safety]\nconstraints = [";
+  for (size_t i = 0; i < s.safety.constraints.size(); ++i)
+    o << (i ? ", " : "") << quote(s.safety.constraints[i]);
+  o << "]\n";
+  dbl_array("thresholds", s.safety.thresholds);
+  dbl_array("cost_scale", s.safety.cost_scale);
 
   o << "\n[eval]\n";
   num("every_steps", s.eval.every_steps);

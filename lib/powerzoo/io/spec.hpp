@@ -18,7 +18,9 @@ struct ExperimentSection {
 
 struct EnvSection {
   std::string id = "trans_grid";  ///< registered env id (`powerzoo envs`)
-  std::string task;               ///< optional frozen task preset ("" = none)
+  /// Optional frozen task preset ("" = none). "dso" (also implied by id = "dist_grid") fixes
+  /// case, demand data and calibration itself: case/profile/load_scale/reward_scale are ignored.
+  std::string task;
   std::string case_name = "case5";  ///< TOML key `case`: bundled name or path to a .m file
   std::string profile = "gb_demand";  ///< bundled profile name or path to a CSV
   std::string split = "train";
@@ -26,12 +28,23 @@ struct EnvSection {
   double dt_hours = 0.5;
   double load_scale = 1.0;  ///< multiplies every load
   double reward_scale = 0.01;
-  std::string dispatch = "agent";  ///< "agent" (the policy dispatches generators)
+  std::string dispatch = "agent";  ///< "agent" (the policy dispatches) or "dcopf" (exact DC-OPF)
+  /// trans_grid: also solve the step's DC-OPF and report eval metric opf_gap = policy gen cost /
+  /// OPF gen cost − 1 (episode sums policy_gen_cost_usd, opf_gen_cost_usd).
+  bool report_opf_gap = false;
 };
 
 struct VecSection {
   int n_envs = 64;
   int threads = 0;  ///< 0 = all cores
+};
+
+/// [safety]: the Safe-RL view (rl.md §2.1): selected cost channels, per-episode budgets and cost
+/// scale, used by ppo.algo = "ppo_lagrangian" / "saute_ppo".
+struct SafetySection {
+  std::vector<std::string> constraints;  ///< env cost channel names (validated at build time)
+  std::vector<double> thresholds;        ///< per-episode budgets in raw units; empty = all 0
+  std::vector<double> cost_scale;        ///< one value (broadcast) or one per channel; empty = 1
 };
 
 struct EvalSection {
@@ -54,6 +67,7 @@ struct Spec {
   VecSection vec;
   rl::PpoConfig ppo;
   std::map<std::string, double> penalty;  ///< [reward] penalty = { channel = weight }
+  SafetySection safety;
   EvalSection eval;
   OutputSection output;
   std::string sweep_toml;  ///< the [sweep] table, kept verbatim (TOML) for `powerzoo sweep`

@@ -21,14 +21,17 @@ constexpr double kHalfLog2PiE = 1.41893853320467274178;  // ½·log(2πe)
 /// Per-minibatch loss terms (rl.md §1.6/§1.8), all means over the [T, B] samples.
 struct LossStats {
   double total = 0, actor = 0, critic = 0, reg = 0, entropy = 0, clip_frac = 0, approx_kl = 0,
-         r2 = 0, log_std_mean = 0;
+         r2 = 0, log_std_mean = 0, cost_critic = 0;
   void add(const LossStats& o) {
     total += o.total, actor += o.actor, critic += o.critic, reg += o.reg, entropy += o.entropy;
+    cost_critic += o.cost_critic;
     clip_frac += o.clip_frac, approx_kl += o.approx_kl, r2 += o.r2, log_std_mean += o.log_std_mean;
   }
 };
 
-void fill_metrics(const LossStats& s, double scale, std::map<std::string, double>& m) {
+void fill_metrics(const LossStats& s, double scale, std::map<std::string, double>& m,
+                  bool has_costs) {
+  if (has_costs) m["losses/cost_critic"] = s.cost_critic * scale;
   m["losses/total"] = s.total * scale;
   m["losses/actor"] = s.actor * scale;
   m["losses/critic"] = s.critic * scale;
@@ -47,8 +50,8 @@ void grow(std::vector<T>& v, size_t n) {
 
 }  // namespace
 
-void Rollout::resize(int T_, int N_, int obs_dim_, int act_dim_) {
-  T = T_, N = N_, obs_dim = obs_dim_, act_dim = act_dim_;
+void Rollout::resize(int T_, int N_, int obs_dim_, int act_dim_, int n_costs_) {
+  T = T_, N = N_, obs_dim = obs_dim_, act_dim = act_dim_, n_costs = n_costs_;
   const size_t tn = static_cast<size_t>(T) * N;
   obs.assign(tn * obs_dim, 0.0f);
   actions.assign(tn * act_dim, 0.0f);
@@ -59,6 +62,7 @@ void Rollout::resize(int T_, int N_, int obs_dim_, int act_dim_) {
   truncated.assign(tn, 0);
   final_obs.assign(tn * obs_dim, 0.0f);
   next_obs.assign(static_cast<size_t>(N) * obs_dim, 0.0f);
+  costs.assign(tn * n_costs, 0.0f);
 }
 
 struct PpoLearner::Impl {
@@ -71,6 +75,12 @@ struct PpoLearner::Impl {
   ObsNormalizer norm;
   /// Named slices of the flat parameter vector: (name, offset, size), for save/load.
   std::vector<std::tuple<std::string, int64_t, int64_t>> slices;
+  // PPO-Lagrangian: one cost critic per channel and the dual variables (rl.md §2.7).
+  int n_costs = 0;
+  std::vector<detail::Mlp> cost_critics;
+  std::vector<double> log_lambda;
+  std::vector<detail::MlpWorkspace> ws_cost;
+  std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
 
   // Reused buffers (grow-only; constant minibatch sizes never reallocate).
   detail::MlpWorkspace ws_actor, ws_critic, ws_extra, ws_act_actor, ws_act_critic;
@@ -117,6 +127,10 @@ void PpoLearner::Impl::check_rollout(const Rollout& r) const {
                   r.next_obs.size() == static_cast<size_t>(r.N) * obs_dim &&
                   (cfg.truncation != Truncation::kBootstrap || r.final_obs.size() == tn * obs_dim);
   if (!ok) throw core::ConfigError("PPO rollout arrays do not match T, N, obs_dim, act_dim");
+  if (n_costs > 0 && (r.n_costs != n_costs || r.costs.size() != tn * n_costs)) {
+    throw core::ConfigError("PPO-Lagrangian rollout has " + std::to_string(r.n_costs) +
+                            " cost channels; learner expects " + std::to_string(n_costs));
+  }
 }
 
 void PpoLearner::Impl::check_cols(const Rollout& r, const int* cols, int B) const {
@@ -143,11 +157,19 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
   const float* v = critic.forward(params.data(), obs_mb.data(), static_cast<int>(tb), ws_critic);
   grow(values_mb, tb);
   std::copy(v, v + tb, values_mb.begin());
-  grow(adv, tb);
-  grow(targets, tb);
+  const int K = n_costs;
+  grow(cvals, tb * K);
+  for (int c = 0; c < K; ++c) {
+    const float* vc = cost_critics[c].forward(params.data(), obs_mb.data(), static_cast<int>(tb),
+                                              ws_cost[c]);
+    std::copy(vc, vc + tb, cvals.begin() + c * tb);
+  }
+  const size_t nblk = (1 + static_cast<size_t>(K)) * tb;
+  grow(adv, nblk);
+  grow(targets, nblk);
   if (adv_in != nullptr) {
-    std::copy(adv_in, adv_in + tb, adv.begin());
-    std::copy(targets_in, targets_in + tb, targets.begin());
+    std::copy(adv_in, adv_in + nblk, adv.begin());
+    std::copy(targets_in, targets_in + nblk, targets.begin());
     return;
   }
 
@@ -172,7 +194,17 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
       }
     }
   }
-  const float* ve = critic.forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+  // Bootstrap values of every critic on the extra rows: block 0 reward, block 1 + c cost c.
+  grow(ext_v, static_cast<size_t>(n_extra) * (1 + K));
+  {
+    const float* ve0 = critic.forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+    std::copy(ve0, ve0 + n_extra, ext_v.begin());
+    for (int c = 0; c < K; ++c) {
+      const float* vc = cost_critics[c].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+      std::copy(vc, vc + n_extra, ext_v.begin() + static_cast<size_t>(c + 1) * n_extra);
+    }
+  }
+  const float* ve = ext_v.data();
 
   grow(col_r, T), grow(col_v, T), grow(col_vn, T), grow(col_a, T), grow(col_d, T), grow(col_t, T);
   for (int j = 0; j < B; ++j) {
@@ -198,6 +230,31 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
       adv[i] = col_a[t];
       targets[i] = static_cast<float>(double(col_v[t]) + double(col_a[t]));
     }
+    // Cost advantages by the same GAE (cost_gamma, same gae_lambda, same done/truncation rules).
+    for (int c = 0; c < K; ++c) {
+      const float* vc = &cvals[c * tb];
+      const float* vce = ve + static_cast<size_t>(c + 1) * n_extra;
+      for (int t = 0; t < T; ++t) {
+        const size_t src = static_cast<size_t>(t) * N + cols[j];
+        const size_t i = static_cast<size_t>(t) * B + j;
+        col_r[t] = r.costs[src * K + c];
+        col_v[t] = vc[i];
+        if (trunc_row[i] >= 0) {
+          col_vn[t] = vce[trunc_row[i]];
+        } else if (t + 1 < T) {
+          col_vn[t] = vc[i + B];
+        } else {
+          col_vn[t] = vce[j];
+        }
+      }
+      gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(),
+          cfg.cost_gamma, cfg.gae_lambda, cfg.truncation, col_a.data());
+      for (int t = 0; t < T; ++t) {
+        const size_t i = (c + 1) * tb + static_cast<size_t>(t) * B + j;
+        adv[i] = col_a[t];
+        targets[i] = static_cast<float>(double(col_v[t]) + double(col_a[t]));
+      }
+    }
   }
 }
 
@@ -213,18 +270,34 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   const size_t M = static_cast<size_t>(T) * B;
   const double inv_m = 1.0 / static_cast<double>(M);
 
-  // Advantage normalization (population std over the minibatch).
-  grow(adv_n, M);
-  if (cfg.normalize_advantages) {
+  // Advantage normalization (population std over the minibatch), per block. PPO-Lagrangian
+  // (rl.md §2.7 step 5, per minibatch instead of per batch): Â = Â_R − Σ_c λ_c Â_C,c, each block
+  // normalized on its own, the combination not re-normalized.
+  auto normalize = [&](const float* a, float* out) {
+    if (!cfg.normalize_advantages) {
+      std::copy(a, a + M, out);
+      return;
+    }
     double mean = 0.0;
-    for (size_t i = 0; i < M; ++i) mean += adv[i];
+    for (size_t i = 0; i < M; ++i) mean += a[i];
     mean *= inv_m;
     double var = 0.0;
-    for (size_t i = 0; i < M; ++i) var += (adv[i] - mean) * (adv[i] - mean);
+    for (size_t i = 0; i < M; ++i) var += (a[i] - mean) * (a[i] - mean);
     const double sd = std::sqrt(var * inv_m);
-    for (size_t i = 0; i < M; ++i) adv_n[i] = static_cast<float>((adv[i] - mean) / (sd + 1e-8));
-  } else {
-    std::copy(adv.begin(), adv.begin() + M, adv_n.begin());
+    for (size_t i = 0; i < M; ++i) out[i] = static_cast<float>((a[i] - mean) / (sd + 1e-8));
+  };
+  grow(adv_n, M);
+  normalize(adv.data(), adv_n.data());
+  const int K = n_costs;
+  if (K > 0) {
+    grow(cost_norm, M);
+    for (int c = 0; c < K; ++c) {
+      normalize(adv.data() + (c + 1) * M, cost_norm.data());
+      const double lam = std::exp(log_lambda[c]);
+      for (size_t i = 0; i < M; ++i) {
+        adv_n[i] = static_cast<float>(double(adv_n[i]) - lam * double(cost_norm[i]));
+      }
+    }
   }
 
   const float* mu = actor.forward(params.data(), obs_mb.data(), static_cast<int>(M), ws_actor);
@@ -276,10 +349,23 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
       }
     }
   }
+  // Cost critics: ½·MSE each against their own targets, summed over channels.
+  double cost_critic_sum = 0.0;
+  if (K > 0) grow(dvc, M * K);
+  for (int c = 0; c < K; ++c) {
+    const float* vc = &cvals[c * M];
+    const float* gc = &targets[(c + 1) * M];
+    for (size_t i = 0; i < M; ++i) {
+      const double err = double(vc[i]) - double(gc[i]);
+      cost_critic_sum += err * err;
+      if (g != nullptr) dvc[c * M + i] = static_cast<float>(cfg.critic_loss_weight * err * inv_m);
+    }
+  }
   const double l_actor = -actor_sum * inv_m;
   const double l_critic = 0.5 * critic_sum * inv_m;
+  const double l_cost_critic = 0.5 * cost_critic_sum * inv_m;
   const double l_reg = -cfg.entropy_coef * entropy;
-  const double total = l_actor + cfg.critic_loss_weight * l_critic + l_reg;
+  const double total = l_actor + cfg.critic_loss_weight * (l_critic + l_cost_critic) + l_reg;
 
   if (g != nullptr) {
     actor.backward(params.data(), obs_mb.data(), static_cast<int>(M), dmu.data(), ws_actor, g);
@@ -287,6 +373,10 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
       g[log_std_off + d] = static_cast<float>(dlog_std[d] - cfg.entropy_coef);
     }
     critic.backward(params.data(), obs_mb.data(), static_cast<int>(M), dv.data(), ws_critic, g);
+    for (int c = 0; c < K; ++c) {
+      cost_critics[c].backward(params.data(), obs_mb.data(), static_cast<int>(M), &dvc[c * M],
+                               ws_cost[c], g);
+    }
   }
   if (st != nullptr) {
     const double g_mean = g_sum * inv_m;
@@ -294,6 +384,7 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
     st->total = total;
     st->actor = l_actor;
     st->critic = l_critic;
+    st->cost_critic = l_cost_critic;
     st->reg = l_reg;
     st->entropy = entropy;
     st->clip_frac = clip_count * inv_m;
@@ -304,8 +395,13 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   return total;
 }
 
-PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng)
+PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng,
+                       int n_costs)
     : impl_(std::make_unique<Impl>()) {
+  if (n_costs < 0) throw core::ConfigError("PPO learner needs n_costs >= 0");
+  if (n_costs > 0 && !(cfg.lambda_init > 0)) {
+    throw core::ConfigError("PPO-Lagrangian needs lambda_init > 0");
+  }
   if (obs_dim <= 0 || act_dim <= 0) {
     throw core::ConfigError("PPO learner needs obs_dim > 0 and act_dim > 0, got " +
                             std::to_string(obs_dim) + ", " + std::to_string(act_dim));
@@ -324,6 +420,14 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.log_std_off = s.actor.n_params();
   s.critic = detail::Mlp(obs_dim, cfg.hidden, 1, s.log_std_off + act_dim);
   s.n_params = s.critic.offset() + s.critic.n_params();
+  s.n_costs = n_costs;
+  for (int c = 0; c < n_costs; ++c) {
+    s.cost_critics.emplace_back(obs_dim, cfg.hidden, 1, s.n_params);
+    s.n_params += s.cost_critics.back().n_params();
+  }
+  s.ws_cost.resize(n_costs);
+  const double ll0 = n_costs > 0 ? std::log(cfg.lambda_init) : 0.0;
+  s.log_lambda.assign(n_costs, std::clamp(ll0, -cfg.log_lambda_max, cfg.log_lambda_max));
   s.params.assign(s.n_params, 0.0f);
   s.grad.assign(s.n_params, 0.0f);
   s.adam_m.assign(s.n_params, 0.0f);
@@ -334,6 +438,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   std::fill(s.params.begin() + s.log_std_off, s.params.begin() + s.log_std_off + act_dim,
             static_cast<float>(cfg.init_log_std));
   s.critic.init(s.params.data(), init_rng, 1.0f);
+  for (const auto& cc : s.cost_critics) cc.init(s.params.data(), init_rng, 1.0f);
 
   auto add_net = [&](const std::string& name, const detail::Mlp& net) {
     for (size_t i = 0; i < net.layers().size(); ++i) {
@@ -346,6 +451,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   add_net("actor", s.actor);
   s.slices.emplace_back("actor/log_std", s.log_std_off, act_dim);
   add_net("critic", s.critic);
+  for (int c = 0; c < n_costs; ++c) add_net("cost_critic/" + std::to_string(c), s.cost_critics[c]);
 }
 
 PpoLearner::~PpoLearner() = default;
@@ -432,7 +538,7 @@ std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& sh
 
   const double scale = 1.0 / (static_cast<double>(s.cfg.n_epochs) * n_mb);
   std::map<std::string, double> metrics;
-  fill_metrics(sum, scale, metrics);
+  fill_metrics(sum, scale, metrics, s.n_costs > 0);
   metrics["grad_norm"] = grad_norm_sum * scale;
   return metrics;
 }
@@ -447,7 +553,7 @@ double PpoLearner::loss_and_grad(const Rollout& r, const std::vector<int>& env_c
   if (grad != nullptr) grad->resize(s.n_params);
   LossStats st;
   const double total = s.loss(r, env_cols.data(), B, grad ? grad->data() : nullptr, &st);
-  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics);
+  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0);
   return total;
 }
 
@@ -458,7 +564,7 @@ void PpoLearner::compute_targets(const Rollout& r, const std::vector<int>& env_c
   const int B = static_cast<int>(env_cols.size());
   s.check_cols(r, env_cols.data(), B);
   s.prepare(r, env_cols.data(), B, nullptr, nullptr);
-  const size_t tb = static_cast<size_t>(r.T) * B;
+  const size_t tb = static_cast<size_t>(r.T) * B * (1 + s.n_costs);
   if (advantages != nullptr) advantages->assign(s.adv.begin(), s.adv.begin() + tb);
   if (targets != nullptr) targets->assign(s.targets.begin(), s.targets.begin() + tb);
 }
@@ -471,15 +577,16 @@ double PpoLearner::loss_and_grad_fixed(const Rollout& r, const std::vector<int>&
   s.check_rollout(r);
   const int B = static_cast<int>(env_cols.size());
   s.check_cols(r, env_cols.data(), B);
-  const size_t tb = static_cast<size_t>(r.T) * B;
+  const size_t tb = static_cast<size_t>(r.T) * B * (1 + s.n_costs);
   if (advantages.size() != tb || targets.size() != tb) {
-    throw core::ConfigError("PPO loss_and_grad_fixed: advantages/targets must have T·B values");
+    throw core::ConfigError(
+        "PPO loss_and_grad_fixed: advantages/targets must have (1 + n_costs)·T·B values");
   }
   s.prepare(r, env_cols.data(), B, advantages.data(), targets.data());
   if (grad != nullptr) grad->resize(s.n_params);
   LossStats st;
   const double total = s.loss(r, env_cols.data(), B, grad ? grad->data() : nullptr, &st);
-  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics);
+  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0);
   return total;
 }
 
@@ -495,6 +602,45 @@ void PpoLearner::set_parameters(const std::vector<float>& flat) {
 
 int64_t PpoLearner::n_parameters() const { return impl_->n_params; }
 
+int PpoLearner::n_costs() const { return impl_->n_costs; }
+
+std::vector<double> PpoLearner::lambdas() const {
+  std::vector<double> out;
+  for (double l : impl_->log_lambda) out.push_back(std::exp(l));
+  return out;
+}
+
+std::vector<double> PpoLearner::log_lambdas() const { return impl_->log_lambda; }
+
+void PpoLearner::set_log_lambdas(const std::vector<double>& log_lambda) {
+  if (log_lambda.size() != impl_->log_lambda.size()) {
+    throw core::ConfigError("PPO set_log_lambdas: got " + std::to_string(log_lambda.size()) +
+                            " values, expected " + std::to_string(impl_->log_lambda.size()));
+  }
+  impl_->log_lambda = log_lambda;
+}
+
+// rl.md §2.7 step 7 (the reference's code form: ascent on log λ, clamped, so λ never reaches 0).
+std::vector<double> PpoLearner::dual_update(const std::vector<double>& episode_cost,
+                                            const std::vector<double>& budget) {
+  Impl& s = *impl_;
+  const size_t k = s.log_lambda.size();
+  if (episode_cost.size() != k || budget.size() != k) {
+    throw core::ConfigError("PPO dual_update: expected " + std::to_string(k) +
+                            " episode costs and budgets");
+  }
+  const double L = s.cfg.log_lambda_max;
+  for (size_t c = 0; c < k; ++c) {
+    const double step = s.cfg.lambda_lr * (episode_cost[c] - budget[c]);
+    if (!std::isfinite(step)) {
+      throw core::RunError("PPO dual_update: non-finite episode cost for channel " +
+                           std::to_string(c));
+    }
+    s.log_lambda[c] = std::clamp(s.log_lambda[c] + step, -L, L);
+  }
+  return lambdas();
+}
+
 ObsNormalizer& PpoLearner::normalizer() { return impl_->norm; }
 
 const PpoConfig& PpoLearner::config() const { return impl_->cfg; }
@@ -507,7 +653,9 @@ void PpoLearner::save(core::StateDict& sd) const {
   const Impl& s = *impl_;
   std::vector<int64_t> layout = {s.obs_dim, s.act_dim};
   for (int h : s.cfg.hidden) layout.push_back(h);
+  if (s.n_costs > 0) layout.push_back(-s.n_costs);  // negative: cannot be read as a hidden size
   sd.i64[kPrefix + "layout"] = layout;
+  if (s.n_costs > 0) sd.f64[kPrefix + "log_lambda"] = s.log_lambda;
   for (const auto& [name, off, size] : s.slices) {
     sd.f32[kPrefix + name].assign(s.params.begin() + off, s.params.begin() + off + size);
     sd.f32[kPrefix + "adam/m/" + name].assign(s.adam_m.begin() + off,
@@ -523,11 +671,20 @@ void PpoLearner::load(const core::StateDict& sd) {
   Impl& s = *impl_;
   std::vector<int64_t> layout = {s.obs_dim, s.act_dim};
   for (int h : s.cfg.hidden) layout.push_back(h);
+  if (s.n_costs > 0) layout.push_back(-s.n_costs);
   auto lit = sd.i64.find(kPrefix + "layout");
   if (lit == sd.i64.end() || lit->second != layout) {
     throw core::ConfigError(
-        "checkpoint: learner layout (obs_dim, act_dim, hidden…) does not match "
+        "checkpoint: learner layout (obs_dim, act_dim, hidden…, cost critics) does not match "
         "this learner");
+  }
+  std::vector<double> log_lambda;
+  if (s.n_costs > 0) {
+    auto it = sd.f64.find(kPrefix + "log_lambda");
+    if (it == sd.f64.end() || it->second.size() != static_cast<size_t>(s.n_costs)) {
+      throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "log_lambda'");
+    }
+    log_lambda = it->second;
   }
   // Validate everything before touching the learner, so a failed load leaves it unchanged.
   std::vector<float> params(s.n_params), m(s.n_params), v(s.n_params);
@@ -557,6 +714,7 @@ void PpoLearner::load(const core::StateDict& sd) {
   s.adam_v = std::move(v);
   s.step = sit->second[0];
   s.norm = std::move(norm);
+  s.log_lambda = std::move(log_lambda);
 }
 
 }  // namespace pz::rl

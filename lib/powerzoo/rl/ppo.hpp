@@ -22,6 +22,13 @@ enum class Truncation {
   kZeroTd,     ///< δ_t = 0 at a truncated step (reference seed trainer, rl.md §1.6)
 };
 
+/// Which objective the learner optimizes (rl.md §2.7, §2.9).
+enum class Algo {
+  kPpo,            ///< plain PPO on the (possibly penalty-shaped) reward
+  kPpoLagrangian,  ///< reward critic + one cost critic per constraint, dual ascent on log λ
+  kSautePpo,       ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
+};
+
 struct PpoConfig {
   int64_t total_steps = 1'000'000;
   int rollout_length = 48;  ///< T
@@ -41,6 +48,14 @@ struct PpoConfig {
   bool normalize_obs = true;
   bool normalize_advantages = true;
   Truncation truncation = Truncation::kBootstrap;
+
+  // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
+  Algo algo = Algo::kPpo;
+  double lambda_lr = 5e-3;       ///< dual step η on log λ (per update)
+  double lambda_init = 1.0;      ///< initial λ (reference: log λ = 0)
+  double log_lambda_max = 5.0;   ///< log λ clamped to ±log_lambda_max
+  double cost_gamma = 1.0;       ///< discount of the cost GAE (same gae_lambda)
+  double saute_unsafe_reward = 0.0;  ///< Sauté reward once the budget is spent
 };
 
 /// One rollout of T steps over N envs, time-major. Filled by the trainer, read by update().
@@ -56,7 +71,9 @@ struct Rollout {
   std::vector<uint8_t> truncated;  ///< [T, N] time-limit truncation (implies done)
   std::vector<float> final_obs;    ///< [T, N, obs_dim] pre-reset obs, valid where dones
   std::vector<float> next_obs;     ///< [N, obs_dim] obs after the last step (bootstrap)
-  void resize(int T, int N, int obs_dim, int act_dim);
+  int n_costs = 0;                 ///< k cost channels (PPO-Lagrangian), 0 otherwise
+  std::vector<float> costs;        ///< [T, N, k] per-step costs (already divided by cost_scale)
+  void resize(int T, int N, int obs_dim, int act_dim, int n_costs = 0);
 };
 
 /// GAE for one env column (rl.md §1.6), exposed for tests. All arrays have length T except
@@ -92,7 +109,10 @@ class PpoLearner {
  public:
   /// Initializes parameters from `init_rng` (orthogonal-free LeCun-uniform, zero biases, output
   /// layers scaled by 0.01 (actor) / 1.0 (critic) as CleanRL does).
-  PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng);
+  /// n_costs > 0 adds one cost critic per channel (PPO-Lagrangian, same hidden sizes, drawn from
+  /// init_rng after the reward critic) and k dual variables log λ = log(cfg.lambda_init).
+  PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng,
+             int n_costs = 0);
   ~PpoLearner();
   PpoLearner(PpoLearner&&) noexcept;
   PpoLearner& operator=(PpoLearner&&) noexcept;
@@ -121,7 +141,9 @@ class PpoLearner {
 
   /// Stop-gradient GAE pieces of loss_and_grad for the same minibatch, from the current critic:
   /// raw (un-normalized) advantages [T, B] and critic targets G = V + A [T, B], time-major with
-  /// B = env_cols.size() (row t·B + j is env column env_cols[j]).
+  /// B = env_cols.size() (row t·B + j is env column env_cols[j]). With k cost critics both hold
+  /// (1 + k) blocks of [T, B]: block 0 the reward, block 1 + c cost channel c (cost GAE with
+  /// cost_gamma).
   void compute_targets(const Rollout& r, const std::vector<int>& env_cols,
                        std::vector<float>* advantages, std::vector<float>* targets);
 
@@ -135,7 +157,20 @@ class PpoLearner {
                              const std::vector<float>& targets, std::vector<float>* grad,
                              std::map<std::string, double>* metrics);
 
-  /// All trainable parameters, flattened in a fixed order (actor layers, log_std, critic layers).
+  /// Number of cost critics / dual variables (0 unless PPO-Lagrangian).
+  int n_costs() const;
+  /// λ_c = exp(log λ_c), fixed during update() (the actor uses Â_R − Σ_c λ_c Â_C,c).
+  std::vector<double> lambdas() const;
+  std::vector<double> log_lambdas() const;
+  void set_log_lambdas(const std::vector<double>& log_lambda);
+  /// Dual ascent once per update (rl.md §2.7 step 7): log λ_c ← clip(log λ_c + lambda_lr·
+  /// (episode_cost_c − budget_c), ±log_lambda_max). Both vectors have n_costs() entries, in the
+  /// scaled units of Rollout::costs. Returns the new λ.
+  std::vector<double> dual_update(const std::vector<double>& episode_cost,
+                                  const std::vector<double>& budget);
+
+  /// All trainable parameters, flattened in a fixed order (actor layers, log_std, critic layers,
+  /// cost critic layers).
   std::vector<float> parameters() const;
   void set_parameters(const std::vector<float>& flat);
   int64_t n_parameters() const;
@@ -143,7 +178,7 @@ class PpoLearner {
   ObsNormalizer& normalizer();
   const PpoConfig& config() const;
 
-  /// Parameters, optimizer moments and step, normalizer statistics → sd (prefix "learner/").
+  /// Parameters, optimizer moments and step, normalizer statistics, log λ → sd ("learner/").
   void save(core::StateDict& sd) const;
   /// Inverse of save(); throws core::ConfigError if shapes do not match this learner.
   void load(const core::StateDict& sd);

@@ -1,0 +1,295 @@
+// UnitCommitment implementation (reference envs-grid.md §7.2–7.5) on the exact DC-OPF.
+#include "powerzoo/envs/unit_commitment.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "powerzoo/core/error.hpp"
+
+namespace pz::envs {
+namespace {
+constexpr double kUnlimited = 1e6;
+constexpr double kTwoPi = 6.283185307179586;
+constexpr double kVoll = 1000.0;  // $/MWh for unserved load / spilled generation in the OPF
+}  // namespace
+
+UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
+  grid::Case& c = p_.grid_case;
+  const int nu = n_units();
+  if (nu == 0 || c.n_gen() != nu)
+    throw core::ConfigError("unit_commitment: expected one unit per gen of case '" + c.name +
+                            "' (" + std::to_string(c.n_gen()) + "), found " + std::to_string(nu));
+  if (static_cast<int>(p_.base_pd.size()) != c.n_bus())
+    throw core::ConfigError("unit_commitment: base load has the wrong length");
+  if (p_.net.empty() || p_.episode_starts.empty())
+    throw core::ConfigError("unit_commitment: expected a net-load series and episode starts");
+  for (int64_t s : p_.episode_starts)
+    if (s < 0 || s + p_.horizon > static_cast<int64_t>(p_.net.size()))
+      throw core::ConfigError("unit_commitment: episode start outside the net-load series");
+  // The OPF model: unit limits, the reference's linear dispatch objective mc_c·p, no shunts.
+  for (int u = 0; u < nu; ++u) {
+    c.gen[u].status = 1;
+    c.gen[u].pmin_mw = p_.units[u].pmin;
+    c.gen[u].pmax_mw = p_.units[u].pmax;
+  }
+  c.gencost.resize(nu);
+  for (int u = 0; u < nu; ++u) {
+    c.gencost[u].model = 2;
+    c.gencost[u].coeffs = {p_.units[u].mc_c, 0.0};
+  }
+  for (auto& b : c.bus) b.gs_mw = 0;
+  c.finalize();
+  grid::DcOpf probe(c);  // validates the network (islanding, reactances) once, here
+  cap_.resize(c.n_branch());
+  for (int l = 0; l < c.n_branch(); ++l)
+    cap_[l] = c.branch[l].rate_a_mva > 0 ? c.branch[l].rate_a_mva : kUnlimited;
+  sum_pmax_ = 0;
+  max_abs_b_ = 0;
+  for (const auto& un : p_.units) {
+    sum_pmax_ += un.pmax;
+    max_abs_b_ = std::max(max_abs_b_, std::abs(un.mc_b));
+  }
+  sum_base_pd_ = 0;
+  for (double v : p_.base_pd) sum_base_pd_ += v;
+  max_step_cost_ = 0;
+  for (int u = 0; u < nu; ++u)
+    max_step_cost_ +=
+        std::max(unit_cost(u, p_.units[u].pmax), 0.0) + p_.units[u].no_load_cost_per_step;
+
+  spec_.id = "unit_commitment";
+  spec_.obs_dim = 4 * nu + c.n_branch() + 4 + p_.forecast_horizon;
+  spec_.act_dim = 2 * nu;
+  spec_.act_low.assign(2 * nu, -1.0f);
+  spec_.act_high.assign(2 * nu, 1.0f);
+  spec_.cost_names = {"thermal_overload", "reserve_shortfall", "min_updown"};
+  spec_.horizon = p_.horizon;
+  spec_.episode_sum_names = {"total_operating_cost", "total_commitment_switches",
+                             "step_feasibility_rate", "unserved_energy_mwh", "spilled_energy_mwh"};
+}
+
+double UnitCommitment::unit_cost(int u, double p) const {
+  const UcUnit& un = p_.units[u];
+  return un.mc_a / 3.0 * p * p * p + un.mc_b / 2.0 * p * p + un.mc_c * p;
+}
+
+int64_t UnitCommitment::index(const UcState& s, int t) const {
+  const int64_t k = s.start + std::min(t, p_.horizon - 1);
+  return std::min<int64_t>(k, static_cast<int64_t>(p_.net.size()) - 1);
+}
+
+double UnitCommitment::total_load(int64_t k) const {
+  return sum_base_pd_ * p_.load_scale * p_.net[static_cast<size_t>(k)];
+}
+
+void UnitCommitment::bus_load(int64_t k, std::vector<double>& load) const {
+  const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
+  load.resize(p_.base_pd.size());
+  for (size_t b = 0; b < load.size(); ++b) load[b] = p_.base_pd[b] * f;
+}
+
+std::unique_ptr<State> UnitCommitment::make_state() const {
+  auto s = std::make_unique<UcState>();
+  const int nu = n_units();
+  s->status.assign(nu, 0);
+  s->tis.assign(nu, 0);
+  s->last.assign(nu, 0.0);
+  s->flow.assign(p_.grid_case.n_branch(), 0.0);
+  s->opf = std::make_unique<grid::DcOpf>(p_.grid_case);
+  return s;
+}
+
+void UnitCommitment::observe(const UcState& s, std::span<float> obs) const {
+  const int nu = n_units();
+  size_t k = 0;
+  for (int u = 0; u < nu; ++u) obs[k++] = static_cast<float>(s.status[u]);
+  for (int u = 0; u < nu; ++u) obs[k++] = static_cast<float>(s.tis[u] / 200.0);
+  for (int u = 0; u < nu; ++u)
+    obs[k++] = static_cast<float>(s.last[u] / std::max(p_.units[u].pmax, 1.0));
+  const double bnorm = std::max(max_abs_b_, 1.0);
+  for (int u = 0; u < nu; ++u) obs[k++] = static_cast<float>(p_.units[u].mc_b / bnorm);
+  for (size_t l = 0; l < cap_.size(); ++l)
+    obs[k++] = static_cast<float>(s.flow[l] / std::max(std::abs(cap_[l]), 1.0));
+  const double load = total_load(index(s, s.t));
+  const double denom = std::max(sum_pmax_, 1.0);
+  double on_cap = 0;
+  for (int u = 0; u < nu; ++u) on_cap += s.status[u] * p_.units[u].pmax;
+  obs[k++] = static_cast<float>(load / denom);
+  obs[k++] = static_cast<float>((on_cap - load) / std::max(load, 1.0));
+  const int spd = std::max(1, static_cast<int>(std::lround(24.0 / p_.dt_hours)));
+  const double phase = kTwoPi * s.t / spd;
+  obs[k++] = static_cast<float>(std::sin(phase));
+  obs[k++] = static_cast<float>(std::cos(phase));
+  for (int h = 1; h <= p_.forecast_horizon; ++h)
+    obs[k++] = static_cast<float>(total_load(index(s, s.t + h)) / denom);
+}
+
+void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
+                           const ResetOptions& opt) const {
+  auto& s = static_cast<UcState&>(st);
+  const int nu = n_units();
+  const auto n = static_cast<uint64_t>(p_.episode_starts.size());
+  const uint64_t i = opt.episode >= 0 ? static_cast<uint64_t>(opt.episode) * n /
+                                            static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
+                                      : rng.below(n);
+  s.start = p_.episode_starts[i];
+  s.t = 0;
+  for (int u = 0; u < nu; ++u) {
+    s.status[u] = p_.units[u].status0;
+    s.tis[u] = p_.units[u].tis0;
+  }
+  // Reset dispatch: OPF of the initial commitment with unbiased costs (reference §7.3).
+  thread_local std::vector<double> load;
+  bus_load(index(s, 0), load);
+  grid::DcOpfOverrides o;
+  o.balance_slack_cost = kVoll;
+  o.pmin_mw.resize(nu);
+  o.pmax_mw.resize(nu);
+  for (int u = 0; u < nu; ++u) {
+    o.pmin_mw[u] = p_.units[u].pmin * s.status[u];
+    o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
+  }
+  auto r = s.opf->solve(load, o);
+  if (!r.ok()) {
+    o.line_limits = false;
+    r = s.opf->solve(load, o);
+  }
+  if (r.ok()) {
+    for (int u = 0; u < nu; ++u) s.last[u] = r.gen_pg_mw[u];
+    s.flow = r.branch_pf_mw;
+  } else {  // initial commitment cannot serve the load: start from its minimum outputs
+    for (int u = 0; u < nu; ++u) s.last[u] = o.pmin_mw[u];
+    std::fill(s.flow.begin(), s.flow.end(), 0.0);
+  }
+  observe(s, obs);
+}
+
+Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
+                          std::span<float> obs, std::span<float> costs, Info* info) const {
+  auto& s = static_cast<UcState&>(st);
+  const int nu = n_units();
+  thread_local std::vector<int> u_on;
+  thread_local grid::DcOpfOverrides o;
+  u_on.resize(nu);
+  o.pmin_mw.resize(nu);
+  o.pmax_mw.resize(nu);
+  o.linear_cost_delta.resize(nu);
+  o.line_limits = true;
+  o.balance_slack_cost = kVoll;
+  double startup = 0, noload = 0;
+  for (int u = 0; u < nu; ++u) {
+    const UcUnit& un = p_.units[u];
+    const float a_c = action[u];
+    int on = a_c > 0.0f ? 1 : 0;  // NaN → off
+    if (s.status[u] == 1 && s.tis[u] < un.min_up) on = 1;
+    if (s.status[u] == 0 && s.tis[u] < un.min_down) on = 0;
+    u_on[u] = on;
+    if (on && !s.status[u]) startup += un.startup_cost;
+    noload += on * un.no_load_cost_per_step;
+    const double lo = std::max(un.pmin, s.last[u] - un.ramp_down_mw);
+    const double hi = std::min(un.pmax, s.last[u] + un.ramp_up_mw);
+    const double elo = lo * on, ehi = hi * on;
+    double a_d = static_cast<double>(action[nu + u]);
+    a_d = std::isfinite(a_d) ? std::clamp(a_d, -1.0, 1.0) : 0.0;
+    const double target = 0.5 * (elo + ehi) + a_d * 0.5 * (ehi - elo);
+    o.pmin_mw[u] = elo;  // an inverted window (elo > ehi) is pinned to ehi by the OPF
+    o.pmax_mw[u] = ehi;
+    o.linear_cost_delta[u] = -p_.dispatch_preference * target;
+  }
+  thread_local std::vector<double> load;
+  const int64_t k = index(s, s.t);
+  bus_load(k, load);
+  auto r = s.opf->solve(load, o);
+  if (!r.ok()) {
+    o.line_limits = false;
+    r = s.opf->solve(load, o);
+  }
+  const double total_load_mw = total_load(k);
+  double on_cap = 0;
+  for (int u = 0; u < nu; ++u) on_cap += u_on[u] * p_.units[u].pmax;
+  const double short_mw = std::max(0.0, total_load_mw * (1.0 + p_.reserve_margin) - on_cap);
+  const bool res_viol = p_.enable_reserve && short_mw > 1e-6;
+  int switches = 0;
+  for (int u = 0; u < nu; ++u) {
+    const bool changed = u_on[u] != s.status[u];
+    switches += changed;
+    s.tis[u] = changed ? 1 : s.tis[u] + 1;
+    s.status[u] = u_on[u];
+  }
+  Step out;
+  double gen_cost = 0, c_th = 0, shed = 0;
+  int n_th = 0;
+  if (r.ok()) {
+    shed = std::max(r.balance_slack_mw, 0.0);
+    for (int u = 0; u < nu; ++u) {
+      s.last[u] = r.gen_pg_mw[u];
+      gen_cost += unit_cost(u, s.last[u]);
+    }
+    s.flow = r.branch_pf_mw;
+    for (size_t l = 0; l < cap_.size(); ++l) {
+      const double v = std::max(s.flow[l] - cap_[l], 0.0) + std::max(-cap_[l] - s.flow[l], 0.0);
+      c_th += v;
+      n_th += v > 1e-6;
+    }
+  } else {
+    out.terminated = true;
+    for (int u = 0; u < nu; ++u) s.last[u] = 0.5 * (o.pmin_mw[u] + o.pmax_mw[u]);
+    std::fill(s.flow.begin(), s.flow.end(), 0.0);
+  }
+  s.t += 1;
+  // Failure: charge the all-units-at-pmax cost for this and every remaining step.
+  const double fail_cost =
+      out.terminated ? max_step_cost_ * static_cast<double>(p_.horizon - s.t + 1) : 0.0;
+  const double op_cost = gen_cost + startup + noload;
+  costs[0] = static_cast<float>(p_.cost_thermal_weight * c_th);
+  costs[1] = static_cast<float>(p_.enable_reserve ? short_mw : 0.0);
+  costs[2] = 0.0f;
+  observe(s, obs);
+  out.reward = static_cast<float>(-p_.reward_scale * (op_cost + kVoll * shed + fail_cost));
+  out.truncated = !out.terminated && s.t >= p_.horizon;
+  if (info) {
+    const bool safe = r.ok() && n_th == 0 && !res_viol && shed <= 1e-6;
+    info->gen_cost = gen_cost;
+    info->n_violations = n_th + (res_viol ? 1 : 0) + (shed > 1e-6 ? 1 : 0);
+    info->is_safe = safe;
+    info->status = r.ok() ? StepStatus::kOk : StepStatus::kSolverFailed;
+    info->sums[0] = op_cost;
+    info->sums[1] = switches;
+    info->sums[2] = safe ? 1.0 / p_.horizon : 0.0;
+    info->sums[3] = shed * p_.dt_hours;
+    info->sums[4] = r.ok() ? std::max(-r.balance_slack_mw, 0.0) * p_.dt_hours : 0.0;
+  }
+  return out;
+}
+
+void UnitCommitment::save_state(const State& st, std::vector<double>& out) const {
+  const auto& s = static_cast<const UcState&>(st);
+  out.push_back(s.t);
+  out.push_back(static_cast<double>(s.start));
+  out.insert(out.end(), s.status.begin(), s.status.end());
+  out.insert(out.end(), s.tis.begin(), s.tis.end());
+  out.insert(out.end(), s.last.begin(), s.last.end());
+  out.insert(out.end(), s.flow.begin(), s.flow.end());
+}
+
+size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
+  auto& s = static_cast<UcState&>(st);
+  const size_t nu = s.status.size(), nl = s.flow.size();
+  const size_t n = 2 + 3 * nu + nl;
+  if (in.size() < n)
+    throw core::ConfigError("checkpoint: unit_commitment state has " + std::to_string(in.size()) +
+                            " values, expected " + std::to_string(n));
+  s.t = static_cast<int>(in[0]);
+  s.start = static_cast<int64_t>(in[1]);
+  if (s.t < 0 || s.t > p_.horizon || s.start < 0 ||
+      s.start + p_.horizon > static_cast<int64_t>(p_.net.size()))
+    throw core::ConfigError("checkpoint: unit_commitment state is inconsistent with this env");
+  size_t k = 2;
+  for (size_t u = 0; u < nu; ++u) s.status[u] = in[k++] > 0.5 ? 1 : 0;
+  for (size_t u = 0; u < nu; ++u) s.tis[u] = static_cast<int>(in[k++]);
+  for (size_t u = 0; u < nu; ++u) s.last[u] = in[k++];
+  for (size_t l = 0; l < nl; ++l) s.flow[l] = in[k++];
+  s.opf->reset_warm_start();
+  return n;
+}
+
+}  // namespace pz::envs

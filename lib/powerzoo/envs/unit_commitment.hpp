@@ -1,0 +1,106 @@
+// UnitCommitment: DC unit commitment with an exact DC-OPF dispatch (reference envs-grid.md §7).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "powerzoo/envs/env.hpp"
+#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dcopf.hpp"
+
+namespace pz::envs {
+
+/// Unit-commitment data of one unit (reference §7.1 after conversion).
+struct UcUnit {
+  double mc_a = 0, mc_b = 0, mc_c = 0;  ///< marginal cost a·p² + b·p + c ($/MWh)
+  double pmin = 0, pmax = 0;            ///< MW
+  double ramp_up_mw = 0, ramp_down_mw = 0;  ///< per step (frac · pmax · Δt)
+  int min_up = 1, min_down = 1;         ///< steps
+  double startup_cost = 0;              ///< $ per start
+  double no_load_cost_per_step = 0;     ///< $ (no-load $/h · Δt)
+  int status0 = 1;                      ///< initial commitment
+  int tis0 = 200;                       ///< initial time in state (steps)
+};
+
+/// Parameters of a UnitCommitment model. The case's gens must be the units (same order) and are
+/// rewritten: limits p_min/p_max, linear cost mc_c (the reference's OPF objective), status 1.
+/// Bus load at absolute step k: base_pd[b] · load_scale · net[k].
+struct UnitCommitmentParams {
+  grid::Case grid_case;                 ///< network (ratings already set); gens = units
+  std::vector<UcUnit> units;
+  std::vector<double> base_pd;          ///< [n_bus] MW (the reference's load_d_max per bus)
+  std::vector<double> net;              ///< per absolute step, dimensionless net-load factor
+  std::vector<int64_t> episode_starts;  ///< candidate starts (indices into net)
+  int horizon = 48;
+  double dt_hours = 0.5;
+  double load_scale = 1.0;
+  double reserve_margin = 0.05;
+  bool enable_reserve = true;
+  int forecast_horizon = 0;
+  double reward_scale = 1e-4;
+  double cost_thermal_weight = 1.0;
+  double dispatch_preference = 0.01;  ///< α of mc' = mc_c − α·target
+};
+
+/// obs = [status (nu), tis/200 (nu), last/max(pmax,1) (nu), mc_b/max(max|mc_b|,1) (nu),
+/// flow/max(|cap|,1) (nl), Σload/max(Σpmax,1), (Σu·pmax − Σload)/max(Σload,1), sin, cos,
+/// forecast Σload[t+k]/max(Σpmax,1) (k = 1..H)]; action [commit (nu) | dispatch (nu)] ∈ [−1,1].
+/// costs = [thermal_overload (MW), reserve_shortfall (MW), min_updown (0: masked)].
+/// The exact DC-OPF (one per state, warm-started) dispatches within the ramp windows of the
+/// committed units with the biased linear cost. The balance may be missed at 1000 $/MWh at the
+/// reference bus: unserved load (committed units or their ramps cannot reach the load; charged
+/// at 1000 $/h per MW in the reward, not in total_operating_cost; unsafe) or spilled generation (Σ committed pmin or
+/// ramp-down floors above the load; read as curtailed wind/solar, no extra charge). If the line
+/// limits make the OPF infeasible it is re-solved without them (the overload then shows in
+/// thermal_overload). If the solver still fails the episode terminates with
+/// StepStatus::kSolverFailed and the step is charged the all-units-at-pmax cost for every
+/// remaining step (so ending an episode early never pays).
+/// Info::sums = [total_operating_cost (gen $/h + startup $ + no-load $ per step, gen cost in $/h
+/// not ×Δt, as the reference), total_commitment_switches,
+/// step_feasibility_rate (is_safe / horizon), unserved_energy_mwh, spilled_energy_mwh].
+class UnitCommitment final : public Env {
+ public:
+  /// Throws core::ConfigError on inconsistent sizes or an unusable network.
+  explicit UnitCommitment(UnitCommitmentParams p);
+
+  struct UcState : State {
+    int t = 0;
+    int64_t start = 0;
+    std::vector<int> status, tis;
+    std::vector<double> last;     ///< [nu] MW
+    std::vector<double> flow;     ///< [n_branch] MW
+    std::unique_ptr<grid::DcOpf> opf;  ///< this state's solver (warm start between steps)
+  };
+
+  const EnvSpec& spec() const override { return spec_; }
+  std::unique_ptr<State> make_state() const override;
+  void reset(State& s, core::Rng& rng, std::span<float> obs,
+             const ResetOptions& opt = {}) const override;
+  Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
+            std::span<float> costs, Info* info) const override;
+  /// t, start, status, time in state, last dispatch, flows. The solver's warm-start basis is
+  /// not saved: a restored state re-solves cold (same optimum; ties between equal-cost
+  /// dispatches may resolve differently).
+  void save_state(const State& s, std::vector<double>& out) const override;
+  size_t load_state(State& s, std::span<const double> in) const override;
+
+  int n_units() const { return static_cast<int>(p_.units.size()); }
+  const UnitCommitmentParams& params() const { return p_; }
+  /// Total load (MW) at absolute step k.
+  double total_load(int64_t k) const;
+  /// Reference total cost a/3 p³ + b/2 p² + c p ($/h) of unit u.
+  double unit_cost(int u, double p) const;
+
+ private:
+  void bus_load(int64_t k, std::vector<double>& load) const;
+  void observe(const UcState& s, std::span<float> obs) const;
+  int64_t index(const UcState& s, int t) const;
+
+  UnitCommitmentParams p_;
+  EnvSpec spec_;
+  std::vector<double> cap_;  // [n_branch] MW, 1e6 = unlimited
+  double sum_pmax_ = 1, max_abs_b_ = 1, sum_base_pd_ = 0, max_step_cost_ = 0;
+};
+
+}  // namespace pz::envs

@@ -1,0 +1,276 @@
+// TSO task factory and baselines (tasks-benchmarks.md §1.1, envs-grid.md §7.6).
+#include "powerzoo/exp/task_tso.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <numbers>
+#include <numeric>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/data/profile.hpp"
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::exp {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream is(line);
+  while (std::getline(is, cell, ',')) {
+    while (!cell.empty() && (cell.back() == '\r' || cell.back() == ' ')) cell.pop_back();
+    while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
+    out.push_back(cell);
+  }
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+struct TsoBase {
+  grid::Case c;
+  std::vector<envs::UcUnit> units;
+  data::Profile prof;
+};
+
+std::mutex tso_mu;
+
+const TsoBase& cached_base(const std::string& case_name, const std::string& profile,
+                           double dt_hours) {
+  static std::map<std::string, TsoBase> cache;
+  std::ostringstream key;
+  key << case_name << "|" << profile << "|" << dt_hours;
+  std::lock_guard<std::mutex> lock(tso_mu);
+  auto it = cache.find(key.str());
+  if (it != cache.end()) return it->second;
+  TsoBase b;
+  const std::string path = grid::resolve_case_path(case_name);
+  b.c = grid::load_case(path);
+  std::string uc = path;
+  if (uc.size() > 2 && uc.substr(uc.size() - 2) == ".m") uc.resize(uc.size() - 2);
+  uc += "_unit_commitment.csv";
+  b.units = load_uc_units(uc, b.c, dt_hours);
+  b.prof = data::load_profile(profile);
+  return cache.emplace(key.str(), std::move(b)).first->second;
+}
+
+}  // namespace
+
+std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Case& c,
+                                        double dt_hours) {
+  std::ifstream in(path);
+  if (!in)
+    throw core::ConfigError(path + ": expected a unit-commitment CSV for case '" + c.name +
+                            "', found no readable file");
+  std::string line;
+  if (!std::getline(in, line)) throw core::ConfigError(path + ":1: expected a header row");
+  const auto header = split_csv(line);
+  const std::vector<std::string> need = {
+      "bus_id",  "mc_a",        "mc_b",          "mc_c",       "p_max",
+      "p_min",   "ramp_up",     "ramp_down",     "min_up_time", "min_down_time",
+      "init_state", "keep_time", "init_start_up_cost", "init_no_load_cost"};
+  std::map<std::string, size_t> col;
+  for (const auto& n : need) {
+    auto f = std::find(header.begin(), header.end(), n);
+    if (f == header.end())
+      throw core::ConfigError(path + ":1: expected a column '" + n + "', found none");
+    col[n] = static_cast<size_t>(f - header.begin());
+  }
+  std::vector<envs::UcUnit> units;
+  int lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
+    const auto cells = split_csv(line);
+    const std::string where = path + ":" + std::to_string(lineno) + ": ";
+    auto num = [&](const std::string& n) {
+      const size_t i = col[n];
+      if (i >= cells.size())
+        throw core::ConfigError(where + "expected a value in column '" + n + "', found none");
+      const std::string& s = cells[i];
+      size_t pos = 0;
+      double v = 0;
+      try {
+        v = std::stod(s, &pos);
+      } catch (...) {
+        pos = 0;
+      }
+      if (pos != s.size() || s.empty() || !std::isfinite(v))
+        throw core::ConfigError(where + "expected a number in column '" + n + "', found '" + s +
+                                "'");
+      return v;
+    };
+    const int g = static_cast<int>(units.size());
+    if (g >= c.n_gen())
+      throw core::ConfigError(where + "expected " + std::to_string(c.n_gen()) +
+                              " unit rows (one per gen of " + c.name + "), found more");
+    const double bus = num("bus_id");
+    if (static_cast<int>(bus) != c.gen[g].bus)
+      throw core::ConfigError(where + "expected bus_id " + std::to_string(c.gen[g].bus) +
+                              " (gen row " + std::to_string(g + 1) + " of " + c.name +
+                              "), found " + cells[col["bus_id"]]);
+    envs::UcUnit u;
+    u.mc_a = num("mc_a");
+    u.mc_b = num("mc_b");
+    u.mc_c = num("mc_c");
+    u.pmax = num("p_max");
+    u.pmin = num("p_min");
+    if (!(u.pmin >= 0 && u.pmax >= u.pmin))
+      throw core::ConfigError(where + "expected 0 <= p_min <= p_max, found p_min " +
+                              std::to_string(u.pmin) + ", p_max " + std::to_string(u.pmax));
+    u.ramp_up_mw = num("ramp_up") * u.pmax * dt_hours;
+    u.ramp_down_mw = num("ramp_down") * u.pmax * dt_hours;
+    u.min_up = std::max(1, static_cast<int>(num("min_up_time")));
+    u.min_down = std::max(1, static_cast<int>(num("min_down_time")));
+    u.status0 = num("init_state") > 0.5 ? 1 : 0;
+    u.tis0 = static_cast<int>(std::clamp(std::abs(num("keep_time")), 0.0, 1000.0));
+    u.startup_cost = num("init_start_up_cost");
+    u.no_load_cost_per_step = num("init_no_load_cost") * dt_hours;
+    units.push_back(u);
+  }
+  if (static_cast<int>(units.size()) != c.n_gen())
+    throw core::ConfigError(path + ": expected " + std::to_string(c.n_gen()) +
+                            " unit rows (one per gen of " + c.name + "), found " +
+                            std::to_string(units.size()));
+  return units;
+}
+
+void apply_tso_line_ratings(grid::Case& c, double scale) {
+  bool any = false;
+  for (const auto& br : c.branch) any = any || (br.status > 0 && br.rate_a_mva > 0);
+  if (!any) {
+    for (auto& br : c.branch) {
+      const double x = std::abs(br.x_pu);
+      br.rate_a_mva = x <= 1e-9 ? 1e6 : c.base_mva * (8.0 * kPi / 180.0) / x;
+    }
+  }
+  for (auto& br : c.branch) br.rate_a_mva *= scale;
+}
+
+double tso_synthetic_gross(double t_h) { return 0.75 + 0.25 * std::sin(2 * kPi * (t_h - 3) / 24); }
+double tso_synthetic_wind(double t_h) {
+  return 0.3 + 0.2 * std::sin(2 * kPi * (t_h - 2) / 24 + kPi);
+}
+double tso_synthetic_solar(double t_h) {
+  const double h = std::fmod(t_h, 24.0);
+  const double on = std::abs(h - 12.0) < 6.0 ? 1.0 : 0.0;
+  return 0.4 * std::max(std::cos(2 * kPi * (t_h - 12) / 24) * on, 0.0);
+}
+double tso_net(double gross_norm, double t_h) {
+  return std::clamp(gross_norm - 0.7 * tso_synthetic_wind(t_h) - 0.5 * tso_synthetic_solar(t_h),
+                    0.05, 1.0);
+}
+
+std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::string& split) {
+  const auto& e = spec.env;
+  const std::string src = (spec.source_path.empty() ? std::string("spec") : spec.source_path) + ": ";
+  std::string case_name = e.case_name;
+  if (case_name == "case5") case_name = "case118";  // default case (case5 has no UC data)
+  double load_mult = 1.0, rating_mult = 1.0;
+  std::string window = split;
+  if (split == "load_stress") {
+    window = "iid";
+    load_mult = 1.15;
+  } else if (split == "line_tightening") {
+    window = "iid";
+    rating_mult = 0.85;
+  } else if (split != "train" && split != "iid") {
+    throw core::ConfigError(src + "split: expected one of train, iid, load_stress, "
+                            "line_tightening, found '" + split + "'");
+  }
+  const TsoBase* base = nullptr;
+  try {
+    base = &cached_base(case_name, e.profile, e.dt_hours);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(src + "[env] case/profile: " + err.what());
+  }
+  const data::Profile& prof = base->prof;
+  const double step_h = prof.step_seconds / 3600.0;
+  if (std::abs(step_h - e.dt_hours) > 1e-9)
+    throw core::ConfigError(src + "[env] dt_hours: expected the profile's step of " +
+                            std::to_string(step_h) + " h, found " + std::to_string(e.dt_hours));
+  envs::UnitCommitmentParams p;
+  p.grid_case = base->c;
+  apply_tso_line_ratings(p.grid_case, rating_mult);
+  p.units = base->units;
+  p.base_pd.resize(p.grid_case.n_bus());
+  for (int b = 0; b < p.grid_case.n_bus(); ++b) p.base_pd[b] = p.grid_case.bus[b].pd_mw;
+  const data::Split sp = data::split_by_name(window);
+  p.episode_starts = data::episode_starts(prof, sp, e.horizon);
+  // Gross demand normalized by its peak over the split's window (reference: per-window max).
+  double gmax = 0;
+  for (int64_t s : p.episode_starts)
+    for (int k = 0; k < e.horizon; ++k) gmax = std::max(gmax, prof.values[static_cast<size_t>(s + k)]);
+  gmax = std::max(gmax, 1.0);
+  p.net.resize(prof.values.size());
+  for (size_t k = 0; k < p.net.size(); ++k) {
+    const double v = prof.values[k];
+    const double t_h = static_cast<double>(k) * e.dt_hours;  // profile starts at 00:00 UTC
+    p.net[k] = std::isfinite(v) ? tso_net(v / gmax, t_h) : 0.05;
+  }
+  p.horizon = e.horizon;
+  p.dt_hours = e.dt_hours;
+  p.load_scale = e.load_scale * load_mult;
+  p.reserve_margin = 0.05;
+  p.enable_reserve = true;
+  p.forecast_horizon = 4;
+  p.reward_scale = e.reward_scale;
+  try {
+    return std::make_shared<envs::UnitCommitment>(std::move(p));
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(src + "[env]: " + err.what());
+  }
+}
+
+std::optional<PolicyFn> tso_baseline(const std::string& name,
+                                     std::shared_ptr<const envs::Env> env) {
+  auto uc = std::dynamic_pointer_cast<const envs::UnitCommitment>(env);
+  if (!uc) return std::nullopt;
+  const int nu = uc->n_units();
+  const int act_dim = 2 * nu;
+  if (name == "all_on") {
+    return PolicyFn([nu, act_dim](const float*, int n, float* a) {
+      for (int i = 0; i < n; ++i) {
+        float* row = a + static_cast<size_t>(i) * act_dim;
+        std::fill(row, row + nu, 1.0f);
+        std::fill(row + nu, row + act_dim, 0.0f);
+      }
+    });
+  }
+  if (name == "merit_order") {
+    const auto& par = uc->params();
+    std::vector<int> order(nu);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int x, int y) { return par.units[x].mc_b < par.units[y].mc_b; });
+    std::vector<double> pmax(nu);
+    double sum_pmax = 0;
+    for (int u = 0; u < nu; ++u) sum_pmax += (pmax[u] = par.units[u].pmax);
+    const int load_idx = 4 * nu + par.grid_case.n_branch();
+    const int obs_dim = uc->spec().obs_dim;
+    const double margin = par.reserve_margin;
+    return PolicyFn([=](const float* obs, int n, float* a) {
+      for (int i = 0; i < n; ++i) {
+        const double load = obs[static_cast<size_t>(i) * obs_dim + load_idx] * std::max(sum_pmax, 1.0);
+        const double need = load * (1.0 + margin);
+        float* row = a + static_cast<size_t>(i) * act_dim;
+        std::fill(row, row + nu, -1.0f);
+        std::fill(row + nu, row + act_dim, 0.0f);
+        double cap = 0;
+        for (int u : order) {
+          if (cap >= need) break;
+          row[u] = 1.0f;
+          cap += pmax[u];
+        }
+      }
+    });
+  }
+  return std::nullopt;
+}
+
+}  // namespace pz::exp

@@ -1,0 +1,248 @@
+// UnitCommitment on hand-made case14 scenarios and the reference's case14 all-on run (§11.2).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/unit_commitment.hpp"
+#include "powerzoo/exp/task_tso.hpp"
+#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dcopf.hpp"
+
+using namespace pz;
+
+namespace {
+// make_tso_case14_params() defaults: synthetic net-load shape × Pd, 8° ratings, reserve 5 %.
+envs::UnitCommitmentParams case14_params(double dt = 0.5) {
+  envs::UnitCommitmentParams p;
+  const std::string path = grid::resolve_case_path("case14");
+  p.grid_case = grid::load_case(path);
+  exp::apply_tso_line_ratings(p.grid_case, 1.0);
+  p.units = exp::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
+                               p.grid_case, dt);
+  for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
+  for (int k = 0; k < 48; ++k) {
+    const double t_h = k * dt;
+    p.net.push_back(exp::tso_net(exp::tso_synthetic_gross(t_h), t_h));
+  }
+  p.episode_starts = {0};
+  p.horizon = 48;
+  p.dt_hours = dt;
+  return p;
+}
+
+struct Runner {
+  envs::UnitCommitment env;
+  std::unique_ptr<envs::State> st;
+  core::Rng rng{0, 0};
+  std::vector<float> obs, costs, act;
+  envs::Info info;
+  explicit Runner(envs::UnitCommitmentParams p) : env(std::move(p)) {
+    st = env.make_state();
+    obs.resize(env.spec().obs_dim);
+    costs.resize(3);
+    act.assign(env.spec().act_dim, 0.0f);
+    env.reset(*st, rng, obs);
+  }
+  envs::UnitCommitment::UcState& s() { return static_cast<envs::UnitCommitment::UcState&>(*st); }
+  envs::Step step(const std::vector<int>& commit, const std::vector<float>& dispatch = {}) {
+    const int nu = env.n_units();
+    for (int u = 0; u < nu; ++u) {
+      act[u] = commit[u] ? 1.0f : -1.0f;
+      act[nu + u] = dispatch.empty() ? 0.0f : dispatch[u];
+    }
+    info = envs::Info{};
+    return env.step(*st, act, rng, obs, costs, &info);
+  }
+};
+}  // namespace
+
+TEST_SUITE("envs_unit_commitment") {
+  TEST_CASE("case14 shapes, conversions and the reference's synthetic profile") {
+    const auto p = case14_params();
+    const double net0[6] = {0.29322, 0.33423, 0.37877, 0.42606, 0.4753, 0.52564};
+    for (int k = 0; k < 6; ++k) CHECK(p.net[k] == doctest::Approx(net0[k]).epsilon(2e-5));
+    double sum = 0;
+    for (double v : p.net) sum += v;
+    CHECK(sum == doctest::Approx(22.868590).epsilon(1e-6));
+    const double ramp[5] = {115.56, 46.31, 33.105, 33.47, 32.52};
+    for (int u = 0; u < 5; ++u) CHECK(p.units[u].ramp_up_mw == doctest::Approx(ramp[u]).epsilon(1e-3));
+    envs::UnitCommitment env(p);
+    CHECK(env.spec().obs_dim == 44);
+    CHECK(env.spec().act_dim == 10);
+    CHECK(env.spec().cost_names.size() == 3);
+  }
+
+  TEST_CASE("all-on policy against the reference's case14 run (§11.2)") {
+    Runner r(case14_params());
+    // Reset: only unit 1 committed, it serves the whole load (75.9448 MW).
+    CHECK(r.s().last[0] == doctest::Approx(75.9448).epsilon(1e-5));
+    for (int u = 1; u < 5; ++u) CHECK(r.s().last[u] == 0.0);
+    double total_reward = 0;
+    for (int t = 0; t < 48; ++t) {
+      const auto out = r.step({1, 1, 1, 1, 1});
+      total_reward += out.reward;
+      CHECK(r.info.status == envs::StepStatus::kOk);
+      CHECK(r.costs[1] == 0.0f);  // no reserve shortfall with every unit on
+      if (t == 0) {
+        // Startup of units 2..5 is exact; the dispatch is the exact LP optimum, which differs
+        // from the reference's 100-iteration ADMM point by a few MW (gen cost 2759.624 there).
+        CHECK(r.info.sums[0] - r.info.gen_cost == doctest::Approx(29841.10).epsilon(1e-9));
+        CHECK(r.info.gen_cost == doctest::Approx(2759.624).epsilon(0.02));
+        CHECK(out.reward == doctest::Approx(-3.260072).epsilon(2e-3));
+        CHECK(r.info.sums[1] == 4.0);
+        MESSAGE("case14 all-on t=0: gen cost " << r.info.gen_cost << " $/h, reward " << out.reward);
+      }
+      CHECK(out.truncated == (t == 47));
+    }
+    MESSAGE("case14 all-on: sum of 48 rewards " << total_reward << " (reference ADMM -25.78177)");
+    CHECK(total_reward == doctest::Approx(-25.78177).epsilon(0.02));
+  }
+
+  TEST_CASE("min up/down masking") {
+    Runner r(case14_params());
+    // Unit 4 (index 3) has min up = min down = 8 steps; start it at t = 0.
+    r.step({1, 0, 0, 1, 0});
+    CHECK(r.s().status[3] == 1);
+    CHECK(r.s().tis[3] == 1);
+    for (int k = 1; k < 8; ++k) {  // switching off is masked while time in state < 8
+      r.step({1, 0, 0, 0, 0});
+      CHECK(r.s().status[3] == 1);
+      CHECK(r.info.sums[1] == 0.0);
+    }
+    r.step({1, 0, 0, 0, 0});
+    CHECK(r.s().status[3] == 0);
+    CHECK(r.info.sums[1] == 1.0);
+    for (int k = 1; k < 8; ++k) {  // switching on again is masked for 8 steps
+      r.step({1, 0, 0, 1, 0});
+      CHECK(r.s().status[3] == 0);
+      CHECK(r.info.sums[0] - r.info.gen_cost == 0.0);  // no startup charged
+    }
+    r.step({1, 0, 0, 1, 0});
+    CHECK(r.s().status[3] == 1);
+    CHECK(r.info.sums[0] - r.info.gen_cost == doctest::Approx(5272.29));
+    CHECK(r.costs[2] == 0.0f);  // min_updown channel is identically 0 (masking)
+  }
+
+  TEST_CASE("ramp windows, including the inverted window of a restarting unit") {
+    auto p = case14_params();
+    p.units[1].pmin = 60;  // ramp_up 46.31 < pmin: a restart window [60, 46.31] pins to 46.31
+    Runner r(p);
+    r.step({1, 1, 0, 0, 0}, {0, 1, 0, 0, 0});
+    CHECK(r.info.status == envs::StepStatus::kOk);
+    CHECK(r.s().last[1] == doctest::Approx(p.units[1].ramp_up_mw).epsilon(1e-9));
+    // Every later step stays within last ± ramp and within [pmin, pmax].
+    for (int t = 1; t < 20; ++t) {
+      const std::vector<double> prev = r.s().last;
+      r.step({1, 1, 0, 0, 0}, {-1, 1, 0, 0, 0});
+      for (int u : {0, 1}) {
+        CHECK(r.s().last[u] <= prev[u] + p.units[u].ramp_up_mw + 1e-6);
+        CHECK(r.s().last[u] >= std::max(p.units[u].pmin, prev[u] - p.units[u].ramp_down_mw) - 1e-6);
+      }
+    }
+  }
+
+  TEST_CASE("reserve shortfall and startup / no-load costs") {
+    auto p = case14_params();
+    p.load_scale = 4.2;  // only unit 1 (332.4 MW) on: load·1.05 exceeds its capacity
+    for (auto& u : p.units) u.no_load_cost_per_step = 10.0;
+    Runner r(p);
+    r.step({1, 0, 0, 0, 0});
+    const double load = r.env.total_load(0);
+    REQUIRE(load < 332.4);
+    CHECK(r.costs[1] == doctest::Approx(load * 1.05 - 332.4).epsilon(1e-6));
+    CHECK_FALSE(r.info.is_safe);
+    CHECK(r.info.sums[0] == doctest::Approx(r.info.gen_cost + 10.0));
+    r.step({1, 1, 0, 0, 0});
+    CHECK(r.costs[1] == 0.0f);
+    CHECK(r.info.sums[0] == doctest::Approx(r.info.gen_cost + 11382.84 + 20.0));
+  }
+
+  TEST_CASE("load the committed units cannot serve is unserved, charged and unsafe") {
+    Runner r(case14_params());
+    const auto out = r.step({0, 0, 0, 0, 0});  // unit 1 may switch off (time in state 48 >= 2)
+    CHECK_FALSE(out.terminated);
+    CHECK(r.info.status == envs::StepStatus::kOk);
+    CHECK_FALSE(r.info.is_safe);
+    const double load = r.env.total_load(0);
+    CHECK(r.info.sums[3] == doctest::Approx(load * 0.5));  // unserved MWh
+    CHECK(r.info.sums[0] == 0.0);  // operating cost excludes the unserved-load charge
+    CHECK(out.reward == doctest::Approx(-1e-4 * 1000.0 * load).epsilon(1e-6));
+    CHECK(r.costs[1] == doctest::Approx(load * 1.05).epsilon(1e-6));  // reserve shortfall
+    for (float v : r.obs) CHECK(std::isfinite(v));
+  }
+
+  TEST_CASE("DcOpf overrides: warm re-solves equal cold ones, and empty overrides restore") {
+    auto p = case14_params();
+    envs::UnitCommitment env(p);
+    const grid::Case& c = env.params().grid_case;
+    grid::DcOpf warm(c);
+    std::mt19937 g(3);
+    std::uniform_real_distribution<double> U(0, 1);
+    for (int it = 0; it < 30; ++it) {
+      grid::DcOpfOverrides o;
+      std::vector<double> pd(c.n_bus());
+      for (int b = 0; b < c.n_bus(); ++b) pd[b] = c.bus[b].pd_mw * (0.3 + 0.9 * U(g));
+      for (int u = 0; u < c.n_gen(); ++u) {
+        const bool on = u == 0 || U(g) < 0.6;
+        o.pmin_mw.push_back(on ? 0.0 : 0.0);
+        o.pmax_mw.push_back(on ? c.gen[u].pmax_mw * (0.5 + 0.5 * U(g)) : 0.0);
+        o.linear_cost_delta.push_back(-0.01 * 100 * U(g));
+      }
+      o.line_limits = it % 5 != 0;
+      const auto a = warm.solve(pd, o);
+      grid::DcOpf cold(c);
+      const auto b = cold.solve(pd, o);
+      REQUIRE(a.status == b.status);
+      if (!a.ok()) continue;
+      CHECK(a.objective == doctest::Approx(b.objective).epsilon(1e-9));
+      double ba = 0, bb = 0;
+      for (int u = 0; u < c.n_gen(); ++u) {
+        ba += (c.gencost[u].coeffs[0] + o.linear_cost_delta[u]) * a.gen_pg_mw[u];
+        bb += (c.gencost[u].coeffs[0] + o.linear_cost_delta[u]) * b.gen_pg_mw[u];
+      }
+      CHECK(ba == doctest::Approx(bb).epsilon(1e-9));  // same biased optimum value
+    }
+    grid::DcOpf fresh(c);
+    const auto x = warm.solve();
+    const auto y = fresh.solve();
+    REQUIRE(x.ok());
+    CHECK(x.objective == doctest::Approx(y.objective).epsilon(1e-9));
+    for (int u = 0; u < c.n_gen(); ++u) CHECK(x.gen_pg_mw[u] == doctest::Approx(y.gen_pg_mw[u]));
+  }
+
+  TEST_CASE("TransGrid OPF mode and the opf-gap report on the reference case5 (§11.2)") {
+    for (int mode = 0; mode < 2; ++mode) {
+      envs::TransGridParams p;
+      p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+      const double pd[5] = {0, 250, 300, 200, 0};
+      for (int b = 0; b < 5; ++b) p.grid_case.bus[b].pd_mw = pd[b];
+      p.slack_bus_idx = 0;
+      p.pmin_override = {5, 10, 20, 10, 20};
+      p.horizon = 3;
+      (mode == 0 ? p.opf_dispatch : p.report_opf_gap) = true;
+      envs::TransGrid env(std::move(p));
+      auto st = env.make_state();
+      core::Rng rng(0, 0);
+      std::vector<float> obs(env.spec().obs_dim), costs(4), act(5, 0.0f);
+      env.reset(*st, rng, obs);
+      envs::Info info;
+      const auto out = env.step(*st, act, rng, obs, costs, &info);
+      CHECK(info.status == envs::StepStatus::kOk);
+      CHECK_FALSE(out.terminated);
+      if (mode == 0) {  // reference solver_mode 1: p ≈ [40, 80, 20, 10, 600], cost 8760.004
+        const double p0[5] = {40, 80, 20, 10, 600};
+        const auto& s = static_cast<envs::TransGrid::GridState&>(*st);
+        for (int u = 0; u < 5; ++u) CHECK(s.p_mw[u] == doctest::Approx(p0[u]).epsilon(1e-9));
+        CHECK(info.gen_cost == doctest::Approx(8760.0).epsilon(1e-12));
+        for (float c : costs) CHECK(c == 0.0f);
+      } else {  // agent dispatch (action 0: 16376.25 $/h) vs the OPF's 8760 $/h, both × Δt
+        REQUIRE(env.spec().episode_sum_names.size() == 2);
+        CHECK(info.sums[0] == doctest::Approx(16376.25 * 0.5));
+        CHECK(info.sums[1] == doctest::Approx(8760.0 * 0.5));
+      }
+    }
+  }
+}
