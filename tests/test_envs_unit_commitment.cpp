@@ -20,8 +20,8 @@ envs::UnitCommitmentParams case14_params(double dt = 0.5) {
   const std::string path = grid::resolve_case_path("case14");
   p.grid_case = grid::load_case(path);
   exp::apply_tso_line_ratings(p.grid_case, 1.0);
-  p.units = exp::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
-                               p.grid_case, dt);
+  p.units =
+      exp::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv", p.grid_case, dt);
   for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
   for (int k = 0; k < 48; ++k) {
     const double t_h = k * dt;
@@ -68,7 +68,8 @@ TEST_SUITE("envs_unit_commitment") {
     for (double v : p.net) sum += v;
     CHECK(sum == doctest::Approx(22.868590).epsilon(1e-6));
     const double ramp[5] = {115.56, 46.31, 33.105, 33.47, 32.52};
-    for (int u = 0; u < 5; ++u) CHECK(p.units[u].ramp_up_mw == doctest::Approx(ramp[u]).epsilon(1e-3));
+    for (int u = 0; u < 5; ++u)
+      CHECK(p.units[u].ramp_up_mw == doctest::Approx(ramp[u]).epsilon(1e-3));
     envs::UnitCommitment env(p);
     CHECK(env.spec().obs_dim == 44);
     CHECK(env.spec().act_dim == 10);

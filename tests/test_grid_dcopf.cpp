@@ -1,14 +1,13 @@
 // Tests of the exact DC-OPF (pz::grid::DcOpf) against MATPOWER rundcopf golden results, warm
 // starts, piecewise-linear costs, phase shifters and failure reporting.
 #include <doctest/doctest.h>
-
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -143,10 +142,10 @@ TEST_SUITE("grid_dcopf") {
   TEST_CASE("every MATPOWER rundcopf golden is reproduced") {
     const std::vector<fs::path> files = dcopf_goldens();
     // The set the suite is specified against must all be present.
-    for (const char* n : {"case5_dcopf", "case5_dcopf_load080", "case5_dcopf_load100",
-                          "case5_dcopf_load120", "case5_dcopf_halve_br1", "case14_dcopf",
-                          "case30_dcopf", "case118_dcopf", "case118_dcopf_load080",
-                          "case118_dcopf_load100", "case118_dcopf_load120"}) {
+    for (const char* n :
+         {"case5_dcopf", "case5_dcopf_load080", "case5_dcopf_load100", "case5_dcopf_load120",
+          "case5_dcopf_halve_br1", "case14_dcopf", "case30_dcopf", "case118_dcopf",
+          "case118_dcopf_load080", "case118_dcopf_load100", "case118_dcopf_load120"}) {
       CHECK_MESSAGE(fs::exists(fs::path(golden_dir()) / (std::string(n) + ".json")),
                     "missing golden " << n);
     }
@@ -159,16 +158,20 @@ TEST_SUITE("grid_dcopf") {
       Case c = bundled(g.at("case").get<std::string>());
       apply_modifications(c, g.at("modifications"));
       // Input echo: the modified case is the one MATPOWER solved.
-      REQUIRE(max_abs_diff([&] {
-                std::vector<double> v;
-                for (const auto& b : c.bus) v.push_back(b.pd_mw);
-                return v;
-              }(), g.at("bus_pd_mw")) < 1e-9);
-      REQUIRE(max_abs_diff([&] {
-                std::vector<double> v;
-                for (const auto& b : c.branch) v.push_back(b.rate_a_mva);
-                return v;
-              }(), g.at("branch_rate_a_mva")) < 1e-9);
+      REQUIRE(max_abs_diff(
+                  [&] {
+                    std::vector<double> v;
+                    for (const auto& b : c.bus) v.push_back(b.pd_mw);
+                    return v;
+                  }(),
+                  g.at("bus_pd_mw")) < 1e-9);
+      REQUIRE(max_abs_diff(
+                  [&] {
+                    std::vector<double> v;
+                    for (const auto& b : c.branch) v.push_back(b.rate_a_mva);
+                    return v;
+                  }(),
+                  g.at("branch_rate_a_mva")) < 1e-9);
 
       DcOpf opf(c);
       const DcOpfResult r = opf.solve();
@@ -182,10 +185,10 @@ TEST_SUITE("grid_dcopf") {
       const double d_va = max_abs_diff(r.bus_va_deg, g.at("bus_va_deg"));
       const double d_musf = max_abs_diff(r.branch_mu_sf, g.at("branch_mu_sf"));
       const double d_must = max_abs_diff(r.branch_mu_st, g.at("branch_mu_st"));
-      MESSAGE(f.filename().string() << ": obj rel " << d_obj << ", pg " << d_pg << " MW, lam "
-                                    << d_lam << " $/MWh, pf " << d_pf << " MW, va " << d_va
-                                    << " deg, mu_sf " << d_musf << ", mu_st " << d_must
-                                    << ", iters " << r.iterations << (opf.is_qp() ? " (QP)" : " (LP)"));
+      MESSAGE(f.filename().string()
+              << ": obj rel " << d_obj << ", pg " << d_pg << " MW, lam " << d_lam << " $/MWh, pf "
+              << d_pf << " MW, va " << d_va << " deg, mu_sf " << d_musf << ", mu_st " << d_must
+              << ", iters " << r.iterations << (opf.is_qp() ? " (QP)" : " (LP)"));
       CHECK(d_obj < 1e-6);
       CHECK((!opf.is_qp() || r.polished));  // QP answers come from the exact KKT solve
       CHECK(d_pg < 1e-4);
@@ -384,8 +387,8 @@ TEST_SUITE("grid_dcopf") {
     const nlohmann::json j = nlohmann::json::parse(p.out);
     CHECK(j.at("success").get<bool>());
     CHECK(std::abs(j.at("objective").get<double>() - g.at("objective").get<double>()) < 1e-6);
-    for (const char* key : {"gen_pg_mw", "bus_lam_p", "bus_va_deg", "branch_pf_mw",
-                            "branch_mu_sf", "branch_mu_st"}) {
+    for (const char* key :
+         {"gen_pg_mw", "bus_lam_p", "bus_va_deg", "branch_pf_mw", "branch_mu_sf", "branch_mu_st"}) {
       CAPTURE(key);
       CHECK(max_abs_diff(j.at(key).get<std::vector<double>>(), g.at(key)) < 1e-6);
     }

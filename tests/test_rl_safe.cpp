@@ -240,8 +240,8 @@ TEST_SUITE("rl_safe") {
     CHECK(grad_l[cc_off + 5] == grad[cc_off + 5]);
     learner.set_log_lambdas({0.4, -0.7});
 
-    std::vector<int64_t> idx = {ls_off, ls_off + 1, 0, 121, cc_off, n_par - 1, cc_off + 112,
-                                cc_off + 113};
+    std::vector<int64_t> idx = {ls_off,    ls_off + 1,   0,           121, cc_off,
+                                n_par - 1, cc_off + 112, cc_off + 113};
     for (int i = 0; i < 10; ++i) idx.push_back(static_cast<int64_t>(pick.below(ls_off)));
     for (int i = 0; i < 16; ++i) idx.push_back(cc_off + static_cast<int64_t>(pick.below(226)));
     int n_nonzero = 0;
@@ -309,7 +309,7 @@ TEST_SUITE("rl_safe") {
     auto base = std::make_shared<const CostEnv>();
     // Channel "spend" (index 1), budget 2, H = base horizon 3, unsafe reward −5.
     auto env = std::make_shared<const pz::envs::SauteEnv>(base, std::vector<int>{1},
-                                                           std::vector<double>{2.0}, 0, -5.0, true);
+                                                          std::vector<double>{2.0}, 0, -5.0, true);
     CHECK(env->spec().obs_dim == 2);
     CHECK(env->spec().cost_names == base->spec().cost_names);
     pz::core::ThreadPool pool(1);
@@ -369,8 +369,9 @@ TEST_SUITE("rl_safe") {
 
   TEST_CASE("[safety] spec: parse, validation, round trip, channel names") {
     const std::string base = "[safety]\nconstraints = [\"power_balance\", \"thermal_overload\"]\n";
-    auto s = pz::io::parse_spec(base + "thresholds = [0, 2.5]\ncost_scale = 10\n"
-                                       "[ppo]\nalgo = \"ppo_lagrangian\"\nlambda_lr = 0.01\n",
+    auto s = pz::io::parse_spec(base +
+                                    "thresholds = [0, 2.5]\ncost_scale = 10\n"
+                                    "[ppo]\nalgo = \"ppo_lagrangian\"\nlambda_lr = 0.01\n",
                                 "t.toml");
     CHECK(s.ppo.algo == pz::rl::Algo::kPpoLagrangian);
     CHECK(s.ppo.lambda_lr == 0.01);
@@ -385,22 +386,23 @@ TEST_SUITE("rl_safe") {
                          doctest::Contains("needs [safety] constraints"), pz::core::ConfigError);
     CHECK_THROWS_AS(pz::io::parse_spec(base + "[ppo]\nalgo = \"saute_ppo\"\n", "t.toml"),
                     pz::core::ConfigError);
-    CHECK_THROWS_AS(pz::io::parse_spec("[ppo]\nalgo = \"sac\"\n", "t.toml"),
-                    pz::core::ConfigError);
-    auto o = pz::io::parse_spec(base, "t.toml", {"ppo.algo=saute_ppo", "safety.thresholds=[1, 2]",
-                                                 "safety.cost_scale=[1, 2]"});
+    CHECK_THROWS_AS(pz::io::parse_spec("[ppo]\nalgo = \"sac\"\n", "t.toml"), pz::core::ConfigError);
+    auto o = pz::io::parse_spec(
+        base, "t.toml",
+        {"ppo.algo=saute_ppo", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
     CHECK(o.ppo.algo == pz::rl::Algo::kSautePpo);
     CHECK(o.safety.cost_scale == std::vector<double>{1, 2});
 
     CostEnv env;
-    auto v = pz::exp::safety_view(pz::io::parse_spec(
-        "[safety]\nconstraints = [\"spend\"]\ncost_scale = 4\n", "t.toml"), env.spec());
+    auto v = pz::exp::safety_view(
+        pz::io::parse_spec("[safety]\nconstraints = [\"spend\"]\ncost_scale = 4\n", "t.toml"),
+        env.spec());
     CHECK(v.channels == std::vector<int>{1});
     CHECK(v.thresholds == std::vector<double>{0});
     CHECK(v.cost_scale == std::vector<double>{4});
     CHECK_THROWS_WITH_AS(
-        pz::exp::safety_view(
-            pz::io::parse_spec("[safety]\nconstraints = [\"spnd\"]\n", "t.toml"), env.spec()),
+        pz::exp::safety_view(pz::io::parse_spec("[safety]\nconstraints = [\"spnd\"]\n", "t.toml"),
+                             env.spec()),
         doctest::Contains("did you mean 'spend'"), pz::core::ConfigError);
   }
 }

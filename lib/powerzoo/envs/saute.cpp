@@ -65,8 +65,8 @@ void SauteEnv::reset(State& s, core::Rng& rng, std::span<float> obs,
   write_z(st.c_ep, obs);
 }
 
-Step SauteEnv::step(State& s, std::span<const float> action, core::Rng& rng,
-                    std::span<float> obs, std::span<float> costs, Info* info) const {
+Step SauteEnv::step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
+                    std::span<float> costs, Info* info) const {
   SauteState& st = cast(s);
   Step r = base_->step(*st.base, action, rng, obs.first(base_->spec().obs_dim), costs, info);
   bool unsafe = false;

@@ -216,7 +216,7 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
     info->gen_cost = gen_cost;
     info->n_violations = n_viol;
     info->is_safe = n_viol == 0;
-    info->status = !finite ? StepStatus::kNonFinite
+    info->status = !finite      ? StepStatus::kNonFinite
                    : opf_failed ? StepStatus::kSolverFailed
                                 : StepStatus::kOk;
     if (p_.report_opf_gap && opf.ok()) {

@@ -13,21 +13,21 @@ namespace pz::envs {
 
 /// Unit-commitment data of one unit (reference §7.1 after conversion).
 struct UcUnit {
-  double mc_a = 0, mc_b = 0, mc_c = 0;  ///< marginal cost a·p² + b·p + c ($/MWh)
-  double pmin = 0, pmax = 0;            ///< MW
+  double mc_a = 0, mc_b = 0, mc_c = 0;      ///< marginal cost a·p² + b·p + c ($/MWh)
+  double pmin = 0, pmax = 0;                ///< MW
   double ramp_up_mw = 0, ramp_down_mw = 0;  ///< per step (frac · pmax · Δt)
-  int min_up = 1, min_down = 1;         ///< steps
-  double startup_cost = 0;              ///< $ per start
-  double no_load_cost_per_step = 0;     ///< $ (no-load $/h · Δt)
-  int status0 = 1;                      ///< initial commitment
-  int tis0 = 200;                       ///< initial time in state (steps)
+  int min_up = 1, min_down = 1;             ///< steps
+  double startup_cost = 0;                  ///< $ per start
+  double no_load_cost_per_step = 0;         ///< $ (no-load $/h · Δt)
+  int status0 = 1;                          ///< initial commitment
+  int tis0 = 200;                           ///< initial time in state (steps)
 };
 
 /// Parameters of a UnitCommitment model. The case's gens must be the units (same order) and are
 /// rewritten: limits p_min/p_max, linear cost mc_c (the reference's OPF objective), status 1.
 /// Bus load at absolute step k: base_pd[b] · load_scale · net[k].
 struct UnitCommitmentParams {
-  grid::Case grid_case;                 ///< network (ratings already set); gens = units
+  grid::Case grid_case;  ///< network (ratings already set); gens = units
   std::vector<UcUnit> units;
   std::vector<double> base_pd;          ///< [n_bus] MW (the reference's load_d_max per bus)
   std::vector<double> net;              ///< per absolute step, dimensionless net-load factor
@@ -50,10 +50,10 @@ struct UnitCommitmentParams {
 /// The exact DC-OPF (one per state, warm-started) dispatches within the ramp windows of the
 /// committed units with the biased linear cost. The balance may be missed at 1000 $/MWh at the
 /// reference bus: unserved load (committed units or their ramps cannot reach the load; charged
-/// at 1000 $/h per MW in the reward, not in total_operating_cost; unsafe) or spilled generation (Σ committed pmin or
-/// ramp-down floors above the load; read as curtailed wind/solar, no extra charge). If the line
-/// limits make the OPF infeasible it is re-solved without them (the overload then shows in
-/// thermal_overload). If the solver still fails the episode terminates with
+/// at 1000 $/h per MW in the reward, not in total_operating_cost; unsafe) or spilled generation (Σ
+/// committed pmin or ramp-down floors above the load; read as curtailed wind/solar, no extra
+/// charge). If the line limits make the OPF infeasible it is re-solved without them (the overload
+/// then shows in thermal_overload). If the solver still fails the episode terminates with
 /// StepStatus::kSolverFailed and the step is charged the all-units-at-pmax cost for every
 /// remaining step (so ending an episode early never pays).
 /// Info::sums = [total_operating_cost (gen $/h + startup $ + no-load $ per step, gen cost in $/h
@@ -68,8 +68,8 @@ class UnitCommitment final : public Env {
     int t = 0;
     int64_t start = 0;
     std::vector<int> status, tis;
-    std::vector<double> last;     ///< [nu] MW
-    std::vector<double> flow;     ///< [n_branch] MW
+    std::vector<double> last;          ///< [nu] MW
+    std::vector<double> flow;          ///< [n_branch] MW
     std::unique_ptr<grid::DcOpf> opf;  ///< this state's solver (warm start between steps)
   };
 

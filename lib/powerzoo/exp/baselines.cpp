@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/task_tso.hpp"
 #include "powerzoo/exp/task_dso.hpp"
+#include "powerzoo/exp/task_tso.hpp"
 
 namespace pz::exp {
 

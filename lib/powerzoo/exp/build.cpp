@@ -9,8 +9,8 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
-#include "powerzoo/exp/task_tso.hpp"
 #include "powerzoo/exp/task_dso.hpp"
+#include "powerzoo/exp/task_tso.hpp"
 #include "powerzoo/grid/case.hpp"
 
 namespace pz::exp {
@@ -79,8 +79,9 @@ std::shared_ptr<const envs::Env> make_env(const io::Spec& spec, const std::strin
                             "[env] task: expected no task preset or one of dso, tso, found '" +
                             e.task + "'");
   if (e.id != "trans_grid")
-    throw core::ConfigError(where(spec) + "[env] id: expected one of trans_grid, dist_grid, unit_commitment, found '" + e.id +
-                            "'");
+    throw core::ConfigError(
+        where(spec) + "[env] id: expected one of trans_grid, dist_grid, unit_commitment, found '" +
+        e.id + "'");
   envs::TransGridParams p;
   p.grid_case = with_key(spec, "[env] case", [&] { return cached_case(e.case_name); });
   const data::Profile& prof = with_key(

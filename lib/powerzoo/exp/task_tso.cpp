@@ -70,10 +70,20 @@ std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Cas
   std::string line;
   if (!std::getline(in, line)) throw core::ConfigError(path + ":1: expected a header row");
   const auto header = split_csv(line);
-  const std::vector<std::string> need = {
-      "bus_id",  "mc_a",        "mc_b",          "mc_c",       "p_max",
-      "p_min",   "ramp_up",     "ramp_down",     "min_up_time", "min_down_time",
-      "init_state", "keep_time", "init_start_up_cost", "init_no_load_cost"};
+  const std::vector<std::string> need = {"bus_id",
+                                         "mc_a",
+                                         "mc_b",
+                                         "mc_c",
+                                         "p_max",
+                                         "p_min",
+                                         "ramp_up",
+                                         "ramp_down",
+                                         "min_up_time",
+                                         "min_down_time",
+                                         "init_state",
+                                         "keep_time",
+                                         "init_start_up_cost",
+                                         "init_no_load_cost"};
   std::map<std::string, size_t> col;
   for (const auto& n : need) {
     auto f = std::find(header.begin(), header.end(), n);
@@ -112,8 +122,8 @@ std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Cas
     const double bus = num("bus_id");
     if (static_cast<int>(bus) != c.gen[g].bus)
       throw core::ConfigError(where + "expected bus_id " + std::to_string(c.gen[g].bus) +
-                              " (gen row " + std::to_string(g + 1) + " of " + c.name +
-                              "), found " + cells[col["bus_id"]]);
+                              " (gen row " + std::to_string(g + 1) + " of " + c.name + "), found " +
+                              cells[col["bus_id"]]);
     envs::UcUnit u;
     u.mc_a = num("mc_a");
     u.mc_b = num("mc_b");
@@ -168,7 +178,8 @@ double tso_net(double gross_norm, double t_h) {
 
 std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::string& split) {
   const auto& e = spec.env;
-  const std::string src = (spec.source_path.empty() ? std::string("spec") : spec.source_path) + ": ";
+  const std::string src =
+      (spec.source_path.empty() ? std::string("spec") : spec.source_path) + ": ";
   std::string case_name = e.case_name;
   if (case_name == "case5") case_name = "case118";  // default case (case5 has no UC data)
   double load_mult = 1.0, rating_mult = 1.0;
@@ -180,8 +191,10 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
     window = "iid";
     rating_mult = 0.85;
   } else if (split != "train" && split != "iid") {
-    throw core::ConfigError(src + "split: expected one of train, iid, load_stress, "
-                            "line_tightening, found '" + split + "'");
+    throw core::ConfigError(src +
+                            "split: expected one of train, iid, load_stress, "
+                            "line_tightening, found '" +
+                            split + "'");
   }
   const TsoBase* base = nullptr;
   try {
@@ -205,7 +218,8 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
   // Gross demand normalized by its peak over the split's window (reference: per-window max).
   double gmax = 0;
   for (int64_t s : p.episode_starts)
-    for (int k = 0; k < e.horizon; ++k) gmax = std::max(gmax, prof.values[static_cast<size_t>(s + k)]);
+    for (int k = 0; k < e.horizon; ++k)
+      gmax = std::max(gmax, prof.values[static_cast<size_t>(s + k)]);
   gmax = std::max(gmax, 1.0);
   p.net.resize(prof.values.size());
   for (size_t k = 0; k < p.net.size(); ++k) {
@@ -256,7 +270,8 @@ std::optional<PolicyFn> tso_baseline(const std::string& name,
     const double margin = par.reserve_margin;
     return PolicyFn([=](const float* obs, int n, float* a) {
       for (int i = 0; i < n; ++i) {
-        const double load = obs[static_cast<size_t>(i) * obs_dim + load_idx] * std::max(sum_pmax, 1.0);
+        const double load =
+            obs[static_cast<size_t>(i) * obs_dim + load_idx] * std::max(sum_pmax, 1.0);
         const double need = load * (1.0 + margin);
         float* row = a + static_cast<size_t>(i) * act_dim;
         std::fill(row, row + nu, -1.0f);

@@ -38,7 +38,6 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
 
 /// TSO baselines: "all_on" (commit every unit, dispatch 0) and "merit_order" (commit units in
 /// ascending mc_b until load·(1+reserve) is covered). nullopt for another name or env.
-std::optional<PolicyFn> tso_baseline(const std::string& name,
-                                     std::shared_ptr<const envs::Env> env);
+std::optional<PolicyFn> tso_baseline(const std::string& name, std::shared_ptr<const envs::Env> env);
 
 }  // namespace pz::exp

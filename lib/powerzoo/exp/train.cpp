@@ -389,7 +389,8 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
         if (row["cost/" + c] > 0) std::cout << ", " << c << " " << row["cost/" + c];
       if (n_lag > 0) {
         const auto lam = learner.lambdas();
-        for (int c = 0; c < n_lag; ++c) std::cout << ", lambda/" << safety.names[c] << " " << lam[c];
+        for (int c = 0; c < n_lag; ++c)
+          std::cout << ", lambda/" << safety.names[c] << " " << lam[c];
       }
       std::cout << std::endl;
     }

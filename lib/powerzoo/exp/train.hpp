@@ -24,7 +24,7 @@ struct TrainOptions {
 /// The Safe-RL view of a spec on an env (rl.md §2.1 SafeRLWrapper): [safety] constraints resolved
 /// to cost-channel indices, thresholds (empty → 0) and cost_scale broadcast to one per channel.
 struct SafetyView {
-  std::vector<int> channels;      ///< indices into EnvSpec::cost_names
+  std::vector<int> channels;  ///< indices into EnvSpec::cost_names
   std::vector<std::string> names;
   std::vector<double> thresholds;  ///< per-episode budgets, raw units
   std::vector<double> cost_scale;

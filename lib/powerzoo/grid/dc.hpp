@@ -19,7 +19,8 @@ struct DcPfResult {
   bool success = false;
   std::vector<double> bus_va_deg;    ///< [n_bus] (reference bus keeps its case VA, as MATPOWER)
   std::vector<double> branch_pf_mw;  ///< [n_branch] from-end flow, 0 for out-of-service
-  std::vector<double> gen_pg_mw;     ///< [n_gen] scheduled PG; first in-service gen at ref absorbs the mismatch
+  std::vector<double>
+      gen_pg_mw;  ///< [n_gen] scheduled PG; first in-service gen at ref absorbs the mismatch
 };
 
 /// Solves the case's own injections as MATPOWER's rundcpf (PG − PD − GS, phase shifters),

@@ -8,11 +8,10 @@
 // LMP_b = λ + Σ_l y_l·PTDF[l, b] (d objective / d PD_b).
 #include "powerzoo/grid/dcopf.hpp"
 
-#include <coin/ClpSimplex.hpp>
-#include <coin/CoinPackedMatrix.hpp>
-
 #include <algorithm>
 #include <cmath>
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinPackedMatrix.hpp>
 #include <numbers>
 #include <queue>
 #include <string>
@@ -25,8 +24,8 @@ namespace pz::grid {
 namespace {
 
 constexpr double kDegToRad = std::numbers::pi / 180.0;
-constexpr double kBindingMu = 1e-4;   // MATPOWER/golden threshold for "binding"
-constexpr double kUnlimited = 1e10;   // RATE_A at or above this counts as unlimited (MATPOWER)
+constexpr double kBindingMu = 1e-4;  // MATPOWER/golden threshold for "binding"
+constexpr double kUnlimited = 1e10;  // RATE_A at or above this counts as unlimited (MATPOWER)
 
 /// Solves the dense n x n row-major system A x = rhs (Gaussian elimination, partial pivoting).
 /// Returns false if a pivot is ~0 relative to the largest entry.
@@ -37,19 +36,22 @@ bool dense_solve(std::vector<double> a, std::vector<double>& rhs, int n) {
   for (int k = 0; k < n; ++k) {
     int p = k;
     for (int i = k + 1; i < n; ++i) {
-      if (std::fabs(a[static_cast<size_t>(i) * n + k]) > std::fabs(a[static_cast<size_t>(p) * n + k]))
+      if (std::fabs(a[static_cast<size_t>(i) * n + k]) >
+          std::fabs(a[static_cast<size_t>(p) * n + k]))
         p = i;
     }
     if (!(std::fabs(a[static_cast<size_t>(p) * n + k]) > tiny)) return false;
     if (p != k) {
-      for (int j = 0; j < n; ++j) std::swap(a[static_cast<size_t>(k) * n + j], a[static_cast<size_t>(p) * n + j]);
+      for (int j = 0; j < n; ++j)
+        std::swap(a[static_cast<size_t>(k) * n + j], a[static_cast<size_t>(p) * n + j]);
       std::swap(rhs[k], rhs[p]);
     }
     const double piv = a[static_cast<size_t>(k) * n + k];
     for (int i = k + 1; i < n; ++i) {
       const double f = a[static_cast<size_t>(i) * n + k] / piv;
       if (f == 0.0) continue;
-      for (int j = k; j < n; ++j) a[static_cast<size_t>(i) * n + j] -= f * a[static_cast<size_t>(k) * n + j];
+      for (int j = k; j < n; ++j)
+        a[static_cast<size_t>(i) * n + j] -= f * a[static_cast<size_t>(k) * n + j];
       rhs[i] -= f * rhs[k];
     }
   }
@@ -90,7 +92,7 @@ struct DcOpf::Impl {
   std::vector<int> lim;         // rated in-service branches, row 1 + k
   std::vector<double> mlim;     // [n_lim x n_pg] PTDF of the rated branches at the gen buses
   int n_rows = 0;
-  double const_cost = 0;        // Σ constant terms of polynomial costs ($/h)
+  double const_cost = 0;  // Σ constant terms of polynomial costs ($/h)
   bool qp = false;
   bool has_pwl = false;
   std::vector<double> lin_cost, quad_cost;  // per in-service gen column: b and a of a·p² + b·p
@@ -189,32 +191,39 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
       const size_t n = k.size();
       for (size_t i = 0; i + 3 < n; ++i) {
         if (k[i] != 0.0) {
-          throw core::ConfigError("case '" + c.name + "': expected gencost of degree <= 2 for "
-                                  "DC-OPF, found degree " + std::to_string(n - 1 - i) +
-                                  " on gen row " + std::to_string(g + 1));
+          throw core::ConfigError("case '" + c.name +
+                                  "': expected gencost of degree <= 2 for "
+                                  "DC-OPF, found degree " +
+                                  std::to_string(n - 1 - i) + " on gen row " +
+                                  std::to_string(g + 1));
         }
       }
       if (n >= 1) const_cost += k[n - 1];
       if (n >= 2) lin = k[n - 2];
       if (n >= 3) quad = k[n - 3];
       if (quad < 0) {
-        throw core::ConfigError("case '" + c.name + "': expected a convex gencost (quadratic "
-                                "coefficient >= 0) on gen row " + std::to_string(g + 1) +
-                                ", found " + std::to_string(quad));
+        throw core::ConfigError("case '" + c.name +
+                                "': expected a convex gencost (quadratic "
+                                "coefficient >= 0) on gen row " +
+                                std::to_string(g + 1) + ", found " + std::to_string(quad));
       }
     } else if (gc.model == 1) {
       const size_t np = gc.coeffs.size() / 2;
       if (gc.coeffs.size() % 2 != 0 || np == 0) {
-        throw core::ConfigError("case '" + c.name + "': expected (x, y) pairs in piecewise-linear "
-                                "gencost of gen row " + std::to_string(g + 1));
+        throw core::ConfigError("case '" + c.name +
+                                "': expected (x, y) pairs in piecewise-linear "
+                                "gencost of gen row " +
+                                std::to_string(g + 1));
       }
       if (np == 1) {
         const_cost += gc.coeffs[1];
       } else {
         for (size_t i = 0; i + 1 < np; ++i) {
           if (!(gc.coeffs[2 * i + 2] > gc.coeffs[2 * i])) {
-            throw core::ConfigError("case '" + c.name + "': expected increasing x in piecewise-"
-                                    "linear gencost of gen row " + std::to_string(g + 1));
+            throw core::ConfigError("case '" + c.name +
+                                    "': expected increasing x in piecewise-"
+                                    "linear gencost of gen row " +
+                                    std::to_string(g + 1));
           }
         }
         pwl_gens.push_back(g);
@@ -362,15 +371,19 @@ bool DcOpf::Impl::polish(std::vector<double>& x, std::vector<double>& y) {
   auto mcoef = [&](int k, int j) { return mlim[static_cast<size_t>(k) * n + j]; };
   std::vector<int> fix(n, 0);  // 0 free, -1 at lower, +1 at upper
   for (int j = 0; j < n; ++j) {
-    if (x[j] - clb[j] <= kTolX) fix[j] = -1;
-    else if (cub[j] - x[j] <= kTolX) fix[j] = 1;
+    if (x[j] - clb[j] <= kTolX)
+      fix[j] = -1;
+    else if (cub[j] - x[j] <= kTolX)
+      fix[j] = 1;
   }
   std::vector<int> act(nlim, 0);  // 0 inactive, -1 at lower, +1 at upper
   for (int k = 0; k < nlim; ++k) {
     double a = 0;
     for (int j = 0; j < n; ++j) a += mcoef(k, j) * x[j];
-    if (rub[k + 1] - a <= kTolX) act[k] = 1;
-    else if (a - rlb[k + 1] <= kTolX) act[k] = -1;
+    if (rub[k + 1] - a <= kTolX)
+      act[k] = 1;
+    else if (a - rlb[k + 1] <= kTolX)
+      act[k] = -1;
   }
   if (!kkt_solve(fix, act, x, y)) return false;
   last_fix = std::move(fix);
@@ -506,8 +519,8 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrid
   res.branch_mu_sf.assign(nl, 0.0);
   res.branch_mu_st.assign(nl, 0.0);
   if (static_cast<int>(pd.size()) != nb) {
-    res.message = "expected " + std::to_string(nb) + " bus loads, found " +
-                  std::to_string(pd.size());
+    res.message =
+        "expected " + std::to_string(nb) + " bus loads, found " + std::to_string(pd.size());
     return res;
   }
   for (double x : pd) {
@@ -570,7 +583,7 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrid
       have_basis = false;
       const int st = model.status();
       res.status = st == 1 ? DcOpfStatus::kInfeasible : DcOpfStatus::kFailed;
-      res.message = st == 1   ? "primal infeasible (load cannot be served within gen and flow limits)"
+      res.message = st == 1 ? "primal infeasible (load cannot be served within gen and flow limits)"
                     : st == 2 ? "dual infeasible (unbounded cost)"
                               : "CLP status " + std::to_string(st);
       return res;

@@ -17,27 +17,30 @@ const char* to_string(DcOpfStatus s);
 /// Result of one DC-OPF solve in MATPOWER's naming and units. Arrays follow the case row order.
 struct DcOpfResult {
   DcOpfStatus status = DcOpfStatus::kFailed;
-  std::string message;  ///< why the solve did not reach kOptimal ("" when optimal)
+  std::string message;   ///< why the solve did not reach kOptimal ("" when optimal)
   double objective = 0;  ///< $/h, Σ gen_cost(PG) over in-service gens (constant terms included)
-  std::vector<double> gen_pg_mw;     ///< [n_gen], 0 for out-of-service gens
-  std::vector<double> branch_pf_mw;  ///< [n_branch] from-end flow, 0 for out-of-service branches
-  std::vector<double> bus_va_deg;    ///< [n_bus], reference bus keeps its case VA (as MATPOWER)
-  std::vector<double> bus_lam_p;     ///< [n_bus] LMP in $/MWh (d objective / d PD at the bus)
-  std::vector<double> branch_mu_sf;  ///< [n_branch] $/MWh ≥ 0, shadow price of  PF ≤ RATE_A
-  std::vector<double> branch_mu_st;  ///< [n_branch] $/MWh ≥ 0, shadow price of −PF ≤ RATE_A
+  std::vector<double> gen_pg_mw;      ///< [n_gen], 0 for out-of-service gens
+  std::vector<double> branch_pf_mw;   ///< [n_branch] from-end flow, 0 for out-of-service branches
+  std::vector<double> bus_va_deg;     ///< [n_bus], reference bus keeps its case VA (as MATPOWER)
+  std::vector<double> bus_lam_p;      ///< [n_bus] LMP in $/MWh (d objective / d PD at the bus)
+  std::vector<double> branch_mu_sf;   ///< [n_branch] $/MWh ≥ 0, shadow price of  PF ≤ RATE_A
+  std::vector<double> branch_mu_st;   ///< [n_branch] $/MWh ≥ 0, shadow price of −PF ≤ RATE_A
   std::vector<int> binding_branches;  ///< 0-based rows with MU_SF or MU_ST > 1e-4 (MATPOWER's test)
-  double balance_slack_mw = 0;  ///< unserved (> 0) or spilled (< 0) MW; 0 unless enabled
+  double balance_slack_mw = 0;        ///< unserved (> 0) or spilled (< 0) MW; 0 unless enabled
   int iterations = 0;                 ///< simplex iterations of this solve
   bool warm_started = false;          ///< true if the solve reused the previous basis
-  bool polished = false;  ///< QP only: CLP's point was refined by an exact KKT solve on its active set
+  bool polished =
+      false;  ///< QP only: CLP's point was refined by an exact KKT solve on its active set
   bool ok() const { return status == DcOpfStatus::kOptimal; }
 };
 
 /// Per-solve changes to the model (empty vectors keep the case's values). Vectors are [n_gen] in
 /// case row order; entries of out-of-service gens are ignored.
 struct DcOpfOverrides {
-  std::vector<double> pmin_mw, pmax_mw;  ///< unit bounds (an inverted pair lo > hi is solved as hi, hi)
-  std::vector<double> linear_cost_delta;  ///< $/MWh added to each gen's linear cost term (objective only)
+  std::vector<double> pmin_mw,
+      pmax_mw;  ///< unit bounds (an inverted pair lo > hi is solved as hi, hi)
+  std::vector<double>
+      linear_cost_delta;    ///< $/MWh added to each gen's linear cost term (objective only)
   bool line_limits = true;  ///< false: drop every branch flow limit (economic dispatch)
   /// > 0: the balance may be missed at this price ($/MWh) by unserved load (> 0) or spilled
   /// generation (< 0) at the reference bus (see DcOpfResult::balance_slack_mw). 0: exact balance.

@@ -17,7 +17,8 @@ class RunFile {
  public:
   /// Creates (truncates) `path`; writes root attributes (string and int64 values) and the dataset
   /// /config/resolved (scalar variable-length UTF-8 string). Throws core::RunError on I/O failure.
-  static RunFile create(const std::string& path, const std::map<std::string, std::string>& str_attrs,
+  static RunFile create(const std::string& path,
+                        const std::map<std::string, std::string>& str_attrs,
                         const std::map<std::string, int64_t>& int_attrs,
                         const std::string& resolved_toml);
   /// Opens an existing run file for appending (resume).

@@ -633,8 +633,8 @@ class Reader {
       };
       const size_t k = sf.constraints.size();
       if (!sf.thresholds.empty() && sf.thresholds.size() != k)
-        throw ConfigError(at("thresholds") + "[safety] thresholds: expected " +
-                          std::to_string(k) + " values (one per constraint), found " +
+        throw ConfigError(at("thresholds") + "[safety] thresholds: expected " + std::to_string(k) +
+                          " values (one per constraint), found " +
                           std::to_string(sf.thresholds.size()));
       if (sf.cost_scale.size() > 1 && sf.cost_scale.size() != k)
         throw ConfigError(at("cost_scale") + "[safety] cost_scale: expected a number or " +
@@ -642,10 +642,10 @@ class Reader {
                           std::to_string(sf.cost_scale.size()));
       if (s.ppo.algo != rl::Algo::kPpo && k == 0) {
         auto it = prefix_.find("ppo.algo");
-        throw ConfigError((it != prefix_.end() ? it->second : file_ + ": ") +
-                          "[ppo] algo = " +
-                          (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
-                          " needs [safety] constraints (a non-empty list of cost channels)");
+        throw ConfigError(
+            (it != prefix_.end() ? it->second : file_ + ": ") + "[ppo] algo = " +
+            (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
+            " needs [safety] constraints (a non-empty list of cost channels)");
       }
       if (s.ppo.algo == rl::Algo::kSautePpo) {
         bool ok = sf.thresholds.size() == k;
@@ -928,7 +928,8 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
   ss << in.rdbuf();
   if (in.bad()) throw ConfigError(path + ": error while reading spec file");
   if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw ConfigError(path + ": expected an experiment spec (TOML with at least an [env] or "
+    throw ConfigError(path +
+                      ": expected an experiment spec (TOML with at least an [env] or "
                       "[experiment] section), found an empty file");
   }
   return parse_spec(ss.str(), path, overrides);
@@ -985,7 +986,7 @@ std::string to_toml(const Spec& s) {
   boolean("normalize_obs", p.normalize_obs);
   boolean("normalize_advantages", p.normalize_advantages);
   str("truncation", p.truncation == rl::Truncation::kBootstrap ? "bootstrap" : "zero_td");
-  str("algo", p.algo == rl::Algo::kPpo              ? "ppo"
+  str("algo", p.algo == rl::Algo::kPpo             ? "ppo"
               : p.algo == rl::Algo::kPpoLagrangian ? "ppo_lagrangian"
                                                    : "saute_ppo");
   dbl("lambda_lr", p.lambda_lr);

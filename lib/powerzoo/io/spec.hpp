@@ -21,10 +21,10 @@ struct EnvSection {
   /// Optional frozen task preset ("" = none). "dso" (also implied by id = "dist_grid") fixes
   /// case, demand data and calibration itself: case/profile/load_scale/reward_scale are ignored.
   std::string task;
-  std::string case_name = "case5";  ///< TOML key `case`: bundled name or path to a .m file
+  std::string case_name = "case5";    ///< TOML key `case`: bundled name or path to a .m file
   std::string profile = "gb_demand";  ///< bundled profile name or path to a CSV
   std::string split = "train";
-  int horizon = 48;         ///< steps per episode
+  int horizon = 48;  ///< steps per episode
   double dt_hours = 0.5;
   double load_scale = 1.0;  ///< multiplies every load
   double reward_scale = 0.01;
@@ -54,7 +54,7 @@ struct EvalSection {
 };
 
 struct OutputSection {
-  std::string trajectories = "eval";  ///< none | eval | train-sample
+  std::string trajectories = "eval";         ///< none | eval | train-sample
   int64_t checkpoint_every_steps = 100'000;  ///< 0 disables periodic checkpoints
   int keep_checkpoints = 3;
 };

@@ -160,8 +160,8 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
   const int K = n_costs;
   grow(cvals, tb * K);
   for (int c = 0; c < K; ++c) {
-    const float* vc = cost_critics[c].forward(params.data(), obs_mb.data(), static_cast<int>(tb),
-                                              ws_cost[c]);
+    const float* vc =
+        cost_critics[c].forward(params.data(), obs_mb.data(), static_cast<int>(tb), ws_cost[c]);
     std::copy(vc, vc + tb, cvals.begin() + c * tb);
   }
   const size_t nblk = (1 + static_cast<size_t>(K)) * tb;
@@ -247,8 +247,8 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
           col_vn[t] = vce[j];
         }
       }
-      gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(),
-          cfg.cost_gamma, cfg.gae_lambda, cfg.truncation, col_a.data());
+      gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(), cfg.cost_gamma,
+          cfg.gae_lambda, cfg.truncation, col_a.data());
       for (int t = 0; t < T; ++t) {
         const size_t i = (c + 1) * tb + static_cast<size_t>(t) * B + j;
         adv[i] = col_a[t];

@@ -51,10 +51,10 @@ struct PpoConfig {
 
   // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
   Algo algo = Algo::kPpo;
-  double lambda_lr = 5e-3;       ///< dual step η on log λ (per update)
-  double lambda_init = 1.0;      ///< initial λ (reference: log λ = 0)
-  double log_lambda_max = 5.0;   ///< log λ clamped to ±log_lambda_max
-  double cost_gamma = 1.0;       ///< discount of the cost GAE (same gae_lambda)
+  double lambda_lr = 5e-3;           ///< dual step η on log λ (per update)
+  double lambda_init = 1.0;          ///< initial λ (reference: log λ = 0)
+  double log_lambda_max = 5.0;       ///< log λ clamped to ±log_lambda_max
+  double cost_gamma = 1.0;           ///< discount of the cost GAE (same gae_lambda)
   double saute_unsafe_reward = 0.0;  ///< Sauté reward once the budget is spent
 };
 
@@ -111,8 +111,7 @@ class PpoLearner {
   /// layers scaled by 0.01 (actor) / 1.0 (critic) as CleanRL does).
   /// n_costs > 0 adds one cost critic per channel (PPO-Lagrangian, same hidden sizes, drawn from
   /// init_rng after the reward critic) and k dual variables log λ = log(cfg.lambda_init).
-  PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng,
-             int n_costs = 0);
+  PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng, int n_costs = 0);
   ~PpoLearner();
   PpoLearner(PpoLearner&&) noexcept;
   PpoLearner& operator=(PpoLearner&&) noexcept;
@@ -136,8 +135,8 @@ class PpoLearner {
 
   /// Loss and flat gradient for one minibatch of env columns (exposed for finite-difference
   /// tests). Gradient layout matches parameters().
-  double loss_and_grad(const Rollout& r, const std::vector<int>& env_cols,
-                       std::vector<float>* grad, std::map<std::string, double>* metrics);
+  double loss_and_grad(const Rollout& r, const std::vector<int>& env_cols, std::vector<float>* grad,
+                       std::map<std::string, double>* metrics);
 
   /// Stop-gradient GAE pieces of loss_and_grad for the same minibatch, from the current critic:
   /// raw (un-normalized) advantages [T, B] and critic targets G = V + A [T, B], time-major with
