@@ -19,7 +19,9 @@ bool wants_help(const Args& args) {
 int cmd_envs(const Args& args) {
   if (wants_help(args)) {
     std::cout << "usage: powerzoo envs\n\nLists the environments with their observation and "
-                 "action dimensions on the default case (case5, GB demand) and cost channels.\n";
+                 "action dimensions (trans_grid on case5 with GB demand, the others on their task "
+                 "presets)\n"
+                 "and cost channels.\n";
     return 0;
   }
   if (!args.empty()) throw UsageError{"expected no arguments, found '" + args[0] + "'"};
@@ -27,9 +29,12 @@ int cmd_envs(const Args& args) {
     io::Spec spec = io::parse_spec("[env]\nid = \"" + id + "\"\n", "defaults");
     auto env = exp::make_env(spec, "train");
     const auto& sp = env->spec();
-    std::cout << id << "\n  " << desc << "\n  on " << spec.env.case_name << ": obs_dim "
-              << sp.obs_dim << ", act_dim " << sp.act_dim << ", horizon " << sp.horizon
-              << ", costs [";
+    // Task envs (dist_grid, unit_commitment) use their preset's case, not the spec default.
+    const std::string on = id == "dist_grid"         ? "dso preset (case33bw)"
+                           : id == "unit_commitment" ? "tso preset (case118)"
+                                                     : spec.env.case_name;
+    std::cout << id << "\n  " << desc << "\n  on " << on << ": obs_dim " << sp.obs_dim
+              << ", act_dim " << sp.act_dim << ", horizon " << sp.horizon << ", costs [";
     for (size_t k = 0; k < sp.cost_names.size(); ++k)
       std::cout << (k ? ", " : "") << sp.cost_names[k];
     std::cout << "]\n";

@@ -30,8 +30,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Random rollout with costs; logp_old = current log-likelihood minus an offset in [−0.6, 0.6].
-Rollout random_rollout(PpoLearner& learner, int T, int N, int obs_dim, int act_dim, int k,
-                       Rng& rng) {
+// squash = true: actions are raw u and logp includes −Σ log(1 − tanh²u).
+Rollout random_rollout(PpoLearner& learner, int T, int N, int obs_dim, int act_dim, int k, Rng& rng,
+                       bool squash = false) {
   Rollout r;
   r.resize(T, N, obs_dim, act_dim, k);
   for (auto& x : r.obs) x = static_cast<float>(1.5 * rng.normal() + 0.3);
@@ -47,8 +48,8 @@ Rollout random_rollout(PpoLearner& learner, int T, int N, int obs_dim, int act_d
       if ((t * 7 + n) % 5 == 2) r.dones[i] = r.truncated[i] = 1;
     }
   }
-  std::vector<float> mu(r.actions.size());
-  learner.act(r.obs.data(), T * N, nullptr, mu.data(), nullptr, nullptr);
+  std::vector<float> mu(r.actions.size()), env_a(r.actions.size());
+  learner.act(r.obs.data(), T * N, nullptr, env_a.data(), nullptr, nullptr, mu.data());
   pz::core::StateDict sd;
   learner.save(sd);
   const auto& ls = sd.f32.at("learner/actor/log_std");
@@ -57,6 +58,10 @@ Rollout random_rollout(PpoLearner& learner, int T, int N, int obs_dim, int act_d
     for (int d = 0; d < act_dim; ++d) {
       const double z = (r.actions[i * act_dim + d] - mu[i * act_dim + d]) / std::exp(ls[d]);
       lp += -0.5 * z * z - ls[d] - 0.5 * std::log(2.0 * std::numbers::pi);
+      if (squash) {
+        const double th = std::tanh(double(r.actions[i * act_dim + d]));
+        lp -= std::log(1.0 - th * th);
+      }
     }
     r.logp[i] = static_cast<float>(lp - (1.2 * rng.uniform() - 0.6));
   }
@@ -200,72 +205,76 @@ TEST_SUITE("rl_safe") {
   }
 
   TEST_CASE("Lagrangian actor + cost-critic loss gradient matches central finite differences") {
-    const int T = 3, N = 4, obs_dim = 3, act_dim = 2, k = 2;
-    PpoConfig cfg;
-    cfg.hidden = {8, 8};
-    cfg.entropy_coef = 0.05;
-    cfg.critic_loss_weight = 0.5;
-    cfg.gamma = 0.9;
-    cfg.cost_gamma = 0.95;
-    cfg.gae_lambda = 0.8;
-    Rng init(21, 0), data(22, 0), pick(23, 0);
-    PpoLearner learner(obs_dim, act_dim, cfg, init, k);
-    // actor 122 + log_std 2 + critic 113 + 2 cost critics × 113.
-    REQUIRE(learner.n_parameters() == 237 + 2 * 113);
-    const int64_t ls_off = 122, n_par = 463, cc_off = 237;
-    learner.set_log_lambdas({0.4, -0.7});
-    auto p = learner.parameters();
-    for (auto& x : p) x += static_cast<float>(0.3 * data.normal());
-    p[ls_off] = -0.3f;
-    p[ls_off + 1] = 0.2f;
-    learner.set_parameters(p);
-    Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, k, data);
-    learner.normalizer().merge(r.obs.data(), T * N);
-    const std::vector<int> cols = {3, 0, 2};
-    std::vector<float> grad, grad_fixed, adv, tgt;
-    std::map<std::string, double> metrics;
-    const double loss = learner.loss_and_grad(r, cols, &grad, &metrics);
-    CHECK(metrics.count("losses/cost_critic") == 1);
-    CHECK(metrics["losses/cost_critic"] > 0.0);
-    learner.compute_targets(r, cols, &adv, &tgt);
-    REQUIRE(adv.size() == 3 * T * cols.size());
-    CHECK(learner.loss_and_grad_fixed(r, cols, adv, tgt, &grad_fixed, nullptr) == loss);
-    CHECK(grad_fixed == grad);
+    for (const bool squash : {false, true}) {
+      CAPTURE(squash);
+      const int T = 3, N = 4, obs_dim = 3, act_dim = 2, k = 2;
+      PpoConfig cfg;
+      cfg.squash = squash ? pz::rl::Squash::kTanh : pz::rl::Squash::kNone;
+      cfg.hidden = {8, 8};
+      cfg.entropy_coef = 0.05;
+      cfg.critic_loss_weight = 0.5;
+      cfg.gamma = 0.9;
+      cfg.cost_gamma = 0.95;
+      cfg.gae_lambda = 0.8;
+      Rng init(21, 0), data(22, 0), pick(23, 0);
+      PpoLearner learner(obs_dim, act_dim, cfg, init, k);
+      // actor 122 + log_std 2 + critic 113 + 2 cost critics × 113.
+      REQUIRE(learner.n_parameters() == 237 + 2 * 113);
+      const int64_t ls_off = 122, n_par = 463, cc_off = 237;
+      learner.set_log_lambdas({0.4, -0.7});
+      auto p = learner.parameters();
+      for (auto& x : p) x += static_cast<float>(0.3 * data.normal());
+      p[ls_off] = -0.3f;
+      p[ls_off + 1] = 0.2f;
+      learner.set_parameters(p);
+      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, k, data, squash);
+      learner.normalizer().merge(r.obs.data(), T * N);
+      const std::vector<int> cols = {3, 0, 2};
+      std::vector<float> grad, grad_fixed, adv, tgt;
+      std::map<std::string, double> metrics;
+      const double loss = learner.loss_and_grad(r, cols, &grad, &metrics);
+      CHECK(metrics.count("losses/cost_critic") == 1);
+      CHECK(metrics["losses/cost_critic"] > 0.0);
+      learner.compute_targets(r, cols, &adv, &tgt);
+      REQUIRE(adv.size() == 3 * T * cols.size());
+      CHECK(learner.loss_and_grad_fixed(r, cols, adv, tgt, &grad_fixed, nullptr) == loss);
+      CHECK(grad_fixed == grad);
 
-    // The λ weighting matters: changing λ changes the actor gradient but not the critics'.
-    learner.set_log_lambdas({-2.0, 1.0});
-    std::vector<float> grad_l;
-    learner.loss_and_grad_fixed(r, cols, adv, tgt, &grad_l, nullptr);
-    CHECK(grad_l[0] != grad[0]);
-    CHECK(grad_l[cc_off + 5] == grad[cc_off + 5]);
-    learner.set_log_lambdas({0.4, -0.7});
+      // The λ weighting matters: changing λ changes the actor gradient but not the critics'.
+      learner.set_log_lambdas({-2.0, 1.0});
+      std::vector<float> grad_l;
+      learner.loss_and_grad_fixed(r, cols, adv, tgt, &grad_l, nullptr);
+      CHECK(grad_l[0] != grad[0]);
+      CHECK(grad_l[cc_off + 5] == grad[cc_off + 5]);
+      learner.set_log_lambdas({0.4, -0.7});
 
-    std::vector<int64_t> idx = {ls_off,    ls_off + 1,   0,           121, cc_off,
-                                n_par - 1, cc_off + 112, cc_off + 113};
-    for (int i = 0; i < 10; ++i) idx.push_back(static_cast<int64_t>(pick.below(ls_off)));
-    for (int i = 0; i < 16; ++i) idx.push_back(cc_off + static_cast<int64_t>(pick.below(226)));
-    int n_nonzero = 0;
-    for (int64_t i : idx) {
-      const float h = 1e-3f;
-      auto q = p;
-      q[i] = p[i] + h;
-      const double hp = double(q[i]) - double(p[i]);
-      learner.set_parameters(q);
-      const double lp = learner.loss_and_grad_fixed(r, cols, adv, tgt, nullptr, nullptr);
-      q[i] = p[i] - h;
-      const double hm = double(p[i]) - double(q[i]);
-      learner.set_parameters(q);
-      const double lm = learner.loss_and_grad_fixed(r, cols, adv, tgt, nullptr, nullptr);
-      const double fd = (lp - lm) / (hp + hm);
-      const double g = grad[i];
-      const double err = std::abs(fd - g);
-      const double rel = err / std::max(std::abs(fd), std::abs(g));
-      INFO("param " << i << ": analytic " << g << ", finite difference " << fd);
-      CHECK((err < 1e-4 || rel < 1e-2));
-      if (std::abs(g) > 1e-3) ++n_nonzero;
+      std::vector<int64_t> idx = {ls_off,    ls_off + 1,   0,           121, cc_off,
+                                  n_par - 1, cc_off + 112, cc_off + 113};
+      for (int i = 0; i < 10; ++i) idx.push_back(static_cast<int64_t>(pick.below(ls_off)));
+      for (int i = 0; i < 16; ++i) idx.push_back(cc_off + static_cast<int64_t>(pick.below(226)));
+      int n_nonzero = 0;
+      for (int64_t i : idx) {
+        const float h = 1e-3f;
+        auto q = p;
+        q[i] = p[i] + h;
+        const double hp = double(q[i]) - double(p[i]);
+        learner.set_parameters(q);
+        const double lp = learner.loss_and_grad_fixed(r, cols, adv, tgt, nullptr, nullptr);
+        q[i] = p[i] - h;
+        const double hm = double(p[i]) - double(q[i]);
+        learner.set_parameters(q);
+        const double lm = learner.loss_and_grad_fixed(r, cols, adv, tgt, nullptr, nullptr);
+        const double fd = (lp - lm) / (hp + hm);
+        const double g = grad[i];
+        const double err = std::abs(fd - g);
+        const double rel = err / std::max(std::abs(fd), std::abs(g));
+        INFO("param " << i << ": analytic " << g << ", finite difference " << fd);
+        CHECK((err < 1e-4 || rel < 1e-2));
+        if (std::abs(g) > 1e-3) ++n_nonzero;
+      }
+      learner.set_parameters(p);
+      CHECK(n_nonzero > 20);
     }
-    learner.set_parameters(p);
-    CHECK(n_nonzero > 20);
   }
 
   TEST_CASE("learner checkpoint round trip includes λ and the cost critics") {
@@ -392,6 +401,13 @@ TEST_SUITE("rl_safe") {
         {"ppo.algo=saute_ppo", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
     CHECK(o.ppo.algo == pz::rl::Algo::kSautePpo);
     CHECK(o.safety.cost_scale == std::vector<double>{1, 2});
+    // ppo.squash: default none, "tanh" parses and round-trips, anything else is rejected.
+    CHECK(s.ppo.squash == pz::rl::Squash::kNone);
+    auto sq = pz::io::parse_spec(base + "[ppo]\nsquash = \"tanh\"\n", "t.toml");
+    CHECK(sq.ppo.squash == pz::rl::Squash::kTanh);
+    CHECK(pz::io::parse_spec(pz::io::to_toml(sq), "x").ppo.squash == pz::rl::Squash::kTanh);
+    CHECK_THROWS_AS(pz::io::parse_spec("[ppo]\nsquash = \"clip\"\n", "t.toml"),
+                    pz::core::ConfigError);
 
     CostEnv env;
     auto v = pz::exp::safety_view(

@@ -24,9 +24,11 @@ struct EnvSpec {
   /// Info::kMaxSums.
   std::vector<std::string> episode_sum_names;
   /// If non-empty, evaluation also runs this constant action [act_dim] on the same episodes and
-  /// reports "<name>_reduction_pct" = 100·(1 − policy/reference) for every episode sum (e.g. the
-  /// DSO's network_loss_reduction vs no-control).
+  /// reports reduction_names[j] = 100·(1 − policy/reference) for episode sum j (e.g. the DSO's
+  /// network_loss_reduction_pct vs no-control). Sums without a name (or with a zero reference)
+  /// get no reduction metric.
   std::vector<float> reference_action;
+  std::vector<std::string> reduction_names;  ///< parallel to episode_sum_names; "" = none
 };
 
 /// Result of one transition. reward carries only the objective; constraints go to costs.

@@ -215,7 +215,8 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
   if (info) {
     info->gen_cost = gen_cost;
     info->n_violations = n_viol;
-    info->is_safe = n_viol == 0;
+    // Safe = every constraint of the cost vector holds (thermal limits and unit limits).
+    info->is_safe = n_viol == 0 && c_bal <= 1e-6;
     info->status = !finite      ? StepStatus::kNonFinite
                    : opf_failed ? StepStatus::kSolverFailed
                                 : StepStatus::kOk;

@@ -57,10 +57,13 @@ LearnerBenchResult bench_learner(const io::Spec& spec, double seconds) {
   for (auto& x : ro.next_obs) x = static_cast<float>(rng.normal());
   for (auto& x : ro.final_obs) x = static_cast<float>(rng.normal());
   for (auto& x : ro.rewards) x = static_cast<float>(rng.normal());
-  for (int t = 0; t < T; ++t)
-    learner.act(&ro.obs[static_cast<size_t>(t) * N * sp.obs_dim], N, &rng,
-                &ro.actions[static_cast<size_t>(t) * N * sp.act_dim], &ro.logp[t * N],
-                &ro.values[t * N]);
+  {
+    std::vector<float> env_act(static_cast<size_t>(N) * sp.act_dim);
+    for (int t = 0; t < T; ++t)
+      learner.act(&ro.obs[static_cast<size_t>(t) * N * sp.obs_dim], N, &rng, env_act.data(),
+                  &ro.logp[t * N], &ro.values[t * N],
+                  &ro.actions[static_cast<size_t>(t) * N * sp.act_dim]);
+  }
   learner.update(ro, rng);  // warm-up (buffer allocation)
   LearnerBenchResult r;
   int updates = 0;

@@ -70,13 +70,14 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
   std::vector<double> ret, shaped, gen, len;
   std::vector<double> cost_sum(k, 0.0);
   std::vector<double> viol_steps(k, 0.0);
-  double total_steps = 0, feasible = 0;
+  double total_steps = 0, feasible = 0, safe_steps = 0;
   for (const auto& ep : done_eps) {
     ret.push_back(ep.ret);
     shaped.push_back(ep.shaped_ret);
     gen.push_back(ep.gen_cost * dt_hours);
     len.push_back(ep.length);
     total_steps += ep.length;
+    safe_steps += ep.safe_steps;
     bool ok = true;
     for (size_t j = 0; j < k && j < ep.cost_sum.size(); ++j) {
       cost_sum[j] += ep.cost_sum[j];
@@ -101,7 +102,10 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     m["cost/" + sp.cost_names[j]] = cost_sum[j] / static_cast<double>(K);
     m["violation_rate/" + sp.cost_names[j]] = viol_steps[j] / std::max(total_steps, 1.0);
   }
-  m["feasibility_rate"] = feasible / static_cast<double>(K);
+  // Reference definition: mean over steps of the env's is_safe (every constraint holds).
+  m["feasibility_rate"] = safe_steps / std::max(total_steps, 1.0);
+  // Stricter: episodes in which no cost channel was ever positive.
+  m["episode_feasibility_rate"] = feasible / static_cast<double>(K);
   for (size_t j = 0; j < sp.episode_sum_names.size(); ++j) {
     double sum = 0;
     for (const auto& ep : done_eps) sum += ep.sums[j];
@@ -126,9 +130,11 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
       std::copy(ref.begin(), ref.end(), a + static_cast<size_t>(i) * ref.size());
   };
   const auto r = evaluate(env, constant, n_episodes, eval_seed, dt_hours, penalty, pool);
-  for (const auto& name : sp.episode_sum_names) {
+  for (size_t j = 0; j < sp.episode_sum_names.size() && j < sp.reduction_names.size(); ++j) {
+    const std::string& name = sp.episode_sum_names[j];
     const double base = r.at(name);
-    m[name + "_reduction_pct"] = base != 0 ? 100.0 * (1.0 - m[name] / base) : 0.0;
+    if (!sp.reduction_names[j].empty() && base != 0)
+      m[sp.reduction_names[j]] = 100.0 * (1.0 - m[name] / base);
   }
   return m;
 }

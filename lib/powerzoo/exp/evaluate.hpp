@@ -29,16 +29,17 @@ using PolicyFn = std::function<void(const float* obs, int n, float* actions)>;
 /// every evaluation sees the same episodes. Metrics (means over episodes unless noted):
 /// return_mean/std (objective), shaped_return_mean/std (with penalty), episode_length_mean,
 /// gen_cost_mean ($ per episode = Σ $/h · dt_hours), cost/<channel> (episode sum),
-/// violation_rate/<channel> (fraction of steps with cost > 1e-6), feasibility_rate (episodes
-/// with no violation in any channel), and one metric per EnvSpec::episode_sum_names entry (mean
-/// over episodes of the episode sum).
+/// violation_rate/<channel> (fraction of steps with cost > 1e-6), feasibility_rate (fraction of
+/// steps on which the env reports Info::is_safe, the reference's definition),
+/// episode_feasibility_rate (episodes with no positive cost in any channel), and one metric per
+/// EnvSpec::episode_sum_names entry (mean over episodes of the episode sum).
 std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, const PolicyFn& policy,
                                        int n_episodes, uint64_t eval_seed, double dt_hours,
                                        const std::vector<double>& penalty, core::ThreadPool& pool,
                                        Trajectories* traj = nullptr);
 
 /// evaluate(), plus, if the env declares a reference_action, the same episodes under that constant
-/// action and "<sum>_reduction_pct" = 100·(1 − policy/reference) for every episode sum.
+/// action and EnvSpec::reduction_names[j] = 100·(1 − policy/reference) for each named episode sum.
 std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs::Env> env,
                                                       const PolicyFn& policy, int n_episodes,
                                                       uint64_t eval_seed, double dt_hours,

@@ -335,6 +335,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   std::vector<float> ro_costs(static_cast<size_t>(T) * N * n_costs);  // [T, N, k] for train-sample
   bool have_rollout = false;
   const size_t od = esp.obs_dim, ad = esp.act_dim;
+  // Env actions of one step: the rollout keeps the raw Gaussian sample u, the env gets tanh(u)
+  // with ppo.squash = "tanh" (a plain copy of u otherwise).
+  std::vector<float> env_act(static_cast<size_t>(N) * ad);
   long long& steps = ctr.global_step;
   double last_eval_ret = NAN, last_train_ret = NAN;
   const auto t_start = std::chrono::steady_clock::now();
@@ -360,7 +363,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     out.append_row("metrics/eval", row);
     history.eval.push_back(row);
     if (spec.output.trajectories == "train-sample" && have_rollout) {
-      // The latest training rollout (shaped reward, raw actions before clipping).
+      // The latest training rollout (shaped reward, raw actions before clipping/squashing).
       const std::string p = "trajectories/train/step_" + std::to_string(steps) + "/";
       const int64_t TT = T, NN = N;
       std::vector<uint8_t> term(ro.dones.size());
@@ -429,9 +432,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     for (int t = 0; t < T; ++t) {
       float* obs_t = &ro.obs[t * N * od];
       std::copy(venv.obs.begin(), venv.obs.end(), obs_t);
-      learner.act(obs_t, N, &rngs.action, &ro.actions[t * N * ad], &ro.logp[t * N],
-                  &ro.values[t * N]);
-      venv.step_all(&ro.actions[t * N * ad]);
+      learner.act(obs_t, N, &rngs.action, env_act.data(), &ro.logp[t * N], &ro.values[t * N],
+                  &ro.actions[t * N * ad]);
+      venv.step_all(env_act.data());
       check_finite(venv.obs.data(), venv.obs.size(), esp.obs_dim, "observation", steps + t * N);
       check_finite(venv.shaped_reward.data(), N, 1, "reward", steps + t * N);
       for (int i = 0; i < N; ++i) {

@@ -77,6 +77,7 @@ const std::vector<SectionDef>& schema() {
         {"normalize_obs", Kind::kBool},
         {"normalize_advantages", Kind::kBool},
         {"truncation", Kind::kStr},
+        {"squash", Kind::kStr},
         {"algo", Kind::kStr},
         {"lambda_lr", Kind::kFloat},
         {"lambda_init", Kind::kFloat},
@@ -495,6 +496,9 @@ class Reader {
         p.truncation = get_choice(sec, key, n, {"bootstrap", "zero_td"}) == "bootstrap"
                            ? rl::Truncation::kBootstrap
                            : rl::Truncation::kZeroTd;
+      } else if (key == "squash") {
+        p.squash = get_choice(sec, key, n, {"none", "tanh"}) == "tanh" ? rl::Squash::kTanh
+                                                                       : rl::Squash::kNone;
       } else if (key == "algo") {
         const std::string a = get_choice(sec, key, n, {"ppo", "ppo_lagrangian", "saute_ppo"});
         p.algo = a == "ppo"              ? rl::Algo::kPpo
@@ -986,6 +990,7 @@ std::string to_toml(const Spec& s) {
   boolean("normalize_obs", p.normalize_obs);
   boolean("normalize_advantages", p.normalize_advantages);
   str("truncation", p.truncation == rl::Truncation::kBootstrap ? "bootstrap" : "zero_td");
+  str("squash", p.squash == rl::Squash::kTanh ? "tanh" : "none");
   str("algo", p.algo == rl::Algo::kPpo             ? "ppo"
               : p.algo == rl::Algo::kPpoLagrangian ? "ppo_lagrangian"
                                                    : "saute_ppo");

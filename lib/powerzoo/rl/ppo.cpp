@@ -17,6 +17,14 @@ namespace {
 
 constexpr double kHalfLog2Pi = 0.91893853320467274178;   // ½·log(2π)
 constexpr double kHalfLog2PiE = 1.41893853320467274178;  // ½·log(2πe)
+constexpr double kLog2 = 0.69314718055994530942;
+
+/// log(1 − tanh²u) = 2(log 2 − u − softplus(−2u)), stable for large |u| (rl.md §1.10).
+double log1m_tanh2(double u) {
+  const double x = -2.0 * u;
+  const double softplus = x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  return 2.0 * (kLog2 - u - softplus);
+}
 
 /// Per-minibatch loss terms (rl.md §1.6/§1.8), all means over the [T, B] samples.
 struct LossStats {
@@ -313,6 +321,7 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   grow(dv, M);
   dlog_std.assign(A, 0.0);
   const double eps = cfg.clip_range;
+  const bool squash = cfg.squash == Squash::kTanh;
   double actor_sum = 0.0, critic_sum = 0.0, clip_count = 0.0, kl_sum = 0.0;
   double g_sum = 0.0, g_sq = 0.0;
   for (int t = 0; t < T; ++t) {
@@ -325,6 +334,9 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
       for (int d = 0; d < A; ++d) {
         const double z = (double(a[d]) - double(m[d])) * inv_sigma[d];
         logp += -0.5 * z * z - double(log_std[d]) - kHalfLog2Pi;
+      }
+      if (squash) {  // tanh Jacobian of the stored u: constant in the parameters
+        for (int d = 0; d < A; ++d) logp -= log1m_tanh2(double(a[d]));
       }
       const double log_ratio = logp - double(r.logp[src]);
       const double rho = std::exp(log_ratio);
@@ -459,7 +471,7 @@ PpoLearner::PpoLearner(PpoLearner&&) noexcept = default;
 PpoLearner& PpoLearner::operator=(PpoLearner&&) noexcept = default;
 
 void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions, float* logp,
-                     float* value) {
+                     float* value, float* raw_actions) {
   Impl& s = *impl_;
   if (n <= 0) return;
   grow(s.act_obs, static_cast<size_t>(n) * s.obs_dim);
@@ -467,15 +479,22 @@ void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions, fl
   const float* mu = s.actor.forward(s.params.data(), s.act_obs.data(), n, s.ws_act_actor);
   const float* log_std = s.params.data() + s.log_std_off;
   const int A = s.act_dim;
+  const bool squash = s.cfg.squash == Squash::kTanh;
   for (int i = 0; i < n; ++i) {
     double lp = 0.0;
     for (int d = 0; d < A; ++d) {
       const size_t k = static_cast<size_t>(i) * A + d;
       const double sigma = std::exp(double(log_std[d]));
       const float a = rng != nullptr ? static_cast<float>(mu[k] + sigma * rng->normal()) : mu[k];
-      actions[k] = a;
+      if (raw_actions != nullptr) raw_actions[k] = a;
       const double z = (double(a) - double(mu[k])) / sigma;
       lp += -0.5 * z * z - double(log_std[d]) - kHalfLog2Pi;
+      if (squash) {
+        actions[k] = static_cast<float>(std::tanh(double(a)));
+        lp -= log1m_tanh2(double(a));
+      } else {
+        actions[k] = a;
+      }
     }
     if (logp != nullptr) logp[i] = static_cast<float>(lp);
   }

@@ -22,6 +22,13 @@ enum class Truncation {
   kZeroTd,     ///< δ_t = 0 at a truncated step (reference seed trainer, rl.md §1.6)
 };
 
+/// How the Gaussian sample becomes the env action (rl.md §1.10, §2.5).
+enum class Squash {
+  kNone,  ///< action = u = μ + σ·ξ, unbounded (the env clips); deterministic action μ
+  kTanh,  ///< action = tanh(u), u stored in the rollout; log π adds −Σ log(1 − tanh²u);
+          ///< deterministic action tanh(μ)
+};
+
 /// Which objective the learner optimizes (rl.md §2.7, §2.9).
 enum class Algo {
   kPpo,            ///< plain PPO on the (possibly penalty-shaped) reward
@@ -48,6 +55,11 @@ struct PpoConfig {
   bool normalize_obs = true;
   bool normalize_advantages = true;
   Truncation truncation = Truncation::kBootstrap;
+  /// kTanh: tanh-squashed Gaussian. The entropy bonus stays the exact Gaussian entropy of u
+  /// (state-independent, Σ log σ + ½log 2πe), not the reference's one-sample estimate of the
+  /// squashed entropy: exact gradient, no extra noise draw. The tanh Jacobian term is constant in
+  /// the parameters (u is stored), so it cancels in the PPO ratio.
+  Squash squash = Squash::kNone;
 
   // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
   Algo algo = Algo::kPpo;
@@ -59,7 +71,8 @@ struct PpoConfig {
 };
 
 /// One rollout of T steps over N envs, time-major. Filled by the trainer, read by update().
-/// Observations are raw (un-normalized); actions are the raw Gaussian samples (the env clips).
+/// Observations are raw (un-normalized); actions are the raw Gaussian samples u (the env clips;
+/// with Squash::kTanh the env received tanh(u)).
 struct Rollout {
   int T = 0, N = 0, obs_dim = 0, act_dim = 0;
   std::vector<float> obs;          ///< [T, N, obs_dim] observation the action was taken on
@@ -117,10 +130,13 @@ class PpoLearner {
   PpoLearner& operator=(PpoLearner&&) noexcept;
 
   /// Batched policy step on raw observations obs [n, obs_dim] (normalized internally).
-  /// rng != nullptr: samples actions = μ + σ·ξ (ξ drawn sequentially from *rng, row-major), else
-  /// actions = μ (deterministic eval). Writes actions [n, act_dim]; logp [n] and value [n] if
-  /// non-null.
-  void act(const float* obs, int n, core::Rng* rng, float* actions, float* logp, float* value);
+  /// rng != nullptr: samples u = μ + σ·ξ (ξ drawn sequentially from *rng, row-major), else
+  /// u = μ (deterministic eval). Writes the env actions [n, act_dim] (u, or tanh(u) with
+  /// Squash::kTanh); raw_actions [n, act_dim] = u (what the rollout stores), logp [n] = log π
+  /// (including the tanh Jacobian) and value [n] if non-null. Without squashing raw_actions
+  /// equals actions.
+  void act(const float* obs, int n, core::Rng* rng, float* actions, float* logp, float* value,
+           float* raw_actions = nullptr);
 
   /// Critic values for raw observations obs [n, obs_dim] → value [n].
   void value(const float* obs, int n, float* value);

@@ -86,6 +86,7 @@ void VectorEnv::step_all(const float* actions) {
       ep.gen_cost += info[i].gen_cost;
       for (int j = 0; j < envs::Info::kMaxSums; ++j) ep.sums[j] += info[i].sums[j];
       ep.length += 1;
+      ep.safe_steps += info[i].is_safe;
       if (st.terminated || st.truncated) {
         ep.terminated = st.terminated;
         std::copy(o, o + od, &final_obs[i * od]);
@@ -122,7 +123,8 @@ void VectorEnv::save(core::StateDict& sd, const std::string& prefix) const {
     offsets.push_back(static_cast<int64_t>(states.size()));
     env_->save_state(*states_[i], states);
     const EpisodeStats& ep = running_[i];
-    stats.insert(stats.end(), {ep.ret, ep.shaped_ret, ep.gen_cost, static_cast<double>(ep.length)});
+    stats.insert(stats.end(), {ep.ret, ep.shaped_ret, ep.gen_cost, static_cast<double>(ep.length),
+                               static_cast<double>(ep.safe_steps)});
     for (size_t j = 0; j < k; ++j) stats.push_back(ep.cost_sum[j]);
     for (size_t j = 0; j < k; ++j) stats.push_back(ep.violation_steps[j]);
     stats.insert(stats.end(), ep.sums, ep.sums + envs::Info::kMaxSums);
@@ -147,7 +149,7 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
   const auto& stats = need(sd.f64, "episode_stats");
   const auto& rng_words = need(sd.i64, "rngs");
   const auto& o = need(sd.f32, "obs");
-  const size_t per_env = 4 + 2 * k + envs::Info::kMaxSums;
+  const size_t per_env = 5 + 2 * k + envs::Info::kMaxSums;
   if (static_cast<int>(offsets.size()) != n_ || stats.size() != per_env * n_ ||
       rng_words.size() != 4u * n_ || o.size() != obs.size())
     throw core::ConfigError(
@@ -165,10 +167,11 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
     ep.shaped_ret = st[1];
     ep.gen_cost = st[2];
     ep.length = static_cast<int>(st[3]);
-    ep.cost_sum.assign(st + 4, st + 4 + k);
+    ep.safe_steps = static_cast<int>(st[4]);
+    ep.cost_sum.assign(st + 5, st + 5 + k);
     ep.violation_steps.assign(k, 0);
-    for (size_t j = 0; j < k; ++j) ep.violation_steps[j] = static_cast<int>(st[4 + k + j]);
-    std::copy(st + 4 + 2 * k, st + per_env, ep.sums);
+    for (size_t j = 0; j < k; ++j) ep.violation_steps[j] = static_cast<int>(st[5 + k + j]);
+    std::copy(st + 5 + 2 * k, st + per_env, ep.sums);
     std::array<uint64_t, 4> w;
     for (int j = 0; j < 4; ++j) w[j] = static_cast<uint64_t>(rng_words[4 * i + j]);
     rngs_[i].set_state(w);

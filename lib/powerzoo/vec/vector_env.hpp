@@ -19,6 +19,7 @@ struct EpisodeStats {
   double shaped_ret = 0;  ///< Σ (reward − Σ_k w_k·cost_k), the return the learner optimizes
   double gen_cost = 0;    ///< Σ generation cost ($/h per step, summed over steps)
   int length = 0;
+  int safe_steps = 0;                      ///< steps with Info::is_safe
   std::vector<double> cost_sum;            ///< [n_costs] Σ cost per channel
   std::vector<int> violation_steps;        ///< [n_costs] steps with cost > 1e-6
   double sums[envs::Info::kMaxSums] = {};  ///< Σ Info::sums (EnvSpec::episode_sum_names)
