@@ -11,40 +11,16 @@
 #include <fstream>
 
 #include "powerzoo/io/hdf5.hpp"
+#include "test_util.hpp"
 
 namespace fs = std::filesystem;
 
+using pz::test::sh;
+using pz::test::write;
+
 namespace {
 
-struct Proc {
-  int code;
-  std::string out;
-};
-
-// Runs a shell command (stderr merged into stdout) and returns its exit code and output.
-Proc sh(const std::string& cmd) {
-  Proc p{-1, ""};
-  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-  if (!f) return p;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) p.out.append(buf.data(), n);
-  const int st = pclose(f);
-  p.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return p;
-}
-
-fs::path tmp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("pz_cli_" + std::to_string(getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string write(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-  return p.string();
-}
+fs::path tmp_dir(const std::string& name) { return pz::test::tmp_dir("pz_cli", name); }
 
 const char* kTinySpec = R"([experiment]
 name = "tiny"

@@ -17,40 +17,17 @@
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/io/spec.hpp"
+#include "test_util.hpp"
 
 namespace fs = std::filesystem;
 using pz::exp::Trial;
 
+using pz::test::sh;
+using pz::test::write;
+
 namespace {
 
-struct Proc {
-  int code;
-  std::string out;
-};
-
-Proc sh(const std::string& cmd) {
-  Proc p{-1, ""};
-  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-  if (!f) return p;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) p.out.append(buf.data(), n);
-  const int st = pclose(f);
-  p.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return p;
-}
-
-fs::path tmp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("pz_sweep_" + std::to_string(getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string write(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-  return p.string();
-}
+fs::path tmp_dir(const std::string& name) { return pz::test::tmp_dir("pz_sweep", name); }
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -114,12 +91,12 @@ TEST_SUITE("exp_sweep") {
     REQUIRE(ts.size() == 6);
     // toml tables iterate sorted by key: "ppo.learning_rate" < "seed" < "vec.n_envs" (fixed).
     const std::string expect =
-        "vec.n_envs=8 ppo.learning_rate=1e-04 seed=0\n"
-        "vec.n_envs=8 ppo.learning_rate=1e-04 seed=1\n"
-        "vec.n_envs=8 ppo.learning_rate=1e-04 seed=2\n"
-        "vec.n_envs=8 ppo.learning_rate=3e-04 seed=0\n"
-        "vec.n_envs=8 ppo.learning_rate=3e-04 seed=1\n"
-        "vec.n_envs=8 ppo.learning_rate=3e-04 seed=2\n";
+        "vec.n_envs=8 ppo.learning_rate=0.0001 seed=0\n"
+        "vec.n_envs=8 ppo.learning_rate=0.0001 seed=1\n"
+        "vec.n_envs=8 ppo.learning_rate=0.0001 seed=2\n"
+        "vec.n_envs=8 ppo.learning_rate=0.0003 seed=0\n"
+        "vec.n_envs=8 ppo.learning_rate=0.0003 seed=1\n"
+        "vec.n_envs=8 ppo.learning_rate=0.0003 seed=2\n";
     CHECK(overrides_of(ts) == expect);
     for (int i = 0; i < 6; ++i) CHECK(ts[i].index == i);
     // Each trial's overrides give the spec they describe.
@@ -131,7 +108,7 @@ TEST_SUITE("exp_sweep") {
     const auto nested =
         pz::exp::expand_sweep(kTiny + "[sweep]\nppo = { learning_rate = [1e-4, 3e-4] }\n", "s", {});
     REQUIRE(nested.size() == 2);
-    CHECK(join(nested[1].overrides) == "ppo.learning_rate=3e-04");
+    CHECK(join(nested[1].overrides) == "ppo.learning_rate=0.0003");
     // No [sweep] at all: one trial with no overrides.
     CHECK(pz::exp::expand_sweep(kTiny, "s", {}).size() == 1);
   }

@@ -1037,4 +1037,8 @@ std::string to_toml(const Spec& s) {
   return o.str();
 }
 
+std::string toml_double(double x) { return format_double(x); }
+
+std::string toml_quote(std::string_view s) { return quote(s); }
+
 }  // namespace pz::io

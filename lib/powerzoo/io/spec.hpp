@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "powerzoo/rl/ppo.hpp"
@@ -86,6 +87,12 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
 /// The resolved spec as canonical TOML (every key, defaults filled in). parse_spec(to_toml(s))
 /// reproduces s exactly (doubles printed round-trip).
 std::string to_toml(const Spec& s);
+
+/// A double as TOML text that reads back exactly (shortest round-trip form, ".0" when integral,
+/// nan/inf spelled the TOML way).
+std::string toml_double(double x);
+/// A TOML basic string literal with escapes (UTF-8 passes through unchanged).
+std::string toml_quote(std::string_view s);
 
 /// Closest candidate by edit distance (for "did you mean"), "" if nothing is close.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
