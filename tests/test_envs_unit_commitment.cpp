@@ -214,6 +214,95 @@ TEST_SUITE("envs_unit_commitment") {
     for (int u = 0; u < c.n_gen(); ++u) CHECK(x.gen_pg_mw[u] == doctest::Approx(y.gen_pg_mw[u]));
   }
 
+  TEST_CASE("regression: a warm re-solve after a large bound change equals the cold solve") {
+    // Stale CLP work areas: after the reset OPF (one unit on), the first OPF twelve steps later
+    // (all units on, unit 1 congesting a line) came back "optimal" with 452 MW for 217 MW of load.
+    auto p = case14_params();
+    envs::UnitCommitment env(p);
+    const grid::Case& c = env.params().grid_case;
+    const int nu = env.n_units();
+    auto loads = [&](int k) {
+      std::vector<double> pd(c.n_bus());
+      for (int b = 0; b < c.n_bus(); ++b) pd[b] = p.base_pd[b] * p.net[k];
+      return pd;
+    };
+    grid::DcOpfOverrides reset;
+    reset.balance_slack_cost = 1000.0;
+    for (int u = 0; u < nu; ++u) {
+      reset.pmin_mw.push_back(u == 0 ? env.params().units[0].pmin : 0.0);
+      reset.pmax_mw.push_back(u == 0 ? env.params().units[0].pmax : 0.0);
+    }
+    grid::DcOpfOverrides step = reset;
+    step.pmin_mw = {92.48, 0, 0, 0, 0};
+    step.pmax_mw = {323.60, 46.31, 33.11, 33.47, 32.52};
+    const double biased[5] = {32.136, 67.743, 72.480, 78.403, 76.491};
+    for (int u = 0; u < nu; ++u) step.linear_cost_delta.push_back(biased[u] - p.units[u].mc_c);
+    grid::DcOpf warm(c), cold(c);
+    REQUIRE(warm.solve(loads(0), reset).ok());
+    const auto a = warm.solve(loads(12), step);
+    const auto b = cold.solve(loads(12), step);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    double sum = a.balance_slack_mw, load = 0;
+    for (int u = 0; u < nu; ++u) sum += a.gen_pg_mw[u];
+    for (double v : loads(12)) load += v;
+    CHECK(sum == doctest::Approx(load).epsilon(1e-9));
+    for (int u = 0; u < nu; ++u)
+      CHECK(a.gen_pg_mw[u] == doctest::Approx(b.gen_pg_mw[u]).epsilon(1e-9));
+    CHECK(b.gen_pg_mw[0] == doctest::Approx(210.406).epsilon(1e-5));
+  }
+
+  TEST_CASE("merit-order screening gives the LP's dispatch, flows and costs (case14, case118)") {
+    // Same random actions through an env that screens and one that always calls CLP. Loads are
+    // scaled up so that some steps congest a line (CLP path) and others do not (merit order).
+    for (const char* name : {"case14", "case118"}) {
+      CAPTURE(name);
+      auto p = case14_params();
+      if (std::string(name) == "case118") {
+        const std::string path = grid::resolve_case_path("case118");
+        p.grid_case = grid::load_case(path);
+        exp::apply_tso_line_ratings(p.grid_case, 1.0);
+        p.units = exp::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
+                                     p.grid_case, 0.5);
+        p.base_pd.clear();
+        for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
+      }
+      p.load_scale = 1.6;
+      auto q = p;
+      q.screen_dispatch = false;
+      Runner a(p), b(q);
+      std::mt19937 g(11);
+      std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+      const int nu = a.env.n_units();
+      const auto& cap = b.s().flow;
+      int congested = 0, free_steps = 0;
+      for (int t = 0; t < 48; ++t) {
+        for (int i = 0; i < 2 * nu; ++i) a.act[i] = b.act[i] = U(g) + (i < nu ? 0.4f : 0.0f);
+        a.info = b.info = envs::Info{};
+        const auto ra = a.env.step(*a.st, a.act, a.rng, a.obs, a.costs, &a.info);
+        const auto rb = b.env.step(*b.st, b.act, b.rng, b.obs, b.costs, &b.info);
+        REQUIRE(ra.terminated == rb.terminated);
+        CHECK(ra.reward == doctest::Approx(rb.reward).epsilon(1e-6));
+        for (int c = 0; c < 3; ++c)
+          CHECK(a.costs[c] == doctest::Approx(b.costs[c]).epsilon(1e-6).scale(1e-3));
+        for (int u = 0; u < nu; ++u)
+          CHECK(a.s().last[u] == doctest::Approx(b.s().last[u]).epsilon(1e-9).scale(1e-6));
+        bool binding = false;
+        for (size_t l = 0; l < cap.size(); ++l) {
+          CHECK(a.s().flow[l] == doctest::Approx(b.s().flow[l]).epsilon(1e-9).scale(1e-6));
+          const double lim = b.env.params().grid_case.branch[l].rate_a_mva;
+          binding = binding || (lim > 0 && std::abs(b.s().flow[l]) >= lim - 1e-6);
+        }
+        (binding ? congested : free_steps) += 1;
+        CHECK(a.info.is_safe == b.info.is_safe);
+      }
+      MESSAGE(std::string(name) << ": " << congested << " steps at a line limit, " << free_steps
+                                << " free");
+      CHECK(congested > 0);
+      CHECK(free_steps > 0);
+    }
+  }
+
   TEST_CASE("TransGrid OPF mode and the opf-gap report on the reference case5 (§11.2)") {
     for (int mode = 0; mode < 2; ++mode) {
       envs::TransGridParams p;

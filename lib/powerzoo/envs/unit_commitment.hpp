@@ -41,6 +41,9 @@ struct UnitCommitmentParams {
   double reward_scale = 1e-4;
   double cost_thermal_weight = 1.0;
   double dispatch_preference = 0.01;  ///< α of mc' = mc_c − α·target
+  /// Try the merit-order economic dispatch before the LP (see UnitCommitment). false: always CLP
+  /// (tests compare the two).
+  bool screen_dispatch = true;
 };
 
 /// obs = [status (nu), tis/200 (nu), last/max(pmax,1) (nu), mc_b/max(max|mc_b|,1) (nu),
@@ -48,14 +51,17 @@ struct UnitCommitmentParams {
 /// forecast Σload[t+k]/max(Σpmax,1) (k = 1..H)]; action [commit (nu) | dispatch (nu)] ∈ [−1,1].
 /// costs = [thermal_overload (MW), reserve_shortfall (MW), min_updown (0: masked)].
 /// The exact DC-OPF (one per state, warm-started) dispatches within the ramp windows of the
-/// committed units with the biased linear cost. The balance may be missed at 1000 $/MWh at the
-/// reference bus: unserved load (committed units or their ramps cannot reach the load; charged
-/// at 1000 $/h per MW in the reward, not in total_operating_cost; unsafe) or spilled generation (Σ
-/// committed pmin or ramp-down floors above the load; read as curtailed wind/solar, no extra
-/// charge). If the line limits make the OPF infeasible it is re-solved without them (the overload
-/// then shows in thermal_overload). If the solver still fails the episode terminates with
-/// StepStatus::kSolverFailed and the step is charged the all-units-at-pmax cost for every
-/// remaining step (so ending an episode early never pays).
+/// committed units with the biased linear cost. Screening: the OPF without flow limits is a
+/// continuous knapsack solved exactly by merit order; when its flows (PTDF) are within every
+/// rating it is also the optimum with the limits, and CLP is not called (most steps). The
+/// dispatch equals CLP's up to rounding (or another optimal vertex if biased costs tie). The
+/// balance may be missed at 1000 $/MWh at the reference bus: unserved load (committed units or
+/// their ramps cannot reach the load; charged at 1000 $/h per MW in the reward, not in
+/// total_operating_cost; unsafe) or spilled generation (Σ committed pmin or ramp-down floors above
+/// the load; read as curtailed wind/solar, no extra charge). If the line limits make the OPF
+/// infeasible it is re-solved without them (the overload then shows in thermal_overload). If the
+/// solver still fails the episode terminates with StepStatus::kSolverFailed and the step is charged
+/// the all-units-at-pmax cost for every remaining step (so ending an episode early never pays).
 /// Info::sums = [total_operating_cost (gen $/h + startup $ + no-load $ per step, gen cost in $/h
 /// not ×Δt, as the reference), total_commitment_switches,
 /// step_feasibility_rate (is_safe / horizon), unserved_energy_mwh, spilled_energy_mwh].
@@ -94,12 +100,21 @@ class UnitCommitment final : public Env {
 
  private:
   void bus_load(int64_t k, std::vector<double>& load) const;
+  /// Merit-order dispatch without flow limits at load factor f (bus loads base_pd·f) within
+  /// [o.pmin_mw, o.pmax_mw] (inverted → hi) with costs mc_c + o.linear_cost_delta, VOLL slack
+  /// at the reference bus. Writes p [nu], flow [nl], slack (unserved > 0, spilled < 0).
+  /// Returns false if screening is off or unusable (a cost at or beyond ±VOLL).
+  bool merit_order(double f, const grid::DcOpfOverrides& o, std::vector<double>& p,
+                   std::vector<double>& flow, double& slack) const;
   void observe(const UcState& s, std::span<float> obs) const;
   int64_t index(const UcState& s, int t) const;
 
   UnitCommitmentParams p_;
   EnvSpec spec_;
   std::vector<double> cap_;  // [n_branch] MW, 1e6 = unlimited
+  // Screening data: PTDF columns of the unit buses [nl × nu] and the flows of base_pd [nl].
+  bool screen_ = false;
+  std::vector<double> ptdf_unit_, flow_base_;
   double sum_pmax_ = 1, max_abs_b_ = 1, sum_base_pd_ = 0, max_step_cost_ = 0;
 };
 

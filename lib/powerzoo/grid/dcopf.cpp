@@ -114,6 +114,9 @@ struct DcOpf::Impl {
   DcOpfResult solve(const std::vector<double>& pd, const DcOpfOverrides* o = nullptr);
   bool apply_overrides(const DcOpfOverrides* o, std::string& err);
   bool run_solver(bool warm);
+  /// LP: is CLP's reported point primal feasible and dual feasible (reduced-cost signs) for the
+  /// model as it stands? Recomputed from the stored matrix, not from CLP's work arrays.
+  bool verify_lp() const;
   bool polish(std::vector<double>& x, std::vector<double>& y);
   bool kkt_solve(const std::vector<int>& fix, const std::vector<int>& act, std::vector<double>& x,
                  std::vector<double>& y) const;
@@ -356,6 +359,36 @@ bool DcOpf::Impl::run_solver(bool warm) {
   return model.status() == 0;
 }
 
+bool DcOpf::Impl::verify_lp() const {
+  const int nc = model.numberColumns(), nr = model.numberRows();
+  const double* x = model.primalColumnSolution();
+  const double* y = model.dualRowSolution();
+  const double* cl = model.columnLower();
+  const double* cu = model.columnUpper();
+  const double* rl = model.rowLower();
+  const double* ru = model.rowUpper();
+  const double* cost = model.objective();
+  std::vector<double> act(nr, 0.0), aty(nc, 0.0);
+  model.matrix()->times(x, act.data());
+  model.matrix()->transposeTimes(y, aty.data());
+  constexpr double kTol = 1e-6;
+  for (int i = 0; i < nr; ++i) {
+    if (act[i] < rl[i] - kTol * (1 + std::abs(rl[i])) ||
+        act[i] > ru[i] + kTol * (1 + std::abs(ru[i])))
+      return false;
+  }
+  for (int j = 0; j < nc; ++j) {
+    const double tol = kTol * (1 + std::abs(x[j]));
+    if (x[j] < cl[j] - tol || x[j] > cu[j] + tol) return false;
+    const double d = cost[j] - aty[j];
+    const double dt = kTol * (1 + std::abs(cost[j]));
+    const bool at_lo = x[j] <= cl[j] + tol, at_hi = x[j] >= cu[j] - tol;
+    if (at_lo && at_hi) continue;
+    if (at_lo ? d < -dt : at_hi ? d > dt : std::abs(d) > dt) return false;
+  }
+  return true;
+}
+
 // CLP's QP path (reduced gradient) stops at ~1e-6 MW. Given its active set (gens at a bound,
 // flow rows at a bound), the optimum solves the KKT system of the equality-constrained QP
 //   2a_j p_j + b_j − λ − Σ_k y_k M_kj = 0 (free gens),  Σ p = D,  M_k p = bound_k (active rows),
@@ -573,6 +606,10 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrid
       kkt_warm = kkt_solve(last_fix, last_act, x, y);
     }
     bool ok = kkt_warm || run_solver(warm);
+    // CLP's kept work areas (startFinishOptions 2|4) can go stale when bounds change a lot (seen:
+    // after a unit-commitment reset, a warm re-solve reported "optimal" off the balance row by
+    // 235 MW). An LP answer is checked against the model itself and re-solved cold if wrong.
+    if (ok && warm && !kkt_warm && !qp && !verify_lp()) ok = false;
     int iters = kkt_warm ? 0 : model.numberIterations();
     if (!ok) last_fix.clear();
     if (!ok && warm) {  // a stale basis must never change the answer: retry cold
