@@ -112,6 +112,7 @@ void check_same(const Spec& a, const Spec& b) {
   CHECK(a.ppo.init_log_std == b.ppo.init_log_std);
   CHECK(a.ppo.normalize_obs == b.ppo.normalize_obs);
   CHECK(a.ppo.normalize_advantages == b.ppo.normalize_advantages);
+  CHECK(a.ppo.normalize_rewards == b.ppo.normalize_rewards);
   CHECK(a.ppo.truncation == b.ppo.truncation);
   CHECK(a.penalty == b.penalty);
   CHECK(a.eval.every_steps == b.eval.every_steps);
@@ -190,6 +191,7 @@ adam_eps = 1e-5
 init_log_std = -1
 normalize_obs = false
 normalize_advantages = false
+normalize_rewards = true
 truncation = "zero_td"
 [reward]
 penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
@@ -203,6 +205,7 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK(s.ppo.init_log_std == -1.0);
     CHECK_FALSE(s.ppo.normalize_obs);
     CHECK_FALSE(s.ppo.normalize_advantages);
+    CHECK(s.ppo.normalize_rewards);
     CHECK(s.ppo.truncation == pz::rl::Truncation::kZeroTd);
     CHECK(s.penalty.at("thermal_overload") == 10.0);
     CHECK(s.penalty.at("reserve_shortfall") == 2.5);

@@ -412,6 +412,51 @@ TEST_SUITE("rl") {
     CHECK_THROWS_AS(wrong.load(sd, "n/"), pz::core::ConfigError);
   }
 
+  TEST_CASE("RewardNormalizer: hand-computed SB3 VecNormalize reward scaling, done resets R") {
+    // γ = 0.5, two envs. Step 1: R = [1, 3], batch mean 2, var 1; count 1e-4 → 2.0001,
+    // M2 = 1·1e-4 + 1·2 + 2²·1e-4·2/2.0001, var = M2/2.0001 = 1.00019998; env 1 is done, so its
+    // R restarts at 0. Step 2: R = [0.5·1 + 2, −1]. Step 3: R = [0.5·2.5 − 4, 0.5·(−1) + 0.5].
+    PpoConfig cfg;
+    cfg.hidden = {4};
+    cfg.gamma = 0.5;
+    cfg.normalize_rewards = true;
+    Rng init(1, 0);
+    PpoLearner a(2, 1, cfg, init);
+    const float r1[2] = {1.0f, 3.0f}, r2[2] = {2.0f, -1.0f}, r3[2] = {-4.0f, 0.5f};
+    const uint8_t d1[2] = {0, 1}, d2[2] = {0, 0}, d3[2] = {1, 0};
+    float out[2];
+    a.process_rewards(r1, d1, 2, out);
+    CHECK(out[0] == doctest::Approx(0.99990002).epsilon(1e-6));
+    CHECK(out[1] == doctest::Approx(2.99970006).epsilon(1e-6));
+    a.process_rewards(r2, d2, 2, out);
+    CHECK(out[0] == doctest::Approx(1.28514781).epsilon(1e-6));
+    CHECK(out[1] == doctest::Approx(-0.642573907).epsilon(1e-6));
+    // Checkpoint round trip: a restored learner continues exactly like the original.
+    pz::core::StateDict sd;
+    a.save(sd);
+    CHECK(sd.f64.at("learner/reward_normalizer/moments")[2] ==
+          doctest::Approx(2.4218867172754575).epsilon(1e-12));
+    Rng init_b(2, 0);
+    PpoLearner b(2, 1, cfg, init_b);
+    b.load(sd);
+    float out_b[2];
+    a.process_rewards(r3, d3, 2, out);
+    b.process_rewards(r3, d3, 2, out_b);
+    CHECK(out[0] == doctest::Approx(-2.0189402).epsilon(1e-6));
+    CHECK(out[1] == doctest::Approx(0.252367525).epsilon(1e-6));
+    CHECK(out[0] == out_b[0]);
+    CHECK(out[1] == out_b[1]);
+    // A different number of envs per step is a usage error, not silent garbage.
+    CHECK_THROWS_AS(a.process_rewards(r1, d1, 1, out), pz::core::ConfigError);
+    // Disabled (the default): rewards pass through unchanged.
+    cfg.normalize_rewards = false;
+    Rng init_c(3, 0);
+    PpoLearner c(2, 1, cfg, init_c);
+    c.process_rewards(r3, d3, 2, out);
+    CHECK(out[0] == -4.0f);
+    CHECK(out[1] == 0.5f);
+  }
+
   TEST_CASE("save/load round trip and shape mismatch") {
     const int T = 4, N = 4, obs_dim = 3, act_dim = 2;
     PpoConfig cfg;

@@ -437,9 +437,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
       venv.step_all(env_act.data());
       check_finite(venv.obs.data(), venv.obs.size(), esp.obs_dim, "observation", steps + t * N);
       check_finite(venv.shaped_reward.data(), N, 1, "reward", steps + t * N);
+      for (int i = 0; i < N; ++i) ro.dones[t * N + i] = venv.terminated[i] | venv.truncated[i];
+      learner.process_rewards(venv.shaped_reward.data(), &ro.dones[t * N], N, &ro.rewards[t * N]);
       for (int i = 0; i < N; ++i) {
-        ro.rewards[t * N + i] = venv.shaped_reward[i];
-        ro.dones[t * N + i] = venv.terminated[i] | venv.truncated[i];
         ro.truncated[t * N + i] = venv.truncated[i];
         rew_sum += venv.reward[i];
         for (size_t j = 0; j < n_costs; ++j) {

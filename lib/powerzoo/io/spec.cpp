@@ -76,6 +76,7 @@ const std::vector<SectionDef>& schema() {
         {"init_log_std", Kind::kFloat},
         {"normalize_obs", Kind::kBool},
         {"normalize_advantages", Kind::kBool},
+        {"normalize_rewards", Kind::kBool},
         {"truncation", Kind::kStr},
         {"squash", Kind::kStr},
         {"algo", Kind::kStr},
@@ -492,6 +493,8 @@ class Reader {
         p.normalize_obs = get_bool(sec, key, n);
       } else if (key == "normalize_advantages") {
         p.normalize_advantages = get_bool(sec, key, n);
+      } else if (key == "normalize_rewards") {
+        p.normalize_rewards = get_bool(sec, key, n);
       } else if (key == "truncation") {
         p.truncation = get_choice(sec, key, n, {"bootstrap", "zero_td"}) == "bootstrap"
                            ? rl::Truncation::kBootstrap
@@ -989,6 +992,7 @@ std::string to_toml(const Spec& s) {
   dbl("init_log_std", p.init_log_std);
   boolean("normalize_obs", p.normalize_obs);
   boolean("normalize_advantages", p.normalize_advantages);
+  boolean("normalize_rewards", p.normalize_rewards);
   str("truncation", p.truncation == rl::Truncation::kBootstrap ? "bootstrap" : "zero_td");
   str("squash", p.squash == rl::Squash::kTanh ? "tanh" : "none");
   str("algo", p.algo == rl::Algo::kPpo             ? "ppo"

@@ -87,4 +87,50 @@ void ObsNormalizer::load(const core::StateDict& sd, const std::string& prefix) {
   refresh();
 }
 
+// SB3 RunningMeanStd.update_from_moments (parallel algorithm of Chan et al.) on the batch of
+// discounted returns, then VecNormalize.normalize_reward.
+void RewardNormalizer::normalize(const float* rewards, const uint8_t* dones, int n, float* out) {
+  if (ret_.empty()) ret_.assign(n, 0.0);
+  if (static_cast<int>(ret_.size()) != n)
+    throw core::ConfigError("reward normalizer: expected " + std::to_string(ret_.size()) +
+                            " envs per step, found " + std::to_string(n));
+  double bm = 0;
+  for (int i = 0; i < n; ++i) {
+    ret_[i] = ret_[i] * gamma_ + rewards[i];
+    bm += ret_[i];
+  }
+  bm /= n;
+  double bv = 0;
+  for (int i = 0; i < n; ++i) bv += (ret_[i] - bm) * (ret_[i] - bm);
+  bv /= n;
+  const double tot = count_ + n;
+  const double delta = bm - mean_;
+  const double m2 = var_ * count_ + bv * n + delta * delta * count_ * n / tot;
+  mean_ += delta * n / tot;
+  var_ = m2 / tot;
+  count_ = tot;
+  const double inv = 1.0 / std::sqrt(var_ + 1e-8);
+  for (int i = 0; i < n; ++i) {
+    out[i] = static_cast<float>(std::clamp(rewards[i] * inv, -10.0, 10.0));
+    if (dones[i]) ret_[i] = 0.0;
+  }
+}
+
+void RewardNormalizer::save(core::StateDict& sd, const std::string& prefix) const {
+  sd.f64[prefix + "moments"] = {count_, mean_, var_};
+  sd.f64[prefix + "returns"] = ret_;
+}
+
+void RewardNormalizer::load(const core::StateDict& sd, const std::string& prefix) {
+  auto mo = sd.f64.find(prefix + "moments");
+  auto re = sd.f64.find(prefix + "returns");
+  if (mo == sd.f64.end() || mo->second.size() != 3 || re == sd.f64.end())
+    throw core::ConfigError("checkpoint: missing or malformed '" + prefix +
+                            "moments' / 'returns' (reward normalizer)");
+  count_ = mo->second[0];
+  mean_ = mo->second[1];
+  var_ = mo->second[2];
+  ret_ = re->second;
+}
+
 }  // namespace pz::rl

@@ -81,6 +81,7 @@ struct PpoLearner::Impl {
   std::vector<float> params, grad, adam_m, adam_v;  // flat, layout of parameters()
   int64_t step = 0;
   ObsNormalizer norm;
+  RewardNormalizer reward_norm;
   /// Named slices of the flat parameter vector: (name, offset, size), for save/load.
   std::vector<std::tuple<std::string, int64_t, int64_t>> slices;
   // PPO-Lagrangian: one cost critic per channel and the dual variables (rl.md §2.7).
@@ -445,6 +446,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.adam_m.assign(s.n_params, 0.0f);
   s.adam_v.assign(s.n_params, 0.0f);
   s.norm = ObsNormalizer(obs_dim);
+  s.reward_norm = RewardNormalizer(cfg.gamma);
 
   s.actor.init(s.params.data(), init_rng, 0.01f);
   std::fill(s.params.begin() + s.log_std_off, s.params.begin() + s.log_std_off + act_dim,
@@ -662,6 +664,14 @@ std::vector<double> PpoLearner::dual_update(const std::vector<double>& episode_c
 
 ObsNormalizer& PpoLearner::normalizer() { return impl_->norm; }
 
+void PpoLearner::process_rewards(const float* rewards, const uint8_t* dones, int n, float* out) {
+  if (impl_->cfg.normalize_rewards) {
+    impl_->reward_norm.normalize(rewards, dones, n, out);
+  } else {
+    std::copy(rewards, rewards + n, out);
+  }
+}
+
 const PpoConfig& PpoLearner::config() const { return impl_->cfg; }
 
 namespace {
@@ -684,6 +694,7 @@ void PpoLearner::save(core::StateDict& sd) const {
   }
   sd.i64[kPrefix + "adam/step"] = {s.step};
   s.norm.save(sd, kPrefix + "normalizer/");
+  if (s.cfg.normalize_rewards) s.reward_norm.save(sd, kPrefix + "reward_normalizer/");
 }
 
 void PpoLearner::load(const core::StateDict& sd) {
@@ -728,11 +739,14 @@ void PpoLearner::load(const core::StateDict& sd) {
   }
   ObsNormalizer norm(s.obs_dim);
   norm.load(sd, kPrefix + "normalizer/");
+  RewardNormalizer reward_norm(s.cfg.gamma);
+  if (s.cfg.normalize_rewards) reward_norm.load(sd, kPrefix + "reward_normalizer/");
   s.params = std::move(params);
   s.adam_m = std::move(m);
   s.adam_v = std::move(v);
   s.step = sit->second[0];
   s.norm = std::move(norm);
+  s.reward_norm = std::move(reward_norm);
   s.log_lambda = std::move(log_lambda);
 }
 

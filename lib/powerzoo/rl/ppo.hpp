@@ -54,6 +54,9 @@ struct PpoConfig {
   double init_log_std = -0.5;
   bool normalize_obs = true;
   bool normalize_advantages = true;
+  /// Divide rewards by the running std of the discounted return before they enter the rollout
+  /// (SB3 VecNormalize norm_reward, Gymnasium NormalizeReward); see RewardNormalizer.
+  bool normalize_rewards = false;
   Truncation truncation = Truncation::kBootstrap;
   /// kTanh: tanh-squashed Gaussian. The entropy bonus stays the exact Gaussian entropy of u
   /// (state-independent, Σ log σ + ½log 2πe), not the reference's one-sample estimate of the
@@ -114,6 +117,29 @@ class ObsNormalizer {
   std::vector<double> mean_, m2_;
   std::vector<float> scale_, shift_;  // cached 1/σ and μ for normalize()
   void refresh();
+};
+
+/// Reward scaling by the running standard deviation of the discounted return, as SB3's
+/// VecNormalize(norm_reward=True) and Gymnasium's NormalizeReward do: per env R ← γ·R + r, the
+/// batch of R folds into running moments (mean 0, var 1, count 1e-4 initially; parallel-moments
+/// merge), the output is clip(r / sqrt(var + 1e-8), ±10), and R ← 0 where the step ended an
+/// episode (terminated or truncated). The mean is not subtracted, so the sign and relative size
+/// of rewards are kept. Keeps value targets O(1) whatever the env's reward units.
+class RewardNormalizer {
+ public:
+  explicit RewardNormalizer(double gamma = 0.99) : gamma_(gamma) {}
+  /// rewards, dones, out: [n] for the n envs of one vector step (n fixed after the first call;
+  /// throws core::ConfigError if it changes). Updates the statistics, then normalizes.
+  void normalize(const float* rewards, const uint8_t* dones, int n, float* out);
+  double var() const { return var_; }
+  void save(core::StateDict& sd, const std::string& prefix) const;
+  /// Throws core::ConfigError if the entries are missing or malformed.
+  void load(const core::StateDict& sd, const std::string& prefix);
+
+ private:
+  double gamma_;
+  std::vector<double> ret_;  ///< [n] running discounted return per env
+  double count_ = 1e-4, mean_ = 0.0, var_ = 1.0;
 };
 
 /// PPO learner. Owns actor (tanh MLP → mean, state-independent log-std), critic (tanh MLP → 1),
@@ -191,9 +217,13 @@ class PpoLearner {
   int64_t n_parameters() const;
 
   ObsNormalizer& normalizer();
+  /// Rollout rewards for one vector step: the reward normalizer's output when
+  /// cfg.normalize_rewards, else a copy. rewards, dones, out: [n].
+  void process_rewards(const float* rewards, const uint8_t* dones, int n, float* out);
   const PpoConfig& config() const;
 
-  /// Parameters, optimizer moments and step, normalizer statistics, log λ → sd ("learner/").
+  /// Parameters, optimizer moments and step, normalizer statistics (observations and, when
+  /// enabled, rewards), log λ → sd ("learner/").
   void save(core::StateDict& sd) const;
   /// Inverse of save(); throws core::ConfigError if shapes do not match this learner.
   void load(const core::StateDict& sd);
