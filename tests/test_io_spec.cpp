@@ -113,6 +113,10 @@ void check_same(const Spec& a, const Spec& b) {
   CHECK(a.ppo.normalize_obs == b.ppo.normalize_obs);
   CHECK(a.ppo.normalize_advantages == b.ppo.normalize_advantages);
   CHECK(a.ppo.normalize_rewards == b.ppo.normalize_rewards);
+  CHECK(a.ppo.dual == b.ppo.dual);
+  CHECK(a.ppo.pid_kp == b.ppo.pid_kp);
+  CHECK(a.ppo.pid_ki == b.ppo.pid_ki);
+  CHECK(a.ppo.pid_kd == b.ppo.pid_kd);
   CHECK(a.ppo.truncation == b.ppo.truncation);
   CHECK(a.penalty == b.penalty);
   CHECK(a.eval.every_steps == b.eval.every_steps);
@@ -192,6 +196,8 @@ init_log_std = -1
 normalize_obs = false
 normalize_advantages = false
 normalize_rewards = true
+dual = "pid"
+pid_kd = 2.5
 truncation = "zero_td"
 [reward]
 penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
@@ -206,6 +212,8 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK_FALSE(s.ppo.normalize_obs);
     CHECK_FALSE(s.ppo.normalize_advantages);
     CHECK(s.ppo.normalize_rewards);
+    CHECK(s.ppo.dual == pz::rl::DualRule::kPid);
+    CHECK(s.ppo.pid_kd == 2.5);
     CHECK(s.ppo.truncation == pz::rl::Truncation::kZeroTd);
     CHECK(s.penalty.at("thermal_overload") == 10.0);
     CHECK(s.penalty.at("reserve_shortfall") == 2.5);

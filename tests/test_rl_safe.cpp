@@ -154,6 +154,49 @@ TEST_SUITE("rl_safe") {
     CHECK_THROWS_AS(learner.dual_update({1.0}, {0.0}), pz::core::ConfigError);
   }
 
+  TEST_CASE("PID dual rule: hand-computed λ sequence, clamping and checkpoint round trip") {
+    PpoConfig cfg;
+    cfg.hidden = {4};
+    cfg.dual = pz::rl::DualRule::kPid;
+    cfg.pid_kp = 0.5;
+    cfg.pid_ki = 0.1;
+    cfg.pid_kd = 1.0;
+    cfg.lambda_init = 1.0;  // I₀
+    cfg.log_lambda_max = 3.0;
+    Rng init(1, 0);
+    PpoLearner a(2, 1, cfg, init, 1);
+    // Budget 2, costs 4, 6, 3, 0, 0: e = 2, 4, 1, −2, −2; I = 1.2, 1.6, 1.7, 1.5, 1.3;
+    // rise = 0 (no previous), 2, 0, 0, 0; λ = K_p·e + I + K_d·rise = 2.2, 5.6, 2.2, 0.5, 0.3.
+    const std::vector<double> costs = {4, 6, 3, 0, 0}, want = {2.2, 5.6, 2.2, 0.5, 0.3};
+    pz::core::StateDict sd;
+    for (size_t i = 0; i < costs.size(); ++i) {
+      INFO("update " << i);
+      const auto lam = a.dual_update({costs[i]}, {2.0});
+      CHECK(lam[0] == doctest::Approx(want[i]).epsilon(1e-12));
+      if (i == 1) a.save(sd);
+    }
+    // Restored after update 1, the learner repeats updates 2..4 exactly.
+    Rng init_b(2, 0);
+    PpoLearner b(2, 1, cfg, init_b, 1);
+    b.load(sd);
+    CHECK(b.lambdas()[0] == doctest::Approx(5.6).epsilon(1e-12));
+    for (size_t i = 2; i < costs.size(); ++i)
+      CHECK(b.dual_update({costs[i]}, {2.0})[0] == doctest::Approx(want[i]).epsilon(1e-12));
+    // Long under budget: I hits 0 and λ stops at the lower clamp e^−3, never 0; a surge
+    // is capped at e^3.
+    for (int i = 0; i < 50; ++i) a.dual_update({0.0}, {2.0});
+    CHECK(a.lambdas()[0] == doctest::Approx(std::exp(-3.0)).epsilon(1e-12));
+    CHECK(a.dual_update({1000.0}, {2.0})[0] == doctest::Approx(std::exp(3.0)).epsilon(1e-12));
+    // Anti-windup: the surge left I at e^3 (not 99.8), so one step under budget lowers λ at
+    // once: e = −2, I = e^3 − 0.2, λ = −1 + I.
+    CHECK(a.dual_update({1000.0}, {2.0})[0] == doctest::Approx(std::exp(3.0)).epsilon(1e-12));
+    CHECK(a.dual_update({0.0}, {2.0})[0] == doctest::Approx(std::exp(3.0) - 1.2).epsilon(1e-12));
+    // A checkpoint without the PID state is refused for a PID learner.
+    pz::core::StateDict bad = sd;
+    bad.f64.erase("learner/pid/integral");
+    CHECK_THROWS_AS(b.load(bad), pz::core::ConfigError);
+  }
+
   TEST_CASE("cost-advantage GAE on a hand-computed trajectory (two channels)") {
     const int T = 4, N = 1, obs_dim = 2, act_dim = 1, k = 2;
     PpoConfig cfg;

@@ -344,6 +344,15 @@ class Reader {
         p.log_lambda_max = F(pos, "a number > 0");
       } else if (key == "cost_gamma") {
         p.cost_gamma = F(unit, "a number in [0, 1]");
+      } else if (key == "dual") {
+        p.dual = get_choice(sec, key, n, {"log_ascent", "pid"}) == "pid" ? rl::DualRule::kPid
+                                                                         : rl::DualRule::kLogAscent;
+      } else if (key == "pid_kp") {
+        p.pid_kp = F(nonneg, "a number >= 0");
+      } else if (key == "pid_ki") {
+        p.pid_ki = F(nonneg, "a number >= 0");
+      } else if (key == "pid_kd") {
+        p.pid_kd = F(nonneg, "a number >= 0");
       } else if (key == "saute_unsafe_reward") {
         p.saute_unsafe_reward = F([](double) { return true; }, "a finite number");
       } else if (key == "hidden") {

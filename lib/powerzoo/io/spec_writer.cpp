@@ -70,6 +70,10 @@ std::string to_toml(const Spec& s) {
   dbl("lambda_init", p.lambda_init);
   dbl("log_lambda_max", p.log_lambda_max);
   dbl("cost_gamma", p.cost_gamma);
+  str("dual", p.dual == rl::DualRule::kPid ? "pid" : "log_ascent");
+  dbl("pid_kp", p.pid_kp);
+  dbl("pid_ki", p.pid_ki);
+  dbl("pid_kd", p.pid_kd);
   dbl("saute_unsafe_reward", p.saute_unsafe_reward);
 
   o << "\n[reward]\npenalty = {";

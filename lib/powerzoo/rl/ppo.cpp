@@ -88,6 +88,7 @@ struct PpoLearner::Impl {
   int n_costs = 0;
   std::vector<detail::Mlp> cost_critics;
   std::vector<double> log_lambda;
+  std::vector<double> pid_integral, pid_prev_cost;  // DualRule::kPid state (prev NaN = none)
   std::vector<detail::MlpWorkspace> ws_cost;
   std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
 
@@ -441,6 +442,8 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.ws_cost.resize(n_costs);
   const double ll0 = n_costs > 0 ? std::log(cfg.lambda_init) : 0.0;
   s.log_lambda.assign(n_costs, std::clamp(ll0, -cfg.log_lambda_max, cfg.log_lambda_max));
+  s.pid_integral.assign(n_costs, cfg.lambda_init);
+  s.pid_prev_cost.assign(n_costs, std::nan(""));
   s.params.assign(s.n_params, 0.0f);
   s.grad.assign(s.n_params, 0.0f);
   s.adam_m.assign(s.n_params, 0.0f);
@@ -652,12 +655,23 @@ std::vector<double> PpoLearner::dual_update(const std::vector<double>& episode_c
   }
   const double L = s.cfg.log_lambda_max;
   for (size_t c = 0; c < k; ++c) {
-    const double step = s.cfg.lambda_lr * (episode_cost[c] - budget[c]);
-    if (!std::isfinite(step)) {
+    const double err = episode_cost[c] - budget[c];
+    if (!std::isfinite(err)) {
       throw core::RunError("PPO dual_update: non-finite episode cost for channel " +
                            std::to_string(c));
     }
-    s.log_lambda[c] = std::clamp(s.log_lambda[c] + step, -L, L);
+    if (s.cfg.dual == DualRule::kPid) {
+      // The derivative term only reacts to rising cost, damping the overshoot of pure I control.
+      const double prev = s.pid_prev_cost[c];
+      const double rise = std::isnan(prev) ? 0.0 : std::max(0.0, episode_cost[c] - prev);
+      // Anti-windup: I stays within λ's range, so a cost that stopped can bring λ down.
+      s.pid_integral[c] = std::clamp(s.pid_integral[c] + s.cfg.pid_ki * err, 0.0, std::exp(L));
+      const double out = s.cfg.pid_kp * err + s.pid_integral[c] + s.cfg.pid_kd * rise;
+      s.pid_prev_cost[c] = episode_cost[c];
+      s.log_lambda[c] = std::log(std::clamp(out, std::exp(-L), std::exp(L)));
+    } else {
+      s.log_lambda[c] = std::clamp(s.log_lambda[c] + s.cfg.lambda_lr * err, -L, L);
+    }
   }
   return lambdas();
 }
@@ -685,6 +699,10 @@ void PpoLearner::save(core::StateDict& sd) const {
   if (s.n_costs > 0) layout.push_back(-s.n_costs);  // negative: cannot be read as a hidden size
   sd.i64[kPrefix + "layout"] = layout;
   if (s.n_costs > 0) sd.f64[kPrefix + "log_lambda"] = s.log_lambda;
+  if (s.n_costs > 0 && s.cfg.dual == DualRule::kPid) {
+    sd.f64[kPrefix + "pid/integral"] = s.pid_integral;
+    sd.f64[kPrefix + "pid/prev_cost"] = s.pid_prev_cost;
+  }
   for (const auto& [name, off, size] : s.slices) {
     sd.f32[kPrefix + name].assign(s.params.begin() + off, s.params.begin() + off + size);
     sd.f32[kPrefix + "adam/m/" + name].assign(s.adam_m.begin() + off,
@@ -715,6 +733,19 @@ void PpoLearner::load(const core::StateDict& sd) {
       throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "log_lambda'");
     }
     log_lambda = it->second;
+  }
+  std::vector<double> pid_integral = s.pid_integral, pid_prev = s.pid_prev_cost;
+  if (s.n_costs > 0 && s.cfg.dual == DualRule::kPid) {
+    auto ii = sd.f64.find(kPrefix + "pid/integral");
+    auto ip = sd.f64.find(kPrefix + "pid/prev_cost");
+    if (ii == sd.f64.end() || ip == sd.f64.end() ||
+        ii->second.size() != static_cast<size_t>(s.n_costs) ||
+        ip->second.size() != static_cast<size_t>(s.n_costs)) {
+      throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix +
+                              "pid/integral' / 'pid/prev_cost' (PID dual state)");
+    }
+    pid_integral = ii->second;
+    pid_prev = ip->second;
   }
   // Validate everything before touching the learner, so a failed load leaves it unchanged.
   std::vector<float> params(s.n_params), m(s.n_params), v(s.n_params);
@@ -748,6 +779,8 @@ void PpoLearner::load(const core::StateDict& sd) {
   s.norm = std::move(norm);
   s.reward_norm = std::move(reward_norm);
   s.log_lambda = std::move(log_lambda);
+  s.pid_integral = std::move(pid_integral);
+  s.pid_prev_cost = std::move(pid_prev);
 }
 
 }  // namespace pz::rl

@@ -36,6 +36,13 @@ enum class Algo {
   kSautePpo,       ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
 };
 
+/// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
+enum class DualRule {
+  kLogAscent,  ///< log λ ← clip(log λ + lambda_lr·(Ĵ_C − d), ±log_lambda_max) (the reference)
+  kPid,        ///< PID Lagrangian (OmniSafe form): I ← clip(I + K_i·e, 0, e^L), e = Ĵ_C − d,
+         ///< λ = clip(K_p·e + I + K_d·max(0, Ĵ_C − Ĵ_C,prev), e^±log_lambda_max), I₀ = λ₀
+};
+
 struct PpoConfig {
   int64_t total_steps = 1'000'000;
   int rollout_length = 48;  ///< T
@@ -66,11 +73,13 @@ struct PpoConfig {
 
   // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
   Algo algo = Algo::kPpo;
-  double lambda_lr = 5e-3;           ///< dual step η on log λ (per update)
-  double lambda_init = 1.0;          ///< initial λ (reference: log λ = 0)
-  double log_lambda_max = 5.0;       ///< log λ clamped to ±log_lambda_max
-  double cost_gamma = 1.0;           ///< discount of the cost GAE (same gae_lambda)
-  double saute_unsafe_reward = 0.0;  ///< Sauté reward once the budget is spent
+  double lambda_lr = 5e-3;      ///< dual step η on log λ (per update)
+  double lambda_init = 1.0;     ///< initial λ (reference: log λ = 0)
+  double log_lambda_max = 5.0;  ///< log λ clamped to ±log_lambda_max
+  double cost_gamma = 1.0;      ///< discount of the cost GAE (same gae_lambda)
+  DualRule dual = DualRule::kLogAscent;
+  double pid_kp = 0.0, pid_ki = 0.1, pid_kd = 0.0;  ///< DualRule::kPid gains (scaled cost units)
+  double saute_unsafe_reward = 0.0;                 ///< Sauté reward once the budget is spent
 };
 
 /// One rollout of T steps over N envs, time-major. Filled by the trainer, read by update().
@@ -204,9 +213,10 @@ class PpoLearner {
   std::vector<double> lambdas() const;
   std::vector<double> log_lambdas() const;
   void set_log_lambdas(const std::vector<double>& log_lambda);
-  /// Dual ascent once per update (rl.md §2.7 step 7): log λ_c ← clip(log λ_c + lambda_lr·
-  /// (episode_cost_c − budget_c), ±log_lambda_max). Both vectors have n_costs() entries, in the
-  /// scaled units of Rollout::costs. Returns the new λ.
+  /// Dual step once per update with cfg.dual: kLogAscent (rl.md §2.7 step 7) log λ_c ←
+  /// clip(log λ_c + lambda_lr·(episode_cost_c − budget_c), ±log_lambda_max); kPid see DualRule.
+  /// Both vectors have n_costs() entries, in the scaled units of Rollout::costs. Returns the
+  /// new λ. Throws core::ConfigError on wrong sizes, core::RunError on a non-finite cost.
   std::vector<double> dual_update(const std::vector<double>& episode_cost,
                                   const std::vector<double>& budget);
 
