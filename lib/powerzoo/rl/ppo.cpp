@@ -10,6 +10,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/mlp.hpp"
+#include "powerzoo/rl/ppo_impl.hpp"
 
 namespace pz::rl {
 
@@ -25,17 +26,6 @@ double log1m_tanh2(double u) {
   const double softplus = x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
   return 2.0 * (kLog2 - u - softplus);
 }
-
-/// Per-minibatch loss terms (rl.md §1.6/§1.8), all means over the [T, B] samples.
-struct LossStats {
-  double total = 0, actor = 0, critic = 0, reg = 0, entropy = 0, clip_frac = 0, approx_kl = 0,
-         r2 = 0, log_std_mean = 0, cost_critic = 0;
-  void add(const LossStats& o) {
-    total += o.total, actor += o.actor, critic += o.critic, reg += o.reg, entropy += o.entropy;
-    cost_critic += o.cost_critic;
-    clip_frac += o.clip_frac, approx_kl += o.approx_kl, r2 += o.r2, log_std_mean += o.log_std_mean;
-  }
-};
 
 void fill_metrics(const LossStats& s, double scale, std::map<std::string, double>& m,
                   bool has_costs) {
@@ -72,56 +62,6 @@ void Rollout::resize(int T_, int N_, int obs_dim_, int act_dim_, int n_costs_) {
   next_obs.assign(static_cast<size_t>(N) * obs_dim, 0.0f);
   costs.assign(tn * n_costs, 0.0f);
 }
-
-struct PpoLearner::Impl {
-  int obs_dim = 0, act_dim = 0;
-  PpoConfig cfg;
-  detail::Mlp actor, critic;
-  int64_t log_std_off = 0, n_params = 0;
-  std::vector<float> params, grad, adam_m, adam_v;  // flat, layout of parameters()
-  int64_t step = 0;
-  ObsNormalizer norm;
-  RewardNormalizer reward_norm;
-  /// Named slices of the flat parameter vector: (name, offset, size), for save/load.
-  std::vector<std::tuple<std::string, int64_t, int64_t>> slices;
-  // PPO-Lagrangian: one cost critic per channel and the dual variables (rl.md §2.7).
-  int n_costs = 0;
-  std::vector<detail::Mlp> cost_critics;
-  std::vector<double> log_lambda;
-  std::vector<double> pid_integral, pid_prev_cost;  // DualRule::kPid state (prev NaN = none)
-  std::vector<detail::MlpWorkspace> ws_cost;
-  std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
-
-  // Reused buffers (grow-only; constant minibatch sizes never reallocate).
-  detail::MlpWorkspace ws_actor, ws_critic, ws_extra, ws_act_actor, ws_act_critic;
-  std::vector<float> obs_mb;     // [T·B, obs] normalized minibatch observations, row t·B + j
-  std::vector<float> extra_obs;  // [B + n_trunc, obs] normalized next_obs / final_obs rows
-  std::vector<int> trunc_row;    // [T·B] row of final_obs value in extra batch, or −1
-  std::vector<float> values_mb, values_next, adv, targets, adv_n, dv;  // [T·B]
-  std::vector<float> dmu;                                              // [T·B, act]
-  std::vector<float> col_r, col_v, col_vn, col_a;                      // [T]
-  std::vector<uint8_t> col_d, col_t;                                   // [T]
-  std::vector<float> act_obs;                                          // [n, obs] for act()
-  std::vector<double> dlog_std, inv_sigma;                             // [act]
-  std::vector<int> perm, mb_cols;
-
-  void check_rollout(const Rollout& r) const;
-  void check_cols(const Rollout& r, const int* cols, int B) const;
-  void normalize_rows(const float* x, int n, float* out) const {
-    if (cfg.normalize_obs) {
-      norm.normalize(x, n, out);
-    } else {
-      std::copy(x, x + static_cast<size_t>(n) * obs_dim, out);
-    }
-  }
-  /// Gathers and normalizes the minibatch obs, runs the critic forward (ws_critic) and, if
-  /// adv_in == nullptr, computes GAE advantages/targets from it; else copies adv_in/targets_in.
-  void prepare(const Rollout& r, const int* cols, int B, const float* adv_in,
-               const float* targets_in);
-  /// Loss on the prepared minibatch (advantages/targets held fixed); gradient into grad if
-  /// non-null.
-  double loss(const Rollout& r, const int* cols, int B, float* grad, LossStats* st);
-};
 
 void PpoLearner::Impl::check_rollout(const Rollout& r) const {
   if (r.obs_dim != obs_dim || r.act_dim != act_dim) {
@@ -612,175 +552,6 @@ double PpoLearner::loss_and_grad_fixed(const Rollout& r, const std::vector<int>&
   const double total = s.loss(r, env_cols.data(), B, grad ? grad->data() : nullptr, &st);
   if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0);
   return total;
-}
-
-std::vector<float> PpoLearner::parameters() const { return impl_->params; }
-
-void PpoLearner::set_parameters(const std::vector<float>& flat) {
-  if (static_cast<int64_t>(flat.size()) != impl_->n_params) {
-    throw core::ConfigError("PPO set_parameters: got " + std::to_string(flat.size()) +
-                            " values, expected " + std::to_string(impl_->n_params));
-  }
-  std::copy(flat.begin(), flat.end(), impl_->params.begin());
-}
-
-int64_t PpoLearner::n_parameters() const { return impl_->n_params; }
-
-int PpoLearner::n_costs() const { return impl_->n_costs; }
-
-std::vector<double> PpoLearner::lambdas() const {
-  std::vector<double> out;
-  for (double l : impl_->log_lambda) out.push_back(std::exp(l));
-  return out;
-}
-
-std::vector<double> PpoLearner::log_lambdas() const { return impl_->log_lambda; }
-
-void PpoLearner::set_log_lambdas(const std::vector<double>& log_lambda) {
-  if (log_lambda.size() != impl_->log_lambda.size()) {
-    throw core::ConfigError("PPO set_log_lambdas: got " + std::to_string(log_lambda.size()) +
-                            " values, expected " + std::to_string(impl_->log_lambda.size()));
-  }
-  impl_->log_lambda = log_lambda;
-}
-
-// rl.md §2.7 step 7 (the reference's code form: ascent on log λ, clamped, so λ never reaches 0).
-std::vector<double> PpoLearner::dual_update(const std::vector<double>& episode_cost,
-                                            const std::vector<double>& budget) {
-  Impl& s = *impl_;
-  const size_t k = s.log_lambda.size();
-  if (episode_cost.size() != k || budget.size() != k) {
-    throw core::ConfigError("PPO dual_update: expected " + std::to_string(k) +
-                            " episode costs and budgets");
-  }
-  const double L = s.cfg.log_lambda_max;
-  for (size_t c = 0; c < k; ++c) {
-    const double err = episode_cost[c] - budget[c];
-    if (!std::isfinite(err)) {
-      throw core::RunError("PPO dual_update: non-finite episode cost for channel " +
-                           std::to_string(c));
-    }
-    if (s.cfg.dual == DualRule::kPid) {
-      // The derivative term only reacts to rising cost, damping the overshoot of pure I control.
-      const double prev = s.pid_prev_cost[c];
-      const double rise = std::isnan(prev) ? 0.0 : std::max(0.0, episode_cost[c] - prev);
-      // Anti-windup: I stays within λ's range, so a cost that stopped can bring λ down.
-      s.pid_integral[c] = std::clamp(s.pid_integral[c] + s.cfg.pid_ki * err, 0.0, std::exp(L));
-      const double out = s.cfg.pid_kp * err + s.pid_integral[c] + s.cfg.pid_kd * rise;
-      s.pid_prev_cost[c] = episode_cost[c];
-      s.log_lambda[c] = std::log(std::clamp(out, std::exp(-L), std::exp(L)));
-    } else {
-      s.log_lambda[c] = std::clamp(s.log_lambda[c] + s.cfg.lambda_lr * err, -L, L);
-    }
-  }
-  return lambdas();
-}
-
-ObsNormalizer& PpoLearner::normalizer() { return impl_->norm; }
-
-void PpoLearner::process_rewards(const float* rewards, const uint8_t* dones, int n, float* out) {
-  if (impl_->cfg.normalize_rewards) {
-    impl_->reward_norm.normalize(rewards, dones, n, out);
-  } else {
-    std::copy(rewards, rewards + n, out);
-  }
-}
-
-const PpoConfig& PpoLearner::config() const { return impl_->cfg; }
-
-namespace {
-const std::string kPrefix = "learner/";
-}
-
-void PpoLearner::save(core::StateDict& sd) const {
-  const Impl& s = *impl_;
-  std::vector<int64_t> layout = {s.obs_dim, s.act_dim};
-  for (int h : s.cfg.hidden) layout.push_back(h);
-  if (s.n_costs > 0) layout.push_back(-s.n_costs);  // negative: cannot be read as a hidden size
-  sd.i64[kPrefix + "layout"] = layout;
-  if (s.n_costs > 0) sd.f64[kPrefix + "log_lambda"] = s.log_lambda;
-  if (s.n_costs > 0 && s.cfg.dual == DualRule::kPid) {
-    sd.f64[kPrefix + "pid/integral"] = s.pid_integral;
-    sd.f64[kPrefix + "pid/prev_cost"] = s.pid_prev_cost;
-  }
-  for (const auto& [name, off, size] : s.slices) {
-    sd.f32[kPrefix + name].assign(s.params.begin() + off, s.params.begin() + off + size);
-    sd.f32[kPrefix + "adam/m/" + name].assign(s.adam_m.begin() + off,
-                                              s.adam_m.begin() + off + size);
-    sd.f32[kPrefix + "adam/v/" + name].assign(s.adam_v.begin() + off,
-                                              s.adam_v.begin() + off + size);
-  }
-  sd.i64[kPrefix + "adam/step"] = {s.step};
-  s.norm.save(sd, kPrefix + "normalizer/");
-  if (s.cfg.normalize_rewards) s.reward_norm.save(sd, kPrefix + "reward_normalizer/");
-}
-
-void PpoLearner::load(const core::StateDict& sd) {
-  Impl& s = *impl_;
-  std::vector<int64_t> layout = {s.obs_dim, s.act_dim};
-  for (int h : s.cfg.hidden) layout.push_back(h);
-  if (s.n_costs > 0) layout.push_back(-s.n_costs);
-  auto lit = sd.i64.find(kPrefix + "layout");
-  if (lit == sd.i64.end() || lit->second != layout) {
-    throw core::ConfigError(
-        "checkpoint: learner layout (obs_dim, act_dim, hidden…, cost critics) does not match "
-        "this learner");
-  }
-  std::vector<double> log_lambda;
-  if (s.n_costs > 0) {
-    auto it = sd.f64.find(kPrefix + "log_lambda");
-    if (it == sd.f64.end() || it->second.size() != static_cast<size_t>(s.n_costs)) {
-      throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "log_lambda'");
-    }
-    log_lambda = it->second;
-  }
-  std::vector<double> pid_integral = s.pid_integral, pid_prev = s.pid_prev_cost;
-  if (s.n_costs > 0 && s.cfg.dual == DualRule::kPid) {
-    auto ii = sd.f64.find(kPrefix + "pid/integral");
-    auto ip = sd.f64.find(kPrefix + "pid/prev_cost");
-    if (ii == sd.f64.end() || ip == sd.f64.end() ||
-        ii->second.size() != static_cast<size_t>(s.n_costs) ||
-        ip->second.size() != static_cast<size_t>(s.n_costs)) {
-      throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix +
-                              "pid/integral' / 'pid/prev_cost' (PID dual state)");
-    }
-    pid_integral = ii->second;
-    pid_prev = ip->second;
-  }
-  // Validate everything before touching the learner, so a failed load leaves it unchanged.
-  std::vector<float> params(s.n_params), m(s.n_params), v(s.n_params);
-  auto copy_in = [&](const std::string& name, int64_t off, int64_t size, std::vector<float>& dst) {
-    auto it = sd.f32.find(name);
-    if (it == sd.f32.end()) throw core::ConfigError("checkpoint: missing '" + name + "'");
-    if (static_cast<int64_t>(it->second.size()) != size) {
-      throw core::ConfigError("checkpoint: '" + name + "' has " +
-                              std::to_string(it->second.size()) + " values, expected " +
-                              std::to_string(size));
-    }
-    std::copy(it->second.begin(), it->second.end(), dst.begin() + off);
-  };
-  for (const auto& [name, off, size] : s.slices) {
-    copy_in(kPrefix + name, off, size, params);
-    copy_in(kPrefix + "adam/m/" + name, off, size, m);
-    copy_in(kPrefix + "adam/v/" + name, off, size, v);
-  }
-  auto sit = sd.i64.find(kPrefix + "adam/step");
-  if (sit == sd.i64.end() || sit->second.size() != 1) {
-    throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "adam/step'");
-  }
-  ObsNormalizer norm(s.obs_dim);
-  norm.load(sd, kPrefix + "normalizer/");
-  RewardNormalizer reward_norm(s.cfg.gamma);
-  if (s.cfg.normalize_rewards) reward_norm.load(sd, kPrefix + "reward_normalizer/");
-  s.params = std::move(params);
-  s.adam_m = std::move(m);
-  s.adam_v = std::move(v);
-  s.step = sit->second[0];
-  s.norm = std::move(norm);
-  s.reward_norm = std::move(reward_norm);
-  s.log_lambda = std::move(log_lambda);
-  s.pid_integral = std::move(pid_integral);
-  s.pid_prev_cost = std::move(pid_prev);
 }
 
 }  // namespace pz::rl
