@@ -5,11 +5,13 @@
 #include <random>
 #include <vector>
 
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
 #include "powerzoo/exp/task_tso.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/io/spec.hpp"
 
 using namespace pz;
 
@@ -212,6 +214,19 @@ TEST_SUITE("envs_unit_commitment") {
     REQUIRE(x.ok());
     CHECK(x.objective == doctest::Approx(y.objective).epsilon(1e-9));
     for (int u = 0; u < c.n_gen(); ++u) CHECK(x.gen_pg_mw[u] == doctest::Approx(y.gen_pg_mw[u]));
+  }
+
+  TEST_CASE("the tso task refuses case5 (no unit-commitment data) instead of swapping cases") {
+    const auto spec = io::parse_spec("[env]\ntask = \"tso\"\n", "tso.toml");
+    try {
+      exp::make_tso_env(spec, "train");
+      FAIL("expected a ConfigError");
+    } catch (const core::ConfigError& e) {
+      const std::string m = e.what();
+      CHECK(m.find("tso.toml") != std::string::npos);
+      CHECK(m.find("case118") != std::string::npos);
+      CHECK(m.find("found 'case5'") != std::string::npos);
+    }
   }
 
   TEST_CASE("regression: a warm re-solve after a large bound change equals the cold solve") {

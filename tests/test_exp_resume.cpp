@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "powerzoo/io/hdf5.hpp"
+#include "test_util.hpp"
 
 extern char** environ;
 namespace fs = std::filesystem;
@@ -166,8 +167,14 @@ TEST_SUITE("exp_resume") {
     const std::string run = (d / "r").string();
     REQUIRE(wait_exit(
                 spawn({kBin, "run", spec, "--quiet", "ppo.total_steps=3840", "--out", run})) == 0);
-    CHECK(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "ppo.total_steps=3840",
-                           "ppo.learning_rate=1e-3", "--out", run})) == 2);
+    const auto refused = pz::test::sh(std::string(kBin) + " run " + spec +
+                                      " --quiet --resume ppo.total_steps=3840"
+                                      " ppo.learning_rate=1e-3 --out " +
+                                      run);
+    CHECK(refused.code == 2);
+    // The message names the key that changed, with both values.
+    CHECK(refused.out.find("ppo.learning_rate: expected 0.0003 (checkpoint), found 0.001") !=
+          std::string::npos);
     // A larger budget is allowed: the run continues to the new total.
     CHECK(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "ppo.total_steps=7680",
                            "--out", run})) == 0);

@@ -180,8 +180,11 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
   const auto& e = spec.env;
   const std::string src =
       (spec.source_path.empty() ? std::string("spec") : spec.source_path) + ": ";
-  std::string case_name = e.case_name;
-  if (case_name == "case5") case_name = "case118";  // default case (case5 has no UC data)
+  const std::string case_name = e.case_name;
+  if (case_name == "case5")  // the spec's default case; silently swapping it would mislabel runs
+    throw core::ConfigError(src +
+                            "[env] case: expected a case with unit-commitment data for task = "
+                            "\"tso\" (case118 or case14), found 'case5' (set case = \"case118\")");
   double load_mult = 1.0, rating_mult = 1.0;
   std::string window = split;
   if (split == "load_stress") {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
@@ -143,6 +144,39 @@ std::string newest_checkpoint(const std::string& run_dir, core::StateDict* sd,
   return "";
 }
 
+// "ppo.pid_ki: expected 1.0 (checkpoint), found 2.0" for the first differing keys of two
+// canonical to_toml() texts (same key order, one `key = value` line per key).
+std::string spec_differences(const std::string& expected, const std::string& found) {
+  auto entries = [](const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::istringstream in(text);
+    std::string line, section;
+    while (std::getline(in, line)) {
+      if (line.size() > 2 && line.front() == '[' && line.back() == ']') {
+        section = line.substr(1, line.size() - 2);
+      } else if (const auto eq = line.find(" = "); eq != std::string::npos) {
+        out.emplace_back(section + "." + line.substr(0, eq), line.substr(eq + 3));
+      }
+    }
+    return out;
+  };
+  const auto a = entries(expected), b = entries(found);
+  std::map<std::string, std::string> bm(b.begin(), b.end());
+  std::string msg;
+  int n = 0;
+  for (const auto& [key, va] : a) {
+    const auto it = bm.find(key);
+    const std::string vb = it == bm.end() ? "nothing" : it->second;
+    if (vb == va) continue;
+    if (n++ == 3) {
+      msg += ", ...";
+      break;
+    }
+    msg += (msg.empty() ? "" : ", ") + key + ": expected " + va + " (checkpoint), found " + vb;
+  }
+  return msg.empty() ? "the [sweep] table" : msg;
+}
+
 // Keeps the rows of progress.csv up to global_step `step` (resume drops the later ones).
 void truncate_progress(const fs::path& file, long long step) {
   std::ifstream in(file);
@@ -253,10 +287,12 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
       io::Spec ck_spec = io::parse_spec(ck_resolved, resumed_from + " (config/resolved)");
       ck_spec.ppo.total_steps = spec.ppo.total_steps;
       ck_spec.source_path = spec.source_path;
-      if (io::to_toml(ck_spec) != resolved)
+      const std::string ck_resolved_now = io::to_toml(ck_spec);
+      if (ck_resolved_now != resolved)
         throw core::ConfigError("--resume: the spec differs from the one in " + resumed_from +
-                                " (config/resolved) in more than ppo.total_steps; resume needs the "
-                                "same spec and overrides");
+                                " (config/resolved) in more than ppo.total_steps: " +
+                                spec_differences(ck_resolved_now, resolved) +
+                                "; resume needs the same spec and overrides");
       venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
       restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
     }
@@ -388,8 +424,9 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
       if (tty) std::cout << "\r\033[K";
       std::cout << "eval @ " << steps << ": return " << row["return_mean"] << " +- "
                 << row["return_std"] << ", shaped " << row["shaped_return_mean"];
-      for (const auto& c : esp.cost_names)
-        if (row["cost/" + c] > 0) std::cout << ", " << c << " " << row["cost/" + c];
+      for (const auto& c : esp.cost_names)  // above the violation threshold, not rounding noise
+        if (row["cost/" + c] > 1e-6) std::cout << ", " << c << " " << row["cost/" + c];
+      if (row.count("opf_gap")) std::cout << ", opf_gap " << row["opf_gap"];
       if (n_lag > 0) {
         const auto lam = learner.lambdas();
         for (int c = 0; c < n_lag; ++c)
