@@ -27,6 +27,7 @@ int cmd_envs(const Args& args) {
   if (!args.empty()) throw UsageError{"expected no arguments, found '" + args[0] + "'"};
   for (const auto& [id, desc] : exp::env_catalog()) {
     io::Spec spec = io::parse_spec("[env]\nid = \"" + id + "\"\n", "defaults");
+    if (id == "unit_commitment") spec.env.case_name = "case118";  // the tso preset's case
     auto env = exp::make_env(spec, "train");
     const auto& sp = env->spec();
     // Task envs (dist_grid, unit_commitment) use their preset's case, not the spec default.
