@@ -12,6 +12,7 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/rl/ppo.hpp"
+#include "test_rl_fd.hpp"
 
 using pz::core::Rng;
 using pz::rl::PpoConfig;
@@ -203,27 +204,7 @@ TEST_SUITE("rl") {
       for (int k = 0; k < 14; ++k) {
         idx.push_back(critic_off + static_cast<int64_t>(pick.below(n_par - critic_off)));
       }
-      int n_nonzero = 0;
-      for (int64_t i : idx) {
-        const float h = 1e-3f;
-        auto q = p;
-        q[i] = p[i] + h;
-        const double hp = double(q[i]) - double(p[i]);
-        learner.set_parameters(q);
-        const double lp = learner.loss_and_grad_fixed(r, cols, adv, tgt, nullptr, nullptr);
-        q[i] = p[i] - h;
-        const double hm = double(p[i]) - double(q[i]);
-        learner.set_parameters(q);
-        const double lm = learner.loss_and_grad_fixed(r, cols, adv, tgt, nullptr, nullptr);
-        const double fd = (lp - lm) / (hp + hm);
-        const double g = grad[i];
-        const double err = std::abs(fd - g);
-        const double rel = err / std::max(std::abs(fd), std::abs(g));
-        INFO("param " << i << ": analytic " << g << ", finite difference " << fd);
-        CHECK((err < 1e-4 || rel < 1e-2));
-        if (std::abs(g) > 1e-3) ++n_nonzero;
-      }
-      learner.set_parameters(p);
+      const int n_nonzero = pz::test::check_gradient_fd(learner, r, cols, adv, tgt, grad, idx);
       CHECK(n_nonzero > 20);  // the check is not vacuous
     }
   }
