@@ -13,26 +13,15 @@
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dc.hpp"
 #include "powerzoo/grid/dcpf_report.hpp"
+#include "test_grid_util.hpp"
 
 namespace {
 
+using pz::test::bundled;
+using pz::test::golden;
+
 using pz::core::ConfigError;
 using pz::grid::Case;
-
-Case bundled(const std::string& name) {
-  return pz::grid::load_case(pz::grid::resolve_case_path(name));
-}
-
-nlohmann::json golden(const std::string& file) {
-  const std::string path = std::string(PZ_SHARED_DIR) + "/golden/matpower/" + file;
-  REQUIRE_MESSAGE(
-      std::filesystem::exists(path),
-      "MATPOWER golden file missing: " << path << " (the golden directory is required)");
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
 
 /// Branch flows PTDF·(PG − PD − GS) in MW with the PTDF taken at `slack`.
 std::vector<double> ptdf_flows(const Case& c, const std::vector<double>& pg, int slack) {

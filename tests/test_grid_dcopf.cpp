@@ -19,27 +19,19 @@
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dc.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "test_grid_util.hpp"
 
 namespace {
+
+using pz::test::bundled;
+using pz::test::golden_dir;
+using pz::test::read_json;
 
 namespace fs = std::filesystem;
 using pz::grid::Case;
 using pz::grid::DcOpf;
 using pz::grid::DcOpfResult;
 using pz::grid::DcOpfStatus;
-
-Case bundled(const std::string& name) {
-  return pz::grid::load_case(pz::grid::resolve_case_path(name));
-}
-
-std::string golden_dir() { return std::string(PZ_SHARED_DIR) + "/golden/matpower"; }
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
 
 /// Every *_dcopf*.json golden file, sorted. Fails (not skips) if the directory is missing.
 std::vector<fs::path> dcopf_goldens() {

@@ -17,28 +17,17 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/distflow.hpp"
+#include "test_grid_util.hpp"
 
 namespace {
+
+using pz::test::bundled;
+using pz::test::golden;
 
 using pz::core::ConfigError;
 using pz::grid::Case;
 using pz::grid::DistFlowResult;
 using pz::grid::RadialNetwork;
-
-Case bundled(const std::string& name) {
-  return pz::grid::load_case(pz::grid::resolve_case_path(name));
-}
-
-nlohmann::json golden(const std::string& file) {
-  const std::string path = std::string(PZ_SHARED_DIR) + "/golden/matpower/" + file;
-  REQUIRE_MESSAGE(
-      std::filesystem::exists(path),
-      "MATPOWER golden file missing: " << path << " (the golden directory is required)");
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());

@@ -1,0 +1,40 @@
+// Bundled cases and MATPOWER golden files for the grid tests.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::test {
+
+/// A case of data/cases by name ("case118").
+inline grid::Case bundled(const std::string& name) {
+  return grid::load_case(grid::resolve_case_path(name));
+}
+
+/// ../shared/golden/matpower (PZ_SHARED_DIR is set by the build).
+inline std::string golden_dir() { return std::string(PZ_SHARED_DIR) + "/golden/matpower"; }
+
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+/// golden_dir()/file; fails (not skips) if it is missing: the goldens are required.
+inline nlohmann::json golden(const std::string& file) {
+  const std::string path = golden_dir() + "/" + file;
+  REQUIRE_MESSAGE(
+      std::filesystem::exists(path),
+      "MATPOWER golden file missing: " << path << " (the golden directory is required)");
+  return read_json(path);
+}
+
+}  // namespace pz::test
