@@ -112,7 +112,7 @@ bool UnitCommitment::merit_order(double f, const grid::DcOpfOverrides& o, std::v
   cost.resize(nu);
   order.resize(nu);
   p.resize(nu);
-  double load = sum_base_pd_ * f, rest = load;
+  double rest = sum_base_pd_ * f;  // load not yet served
   for (int u = 0; u < nu; ++u) {
     cost[u] = p_.units[u].mc_c + o.linear_cost_delta[u];
     if (!(std::abs(cost[u]) < kVoll)) return false;
