@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Guards "no number moves": runs four reference trainings and compares their metrics bytewise.
+
+Every dataset under /metrics/train and /metrics/eval of run.h5 (except wall_time and
+throughput/*, which measure the machine) is hashed (dtype, shape, raw bytes). `--record` writes
+the hashes to a JSON file; `--check` (the default) re-runs and compares against that file, listing
+every dataset that differs. The recorded file in tests/data/ comes from the commit before the
+architecture rework (afd5ce2), so a refactor that changes any number fails here.
+
+usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
+Exit code 0 when all match, 1 when some differ, 2 on bad usage.
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_afd5ce2.json")
+
+# name -> (spec, overrides): the runs the architecture issue names, at its step counts.
+RUNS = {
+    "quickstart": ("experiments/quickstart.toml", []),
+    "dso_ppo": ("experiments/dso_ppo.toml", ["ppo.total_steps=200000", "eval.every_steps=100000"]),
+    "tso_ppo_short": ("experiments/tso_ppo_short.toml", ["ppo.total_steps=100000"]),
+    "case5_safe": ("experiments/case5_safe.toml", ["ppo.total_steps=200000"]),
+}
+
+def hash_metrics(run_file):
+    out = {}
+    with h5py.File(run_file, "r") as f:
+        for group in ("metrics/train", "metrics/eval"):
+            if group not in f:
+                continue
+
+            def visit(name, obj, group=group):
+                if not isinstance(obj, h5py.Dataset):
+                    return
+                if name.split("/")[-1] == "wall_time" or name.startswith("throughput/"):
+                    return
+                data = np.ascontiguousarray(obj[()])
+                h = hashlib.sha256()
+                h.update(str(data.dtype).encode() + str(data.shape).encode())
+                h.update(data.tobytes())
+                out[group + "/" + name] = h.hexdigest()
+
+            f[group].visititems(visit)
+    return out
+
+
+def run_one(binary, name, workdir):
+    spec, overrides = RUNS[name]
+    out_dir = os.path.join(workdir, name)
+    cmd = [binary, "run", os.path.join(ROOT, spec), *overrides, "--out", out_dir, "--quiet"]
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.stderr.write(f"{name}: {' '.join(cmd)} failed ({res.returncode}):\n{res.stderr}\n")
+        sys.exit(1)
+    return hash_metrics(os.path.join(out_dir, "run.h5"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("binary")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--record", metavar="FILE")
+    mode.add_argument("--check", metavar="FILE", default=None)
+    ap.add_argument("--only", nargs="*", choices=sorted(RUNS), default=None)
+    args = ap.parse_args()
+    names = args.only or list(RUNS)
+    with tempfile.TemporaryDirectory(prefix="pz-numbers-") as tmp:
+        got = {n: run_one(args.binary, n, tmp) for n in names}
+    if args.record:
+        os.makedirs(os.path.dirname(os.path.abspath(args.record)), exist_ok=True)
+        with open(args.record, "w") as fh:
+            json.dump(got, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        print(f"recorded {sum(len(v) for v in got.values())} datasets of {len(got)} runs")
+        return 0
+    ref_file = args.check or DEFAULT_FILE
+    with open(ref_file) as fh:
+        ref = json.load(fh)
+    bad = 0
+    for n in names:
+        want, have = ref[n], got[n]
+        for key in sorted(set(want) | set(have)):
+            if want.get(key) != have.get(key):
+                bad += 1
+                state = "missing" if key not in have else "new" if key not in want else "differs"
+                print(f"{n}: {key} {state}")
+    total = sum(len(ref[n]) for n in names)
+    print(f"{total - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
