@@ -7,24 +7,43 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/exp/baselines.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace pz::cli {
 
+namespace {
+
+/// "tso: all_on, merit_order; dso: ..." from the registry.
+std::string registered_baselines() {
+  std::string out;
+  for (const auto& list : {envs::registered_envs(), envs::registered_tasks()}) {
+    for (const envs::EnvEntry* e : list) {
+      if (e->baselines.empty()) continue;
+      std::string names;
+      for (const auto& [n, f] : e->baselines) names += (names.empty() ? "" : ", ") + n;
+      out += (out.empty() ? "" : "; ") + e->id + ": " + names;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int cmd_baseline(const Args& args) {
-  po::options_description opts(
+  const std::string usage =
       "usage: powerzoo baseline SPEC.toml --policy NAME [key=value ...] [options]\n\n"
       "Evaluates a non-learning policy on the spec's env with the same protocol and metrics as\n"
       "a trained policy (evenly spaced episodes of each eval split, same eval seed).\n"
       "Policies: zero_action (every action 0: mid-range dispatch in trans_grid) and the\n"
-      "task baselines (tso: all_on, merit_order; dso: no_control, tou, droop).\n\noptions");
+      "baselines the envs and tasks register (" +
+      registered_baselines() + ").\n\noptions";
+  po::options_description opts(usage);
   std::string policy, out;
   int episodes = 0, threads = 0;
   opts.add_options()("help,h", "show this help")("policy", po::value<std::string>(&policy),
@@ -40,7 +59,7 @@ int cmd_baseline(const Args& args) {
   if (threads < 0 || threads > 1024)
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
                      std::to_string(threads)};
-  const io::Spec spec = io::load_spec(
+  const exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
   if (episodes <= 0) episodes = spec.eval.n_episodes;
   core::ThreadPool pool(static_cast<size_t>(threads));
@@ -48,10 +67,10 @@ int cmd_baseline(const Args& args) {
   for (size_t s = 0; s < spec.eval.splits.size(); ++s) {
     auto env = exp::make_env(spec, spec.eval.splits[s]);
     const auto penalty = exp::penalty_weights(spec, env->spec());
-    const exp::PolicyFn fn = exp::baseline_policy(policy, spec, env);
+    const envs::PolicyFn fn = envs::make_baseline(exp::env_entry(spec), policy, env);
     const auto m =
         exp::evaluate_with_reference(env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed),
-                                     spec.env.dt_hours, penalty, pool);
+                                     env->spec().dt_hours, penalty, pool);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
               << " episodes\n";
     for (const auto& [k, v] : m) {
@@ -63,7 +82,7 @@ int cmd_baseline(const Args& args) {
     if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());
     auto f = io::RunFile::create(out, {{"schema_version", "1"}, {"policy", policy}},
                                  {{"seed", spec.experiment.seed}, {"n_episodes", episodes}},
-                                 io::to_toml(spec));
+                                 exp::to_toml(spec));
     f.append_row("metrics/eval", row);
     f.close();
     std::cout << "baseline file: " << out << std::endl;

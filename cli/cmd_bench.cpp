@@ -12,7 +12,7 @@
 #include "powerzoo/exp/bench.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace po = boost::program_options;
 
@@ -99,14 +99,14 @@ int cmd_bench(const Args& args) {
   const std::string spec_path = positional.empty()
                                     ? std::string(PZ_SOURCE_DIR) + "/experiments/quickstart.toml"
                                     : positional[0];
-  const io::Spec spec = io::load_spec(
+  const exp::Spec spec = exp::load_spec(
       spec_path, positional.size() > 1
                      ? std::vector<std::string>(positional.begin() + 1, positional.end())
                      : std::vector<std::string>{});
   std::cout << "powerzoo bench: " << spec_path << " (OpenBLAS kernel " << core::blas_kernel_name()
             << ")\n";
   if (what.find("env") != std::string::npos) {
-    std::cout << "vector env (" << spec.env.id << " on " << spec.env.case_name << "):\n";
+    std::cout << "vector env (" << spec.env.id << " on " << (spec.env.params.has("case") ? spec.env.params.str("case") : "task " + spec.env.task) << "):\n";
     for (int t : thread_list)
       for (int n : env_list) {
         if (n < 1) continue;

@@ -11,7 +11,7 @@
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/rl/ppo.hpp"
 
 namespace po = boost::program_options;
@@ -72,7 +72,7 @@ int cmd_eval(const Args& args) {
   const std::string ckpt = resolve_checkpoint(positional[0]);
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
-  const io::Spec spec = io::parse_spec(resolved, ckpt + " (config/resolved)");
+  const exp::Spec spec = exp::parse_spec(resolved, ckpt + " (config/resolved)");
   auto env = exp::make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
   const auto& esp = env->spec();
   core::Rng init(0, 0);
@@ -88,7 +88,7 @@ int cmd_eval(const Args& args) {
   exp::Trajectories traj;
   auto m = exp::evaluate_with_reference(env, exp::deterministic_policy(learner), episodes,
                                         static_cast<uint64_t>(spec.experiment.seed),
-                                        spec.env.dt_hours, penalty, pool, &traj);
+                                        env->spec().dt_hours, penalty, pool, &traj);
   if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());
   auto f =
       io::RunFile::create(out,

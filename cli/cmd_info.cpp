@@ -3,9 +3,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/grid/case.hpp"
-#include "powerzoo/io/spec.hpp"
 
 namespace pz::cli {
 namespace {
@@ -14,31 +15,48 @@ bool wants_help(const Args& args) {
     if (a == "--help" || a == "-h") return true;
   return false;
 }
+
+void print_env(const envs::EnvEntry& entry, const std::string& spec_text, const std::string& on) {
+  const exp::Spec spec = exp::parse_spec(spec_text, "defaults");
+  auto env = exp::make_env(spec, spec.env.split);
+  const auto& sp = env->spec();
+  std::cout << entry.id << "\n  " << entry.description << "\n  on " << on << ": obs_dim "
+            << sp.obs_dim << ", act_dim " << sp.act_dim << ", horizon " << sp.horizon
+            << ", costs [";
+  for (size_t k = 0; k < sp.cost_names.size(); ++k)
+    std::cout << (k ? ", " : "") << sp.cost_names[k];
+  std::cout << "]\n  keys:";
+  for (const auto& p : entry.params) std::cout << " " << p.key;
+  if (!entry.make && !entry.is_task) std::cout << " those of task " << entry.default_task;
+  std::cout << "\n";
+}
+
 }  // namespace
 
 int cmd_envs(const Args& args) {
   if (wants_help(args)) {
-    std::cout << "usage: powerzoo envs\n\nLists the environments with their observation and "
-                 "action dimensions (trans_grid on case5 with GB demand, the others on their task "
-                 "presets)\n"
-                 "and cost channels.\n";
+    std::cout << "usage: powerzoo envs\n\nLists the registered environments and task presets "
+                 "with their observation and\naction dimensions (each on its default case, a "
+                 "task env on its preset), cost channels\nand [env] keys.\n";
     return 0;
   }
   if (!args.empty()) throw UsageError{"expected no arguments, found '" + args[0] + "'"};
-  for (const auto& [id, desc] : exp::env_catalog()) {
-    io::Spec spec = io::parse_spec("[env]\nid = \"" + id + "\"\n", "defaults");
-    if (id == "unit_commitment") spec.env.case_name = "case118";  // the tso preset's case
-    auto env = exp::make_env(spec, "train");
-    const auto& sp = env->spec();
-    // Task envs (dist_grid, unit_commitment) use their preset's case, not the spec default.
-    const std::string on = id == "dist_grid"         ? "dso preset (case33bw)"
-                           : id == "unit_commitment" ? "tso preset (case118)"
-                                                     : spec.env.case_name;
-    std::cout << id << "\n  " << desc << "\n  on " << on << ": obs_dim " << sp.obs_dim
-              << ", act_dim " << sp.act_dim << ", horizon " << sp.horizon << ", costs [";
-    for (size_t k = 0; k < sp.cost_names.size(); ++k)
-      std::cout << (k ? ", " : "") << sp.cost_names[k];
-    std::cout << "]\n";
+  for (const envs::EnvEntry* e : envs::registered_envs()) {
+    if (e->make) {
+      const auto& params = e->params;
+      const core::ParamDef* c = core::find_param(params, "case");
+      print_env(*e, "[env]\nid = \"" + e->id + "\"\n",
+                c ? std::get<std::string>(c->def) : std::string("its defaults"));
+    } else {
+      print_env(*e, "[env]\nid = \"" + e->id + "\"\n", "task " + e->default_task);
+    }
+  }
+  std::cout << "\ntask presets ([env] task = ...):\n";
+  for (const envs::EnvEntry* t : envs::registered_tasks()) {
+    std::string base;
+    if (const core::ParamDef* c = core::find_param(t->params, "case"))
+      base = std::get<std::string>(c->def) + ", ";
+    print_env(*t, "[env]\ntask = \"" + t->id + "\"\n", base + "env " + t->env_id);
   }
   return 0;
 }

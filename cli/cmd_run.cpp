@@ -5,7 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/exp/train.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace po = boost::program_options;
 
@@ -38,7 +38,7 @@ int cmd_run(const Args& args) {
   for (const auto& o : overrides)
     if (o.find('=') == std::string::npos)
       throw UsageError{"expected key=value overrides after the spec, found '" + o + "'"};
-  const io::Spec spec = io::load_spec(spec_path, overrides);
+  const exp::Spec spec = exp::load_spec(spec_path, overrides);
   exp::TrainOptions topt;
   topt.out_dir = out;
   topt.threads = threads;

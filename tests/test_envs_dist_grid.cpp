@@ -10,12 +10,18 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
-#include "powerzoo/exp/task_dso.hpp"
+#include "powerzoo/exp/build.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/tasks/dso.hpp"
 
 using namespace pz;
 
 namespace {
+
+/// The dso task's env on `split`, built through the registry as a spec would.
+std::shared_ptr<const envs::Env> dso_env(const std::string& split) {
+  return exp::make_env(exp::parse_spec("[env]\ntask = \"dso\"\n", "dso.toml"), split);
+}
 grid::Case case33() { return grid::load_case(grid::resolve_case_path("case33bw")); }
 
 struct Run {
@@ -137,7 +143,7 @@ TEST_SUITE("envs_dist_grid") {
 
     auto policy = [&](const std::string& name) {
       auto env_ptr = std::make_shared<envs::DistGrid>(env);
-      return *exp::dso_baseline(name, env_ptr);
+      return *tasks::dso_baseline(name, env_ptr);
     };
     for (const std::string name : {"no_control", "tou"}) {
       const auto pol = policy(name);
@@ -167,7 +173,7 @@ TEST_SUITE("envs_dist_grid") {
   }
 
   TEST_CASE("reset and step are deterministic") {
-    const auto env = exp::make_dso_env(io::Spec{}, "train");
+    const auto env = dso_env("train");
     const auto& sp = env->spec();
     std::vector<float> o1(sp.obs_dim), o2(sp.obs_dim), c1(3), c2(3), a(sp.act_dim);
     auto s1 = env->make_state(), s2 = env->make_state();
@@ -232,8 +238,8 @@ TEST_SUITE("envs_dist_grid") {
   }
 
   TEST_CASE("DSO task: dimensions, splits, reference action") {
-    const auto train = exp::make_dso_env(io::Spec{}, "train");
-    const auto iid = exp::make_dso_env(io::Spec{}, "iid");
+    const auto train = dso_env("train");
+    const auto iid = dso_env("iid");
     CHECK(train->spec().obs_dim == 195);
     CHECK(train->spec().act_dim == 12);
     CHECK(train->spec().reference_action == std::vector<float>(12, 0.0f));
@@ -253,12 +259,12 @@ TEST_SUITE("envs_dist_grid") {
       CHECK(m / (48.0 * tp.episode_starts.size()) == doctest::Approx(1.0).epsilon(1e-12));
     }
     CHECK(tp.v_slack == 1.045);
-    CHECK_THROWS_AS(exp::make_dso_env(io::Spec{}, "ood"), core::ConfigError);
-    CHECK(exp::dso_baseline("nope", train) == std::nullopt);
+    CHECK_THROWS_AS(dso_env("ood"), core::ConfigError);
+    CHECK(tasks::dso_baseline("nope", train) == std::nullopt);
   }
 
   TEST_CASE("DSO baselines on hand-made observations") {
-    const auto env = exp::make_dso_env(io::Spec{}, "iid");
+    const auto env = dso_env("iid");
     const auto& dg = static_cast<const envs::DistGrid&>(*env);
     const int od = env->spec().obs_dim;
     std::vector<float> obs(2 * od, 0.0f), a(2 * 12);
@@ -270,7 +276,7 @@ TEST_SUITE("envs_dist_grid") {
       obs[bus[d]] = static_cast<float>((v[d] - 1) / 0.1);
       obs[od + bus[d]] = 1.0f;  // second row: everything at 1.1 p.u.
     }
-    const auto droop = *exp::dso_baseline("droop", env);
+    const auto droop = *tasks::dso_baseline("droop", env);
     droop(obs.data(), 2, a.data());
     for (int d = 0; d < 6; ++d) {
       CHECK(a[2 * d] == doctest::Approx(expect_c[d]).epsilon(1e-5));
@@ -279,7 +285,7 @@ TEST_SUITE("envs_dist_grid") {
       CHECK(a[12 + 2 * d + 1] == 0.0f);
     }
     // TOU: steps 16..20 of the day from the (sin, cos) features.
-    const auto tou = *exp::dso_baseline("tou", env);
+    const auto tou = *tasks::dso_baseline("tou", env);
     const int t_off = dg.flex_obs_offset() - 2;
     for (int k = 0; k < 48; ++k) {
       const double ph = 6.283185307179586 * k / 48;
@@ -292,7 +298,7 @@ TEST_SUITE("envs_dist_grid") {
         CHECK(a[2 * d + 1] == (on ? 0.5f : 0.0f));
       }
     }
-    const auto none = *exp::dso_baseline("no_control", env);
+    const auto none = *tasks::dso_baseline("no_control", env);
     none(obs.data(), 1, a.data());
     for (int i = 0; i < 12; ++i) CHECK(a[i] == 0.0f);
   }

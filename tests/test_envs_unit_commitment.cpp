@@ -8,10 +8,11 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
-#include "powerzoo/exp/task_tso.hpp"
+#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/tasks/tso.hpp"
 
 using namespace pz;
 
@@ -21,13 +22,13 @@ envs::UnitCommitmentParams case14_params(double dt = 0.5) {
   envs::UnitCommitmentParams p;
   const std::string path = grid::resolve_case_path("case14");
   p.grid_case = grid::load_case(path);
-  exp::apply_tso_line_ratings(p.grid_case, 1.0);
-  p.units =
-      exp::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv", p.grid_case, dt);
+  tasks::apply_tso_line_ratings(p.grid_case, 1.0);
+  p.units = tasks::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
+                                 p.grid_case, dt);
   for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
   for (int k = 0; k < 48; ++k) {
     const double t_h = k * dt;
-    p.net.push_back(exp::tso_net(exp::tso_synthetic_gross(t_h), t_h));
+    p.net.push_back(tasks::tso_net(tasks::tso_synthetic_gross(t_h), t_h));
   }
   p.episode_starts = {0};
   p.horizon = 48;
@@ -217,9 +218,12 @@ TEST_SUITE("envs_unit_commitment") {
   }
 
   TEST_CASE("the tso task refuses case5 (no unit-commitment data) instead of swapping cases") {
-    const auto spec = io::parse_spec("[env]\ntask = \"tso\"\n", "tso.toml");
+    // The task declares case118 as its default; case5 must be asked for explicitly.
+    CHECK(exp::parse_spec("[env]\ntask = \"tso\"\n", "tso.toml").env.params.str("case") ==
+          "case118");
+    const auto spec = exp::parse_spec("[env]\ntask = \"tso\"\ncase = \"case5\"\n", "tso.toml");
     try {
-      exp::make_tso_env(spec, "train");
+      exp::make_env(spec, "train");
       FAIL("expected a ConfigError");
     } catch (const core::ConfigError& e) {
       const std::string m = e.what();
@@ -276,9 +280,9 @@ TEST_SUITE("envs_unit_commitment") {
       if (std::string(name) == "case118") {
         const std::string path = grid::resolve_case_path("case118");
         p.grid_case = grid::load_case(path);
-        exp::apply_tso_line_ratings(p.grid_case, 1.0);
-        p.units = exp::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
-                                     p.grid_case, 0.5);
+        tasks::apply_tso_line_ratings(p.grid_case, 1.0);
+        p.units = tasks::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
+                                       p.grid_case, 0.5);
         p.base_pd.clear();
         for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
       }

@@ -16,7 +16,7 @@
 #include "powerzoo/exp/summarize.hpp"
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -100,7 +100,7 @@ TEST_SUITE("exp_sweep") {
     CHECK(overrides_of(ts) == expect);
     for (int i = 0; i < 6; ++i) CHECK(ts[i].index == i);
     // Each trial's overrides give the spec they describe.
-    const auto s4 = pz::io::parse_spec(spec, "s.toml", ts[4].overrides);
+    const auto s4 = pz::exp::parse_spec(spec, "s.toml", ts[4].overrides);
     CHECK(s4.experiment.seed == 1);
     CHECK(s4.ppo.learning_rate == 3e-4);
     CHECK(s4.vec.n_envs == 8);
@@ -136,7 +136,7 @@ TEST_SUITE("exp_sweep") {
     CHECK(pz::exp::split_grid_values("\"a,b\",c") == std::vector<std::string>{"\"a,b\"", "c"});
     ts = pz::exp::expand_sweep(kTiny, "s", {"ppo.hidden=[16,16],[8]"});
     REQUIRE(ts.size() == 2);
-    CHECK(pz::io::parse_spec(kTiny, "s", ts[1].overrides).ppo.hidden == std::vector<int>{8});
+    CHECK(pz::exp::parse_spec(kTiny, "s", ts[1].overrides).ppo.hidden == std::vector<int>{8});
     // Bad values are caught before anything runs, naming the trial and key.
     CHECK_THROWS_AS(pz::exp::expand_sweep(kTiny, "s", {"ppo.learning_rate=1e-4,-1"}),
                     pz::core::ConfigError);
@@ -307,7 +307,7 @@ TEST_SUITE("exp_sweep") {
     CHECK(fs::is_directory(fs::path(out_dir) / "logs"));
     const auto man = pz::exp::read_manifest((fs::path(out_dir) / "sweep.json").string());
     REQUIRE(man.trials.size() == 4);
-    CHECK(pz::io::parse_spec(kTiny, "s", man.trials[0].trial.overrides).experiment.name ==
+    CHECK(pz::exp::parse_spec(kTiny, "s", man.trials[0].trial.overrides).experiment.name ==
           hostile.substr(std::string("experiment.name=").size()));
   }
 
@@ -361,13 +361,13 @@ TEST_SUITE("exp_sweep") {
                                {"b0", "3e-4", 0, -2.0, 0.0},
                                {"b1", "3e-4", 1, -6.0, 2.0}};
     for (const auto& r : rs) {
-      const auto spec = pz::io::parse_spec(
+      const auto spec = pz::exp::parse_spec(
           kTiny, "s",
           {std::string("ppo.learning_rate=") + r.lr, "seed=" + std::to_string(r.seed),
            std::string("experiment.name=n") + r.dir});
       fs::create_directories(d / r.dir / "ckpt");
       auto f =
-          pz::io::RunFile::create((d / r.dir / "run.h5").string(), {}, {}, pz::io::to_toml(spec));
+          pz::io::RunFile::create((d / r.dir / "run.h5").string(), {}, {}, pz::exp::to_toml(spec));
       // An early eval row that must be ignored, then the final one.
       f.append_row("metrics/eval", {{"global_step", 240},
                                     {"return_mean", 100},
@@ -380,13 +380,13 @@ TEST_SUITE("exp_sweep") {
       f.close();
       // Checkpoints hold /config/resolved too; they must not be counted.
       pz::io::write_checkpoint((d / r.dir / "ckpt" / "best.h5").string(), {},
-                               pz::io::to_toml(spec));
+                               pz::exp::to_toml(spec));
     }
     {
-      const auto spec = pz::io::parse_spec(kTiny, "s", {"seed=0"});
+      const auto spec = pz::exp::parse_spec(kTiny, "s", {"seed=0"});
       auto f =
           pz::io::RunFile::create((d / "baseline_zero.h5").string(), {{"policy", "zero_action"}},
-                                  {{"seed", 0}}, pz::io::to_toml(spec));
+                                  {{"seed", 0}}, pz::exp::to_toml(spec));
       f.append_row(
           "metrics/eval",
           {{"return_mean", -10.0}, {"shaped_return_mean", -11.0}, {"cost/power_balance", 1.0}});

@@ -6,12 +6,13 @@
 #include <fstream>
 #include <string>
 
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 using pz::core::ConfigError;
-using pz::io::parse_spec;
-using pz::io::Spec;
+using pz::exp::parse_spec;
+using pz::exp::Spec;
 
 namespace {
 
@@ -85,14 +86,8 @@ void check_same(const Spec& a, const Spec& b) {
   CHECK(a.experiment.out_dir == b.experiment.out_dir);
   CHECK(a.env.id == b.env.id);
   CHECK(a.env.task == b.env.task);
-  CHECK(a.env.case_name == b.env.case_name);
-  CHECK(a.env.profile == b.env.profile);
   CHECK(a.env.split == b.env.split);
-  CHECK(a.env.horizon == b.env.horizon);
-  CHECK(a.env.dt_hours == b.env.dt_hours);
-  CHECK(a.env.load_scale == b.env.load_scale);
-  CHECK(a.env.reward_scale == b.env.reward_scale);
-  CHECK(a.env.dispatch == b.env.dispatch);
+  CHECK(a.env.params == b.env.params);
   CHECK(a.vec.n_envs == b.vec.n_envs);
   CHECK(a.vec.threads == b.vec.threads);
   CHECK(a.ppo.total_steps == b.ppo.total_steps);
@@ -137,7 +132,7 @@ TEST_SUITE("io_spec") {
     check_same(s, d);
     CHECK(s.source_path == "empty.toml");
     CHECK(s.experiment.name == "experiment");
-    CHECK(s.env.case_name == "case5");
+    CHECK(s.env.params.str("case") == "case5");
     CHECK(s.vec.n_envs == 64);
     CHECK(s.ppo.hidden == std::vector<int>{64, 64});
     CHECK(s.ppo.truncation == pz::rl::Truncation::kBootstrap);
@@ -152,11 +147,11 @@ TEST_SUITE("io_spec") {
     CHECK(s.experiment.seed == 0);
     CHECK(s.experiment.out_dir == "runs");
     CHECK(s.env.id == "trans_grid");
-    CHECK(s.env.case_name == "case5");
-    CHECK(s.env.profile == "gb_demand");
+    CHECK(s.env.params.str("case") == "case5");
+    CHECK(s.env.params.str("profile") == "gb_demand");
     CHECK(s.env.split == "train");
-    CHECK(s.env.horizon == 48);
-    CHECK(s.env.dt_hours == 0.5);
+    CHECK(s.env.params.integer("horizon") == 48);
+    CHECK(s.env.params.number("dt_hours") == 0.5);
     CHECK(s.vec.n_envs == 64);
     CHECK(s.vec.threads == 0);
     CHECK(s.ppo.total_steps == 1'000'000);
@@ -187,7 +182,6 @@ TEST_SUITE("io_spec") {
 task = "tso"
 load_scale = 2
 reward_scale = 0.1
-dispatch = "agent"
 [ppo]
 total_steps = 1e6
 weight_decay = 0.01
@@ -204,7 +198,7 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
 )",
                         "spec.toml");
     CHECK(s.env.task == "tso");
-    CHECK(s.env.load_scale == 2.0);
+    CHECK(s.env.params.number("load_scale") == 2.0);
     CHECK(s.ppo.total_steps == 1'000'000);
     CHECK(s.ppo.weight_decay == 0.01);
     CHECK(s.ppo.adam_eps == 1e-5);
@@ -293,7 +287,7 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK(s.ppo.learning_rate == 1e-4);
     CHECK(s.experiment.seed == 3);
     CHECK(s.ppo.hidden == std::vector<int>{32, 32});
-    CHECK(s.env.case_name == "case14");
+    CHECK(s.env.params.str("case") == "case14");
     CHECK(s.experiment.name == "2024");
     CHECK(s.penalty.at("x") == 2.0);
     CHECK_FALSE(s.ppo.normalize_obs);
@@ -328,42 +322,42 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
       std::ofstream out(path);
       out << kDesignExample;
     }
-    Spec s = pz::io::load_spec(path, {"vec.n_envs=8"});
+    Spec s = pz::exp::load_spec(path, {"vec.n_envs=8"});
     CHECK(s.source_path == path);
     CHECK(s.vec.n_envs == 8);
     std::remove(path.c_str());
-    std::string e = error_of([&] { pz::io::load_spec(path); });
+    std::string e = error_of([&] { pz::exp::load_spec(path); });
     CHECK(contains(e, path));
   }
 
   TEST_CASE("to_toml round trip") {
     Spec s = parse_spec(kDesignExample, "spec.toml");
     s.experiment.name = "quote\"back\\slash\ttab-ünï";
-    s.env.task = "line\nbreak";
+    s.experiment.out_dir = "line\nbreak";
     s.ppo.learning_rate = 0.1 + 0.2;  // not exactly representable in short decimal
     s.ppo.gamma = 1.0;
     s.ppo.init_log_std = -0.5;
     s.ppo.adam_eps = 1e-8;
-    s.env.load_scale = 1e20;
+    s.env.params.set("load_scale", 1e20);
     s.ppo.truncation = pz::rl::Truncation::kZeroTd;
     s.penalty = {{"thermal_overload", 10.0}, {"odd name", 0.125}};
     s.ppo.hidden = {128, 64, 32};
     s.eval.splits = {"iid", "ood"};
-    std::string text = pz::io::to_toml(s);
+    std::string text = pz::exp::to_toml(s);
     Spec back = parse_spec(text, "spec.toml");
     check_same(s, back);
-    CHECK(pz::io::to_toml(back) == text);
+    CHECK(pz::exp::to_toml(back) == text);
 
     // Defaults round-trip too, and the sweep sub-tables stay under [sweep].
     Spec d;
     d.sweep_toml = parse_spec("[sweep]\nseed = [1]\n[sweep.random]\nn = 4\n", "x").sweep_toml;
-    Spec dback = parse_spec(pz::io::to_toml(d), "x");
+    Spec dback = parse_spec(pz::exp::to_toml(d), "x");
     check_same(d, dback);
-    CHECK(contains(pz::io::to_toml(d), "\n[sweep]\nrandom = { n = 4 }\nseed = [1]\n"));
+    CHECK(contains(pz::exp::to_toml(d), "\n[sweep]\nrandom = { n = 4 }\nseed = [1]\n"));
   }
 
   TEST_CASE("did_you_mean") {
-    using pz::io::did_you_mean;
+    using pz::core::did_you_mean;
     CHECK(did_you_mean("gama", {"gamma", "gae_lambda"}) == "gamma");
     CHECK(did_you_mean("lr", {"learning_rate", "gamma"}) == "learning_rate");
     CHECK(did_you_mean("ent_coef", {"entropy_coef", "clip_range"}) == "entropy_coef");

@@ -17,7 +17,7 @@
 #include "powerzoo/envs/saute.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/rl/ppo.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 #include "test_rl_fd.hpp"
@@ -402,7 +402,7 @@ TEST_SUITE("rl_safe") {
 
   TEST_CASE("[safety] spec: parse, validation, round trip, channel names") {
     const std::string base = "[safety]\nconstraints = [\"power_balance\", \"thermal_overload\"]\n";
-    auto s = pz::io::parse_spec(base +
+    auto s = pz::exp::parse_spec(base +
                                     "thresholds = [0, 2.5]\ncost_scale = 10\n"
                                     "[ppo]\nalgo = \"ppo_lagrangian\"\nlambda_lr = 0.01\n",
                                 "t.toml");
@@ -410,38 +410,38 @@ TEST_SUITE("rl_safe") {
     CHECK(s.ppo.lambda_lr == 0.01);
     CHECK(s.safety.thresholds == std::vector<double>{0, 2.5});
     CHECK(s.safety.cost_scale == std::vector<double>{10});
-    auto back = pz::io::parse_spec(pz::io::to_toml(s), "x");
-    CHECK(pz::io::to_toml(back) == pz::io::to_toml(s));
+    auto back = pz::exp::parse_spec(pz::exp::to_toml(s), "x");
+    CHECK(pz::exp::to_toml(back) == pz::exp::to_toml(s));
     CHECK(back.safety.constraints == s.safety.constraints);
-    CHECK_THROWS_WITH_AS(pz::io::parse_spec(base + "thresholds = [1]\n", "t.toml"),
+    CHECK_THROWS_WITH_AS(pz::exp::parse_spec(base + "thresholds = [1]\n", "t.toml"),
                          doctest::Contains("expected 2 values"), pz::core::ConfigError);
-    CHECK_THROWS_WITH_AS(pz::io::parse_spec("[ppo]\nalgo = \"ppo_lagrangian\"\n", "t.toml"),
+    CHECK_THROWS_WITH_AS(pz::exp::parse_spec("[ppo]\nalgo = \"ppo_lagrangian\"\n", "t.toml"),
                          doctest::Contains("needs [safety] constraints"), pz::core::ConfigError);
-    CHECK_THROWS_AS(pz::io::parse_spec(base + "[ppo]\nalgo = \"saute_ppo\"\n", "t.toml"),
+    CHECK_THROWS_AS(pz::exp::parse_spec(base + "[ppo]\nalgo = \"saute_ppo\"\n", "t.toml"),
                     pz::core::ConfigError);
-    CHECK_THROWS_AS(pz::io::parse_spec("[ppo]\nalgo = \"sac\"\n", "t.toml"), pz::core::ConfigError);
-    auto o = pz::io::parse_spec(
+    CHECK_THROWS_AS(pz::exp::parse_spec("[ppo]\nalgo = \"sac\"\n", "t.toml"), pz::core::ConfigError);
+    auto o = pz::exp::parse_spec(
         base, "t.toml",
         {"ppo.algo=saute_ppo", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
     CHECK(o.ppo.algo == pz::rl::Algo::kSautePpo);
     CHECK(o.safety.cost_scale == std::vector<double>{1, 2});
     // ppo.squash: default none, "tanh" parses and round-trips, anything else is rejected.
     CHECK(s.ppo.squash == pz::rl::Squash::kNone);
-    auto sq = pz::io::parse_spec(base + "[ppo]\nsquash = \"tanh\"\n", "t.toml");
+    auto sq = pz::exp::parse_spec(base + "[ppo]\nsquash = \"tanh\"\n", "t.toml");
     CHECK(sq.ppo.squash == pz::rl::Squash::kTanh);
-    CHECK(pz::io::parse_spec(pz::io::to_toml(sq), "x").ppo.squash == pz::rl::Squash::kTanh);
-    CHECK_THROWS_AS(pz::io::parse_spec("[ppo]\nsquash = \"clip\"\n", "t.toml"),
+    CHECK(pz::exp::parse_spec(pz::exp::to_toml(sq), "x").ppo.squash == pz::rl::Squash::kTanh);
+    CHECK_THROWS_AS(pz::exp::parse_spec("[ppo]\nsquash = \"clip\"\n", "t.toml"),
                     pz::core::ConfigError);
 
     CostEnv env;
     auto v = pz::exp::safety_view(
-        pz::io::parse_spec("[safety]\nconstraints = [\"spend\"]\ncost_scale = 4\n", "t.toml"),
+        pz::exp::parse_spec("[safety]\nconstraints = [\"spend\"]\ncost_scale = 4\n", "t.toml"),
         env.spec());
     CHECK(v.channels == std::vector<int>{1});
     CHECK(v.thresholds == std::vector<double>{0});
     CHECK(v.cost_scale == std::vector<double>{4});
     CHECK_THROWS_WITH_AS(
-        pz::exp::safety_view(pz::io::parse_spec("[safety]\nconstraints = [\"spnd\"]\n", "t.toml"),
+        pz::exp::safety_view(pz::exp::parse_spec("[safety]\nconstraints = [\"spnd\"]\n", "t.toml"),
                              env.spec()),
         doctest::Contains("did you mean 'spend'"), pz::core::ConfigError);
   }

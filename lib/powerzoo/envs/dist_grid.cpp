@@ -69,6 +69,7 @@ DistGrid::DistGrid(DistGridParams p)
   spec_.act_high.assign(spec_.act_dim, 1.0f);
   spec_.cost_names = {"voltage_violation", "thermal_overload", "resource"};
   spec_.horizon = p_.horizon;
+  spec_.dt_hours = p_.dt_hours;
   spec_.episode_sum_names = {"total_loss_mwh", "total_curtailed_mwh", "total_shifted_mwh"};
   spec_.reference_action.assign(spec_.act_dim, 0.0f);  // no-control
   spec_.reduction_names = {"network_loss_reduction_pct", "", ""};

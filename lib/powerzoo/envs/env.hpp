@@ -19,6 +19,7 @@ struct EnvSpec {
   std::vector<float> act_low, act_high;  ///< [act_dim]
   std::vector<std::string> cost_names;   ///< fixed order of the costs vector
   int horizon = 0;                       ///< steps per episode (time limit → truncated)
+  double dt_hours = 0.5;                 ///< step length (h): $/h costs × dt_hours = $ per step
   /// Names of env-specific per-step quantities (Info::sums, same order) that are summed over an
   /// episode and reported by evaluation under these names (e.g. "total_loss_mwh"). At most
   /// Info::kMaxSums.

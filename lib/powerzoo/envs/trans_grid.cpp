@@ -65,6 +65,7 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   spec_.act_high.assign(nu, 1.0f);
   spec_.cost_names = {"thermal_overload", "voltage_violation", "power_balance", "resource"};
   spec_.horizon = p_.horizon;
+  spec_.dt_hours = p_.dt_hours;
   if (p_.report_opf_gap) spec_.episode_sum_names = {"policy_gen_cost_usd", "opf_gen_cost_usd"};
   if (p_.opf_dispatch || p_.report_opf_gap) {
     opf_case_ = c;

@@ -79,6 +79,7 @@ UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
   spec_.act_high.assign(2 * nu, 1.0f);
   spec_.cost_names = {"thermal_overload", "reserve_shortfall", "min_updown"};
   spec_.horizon = p_.horizon;
+  spec_.dt_hours = p_.dt_hours;
   spec_.episode_sum_names = {"total_operating_cost", "total_commitment_switches",
                              "step_feasibility_rate", "unserved_energy_mwh", "spilled_energy_mwh"};
 }

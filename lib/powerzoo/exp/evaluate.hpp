@@ -10,6 +10,7 @@
 
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/rl/ppo.hpp"
 
 namespace pz::exp {
@@ -22,7 +23,7 @@ struct Trajectories {
 };
 
 /// A policy for evaluation: writes actions [n, act_dim] for observations [n, obs_dim].
-using PolicyFn = std::function<void(const float* obs, int n, float* actions)>;
+using PolicyFn = envs::PolicyFn;
 
 /// Runs n_episodes episodes (episode k = k-th of n_episodes evenly spaced windows of the env's
 /// split) to their end with the deterministic policy. Env Rng streams come from eval_seed, so

@@ -1,4 +1,5 @@
 // Sweep expansion, sweep.json manifest and SLURM job-array script.
+#include "powerzoo/io/toml_format.hpp"
 #include "powerzoo/exp/sweep.hpp"
 
 #include <fcntl.h>
@@ -265,7 +266,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
     }
   }
   // The base spec: file + fixed command-line overrides (validates them, gives seed and [sweep]).
-  const io::Spec base = io::parse_spec(spec_text, spec_file, cli_fixed);
+  const Spec base = parse_spec(spec_text, spec_file, cli_fixed);
   toml::table sweep;
   try {
     sweep = toml::parse(std::string_view(base.sweep_toml), std::string_view(spec_file));
@@ -362,7 +363,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
   }
   for (const auto& t : trials) {
     try {
-      io::parse_spec(spec_text, spec_file, t.overrides);
+      parse_spec(spec_text, spec_file, t.overrides);
     } catch (const ConfigError& e) {
       throw ConfigError("sweep trial " + std::to_string(t.index) + ": " + e.what());
     }
@@ -464,7 +465,7 @@ void update_trial_status(const std::string& sweep_dir, int index, const std::str
   write_manifest(path, m);
 }
 
-std::string sweep_dir_for(const io::Spec& base, const std::string& out) {
+std::string sweep_dir_for(const Spec& base, const std::string& out) {
   if (!out.empty()) return out;
   return (fs::path(base.experiment.out_dir) / (base.experiment.name + "-sweep")).string();
 }

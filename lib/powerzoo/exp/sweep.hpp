@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
 
@@ -14,7 +14,7 @@ namespace pz::exp {
 struct Trial {
   int index = 0;                       ///< 0-based, stable for the same spec and arguments
   std::string id;                      ///< "t<index>-<8 hex of a hash of the overrides>"
-  std::vector<std::string> overrides;  ///< applied after the spec-file text with io::parse_spec
+  std::vector<std::string> overrides;  ///< applied after the spec-file text with parse_spec
 };
 
 /// Expands the sweep of `spec_text` (the spec file's TOML) with the command-line arguments `args`
@@ -33,7 +33,7 @@ struct Trial {
 ///    base seed is experiment.seed of the spec with the fixed overrides applied. Every grid point
 ///    is combined with every random sample (grid slowest), so a `seed` grid gives each random
 ///    configuration all seeds. Integer bounds without log give integers in [low, high].
-/// Every trial is validated with io::parse_spec before anything runs. Throws core::ConfigError.
+/// Every trial is validated with parse_spec before anything runs. Throws core::ConfigError.
 std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string& spec_file,
                                 const std::vector<std::string>& args);
 
@@ -79,7 +79,7 @@ void update_trial_status(const std::string& sweep_dir, int index, const std::str
 
 /// Directory of a sweep: `out` if given, else <experiment.out_dir>/<experiment.name>-sweep of the
 /// base spec (spec file with the fixed command-line overrides applied).
-std::string sweep_dir_for(const io::Spec& base, const std::string& out);
+std::string sweep_dir_for(const Spec& base, const std::string& out);
 
 // ---- SLURM ----------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 // Training loop implementation.
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/exp/train.hpp"
 
 #include <unistd.h>
@@ -50,7 +51,7 @@ std::string fmt_duration(double s) {
   return buf;
 }
 
-std::string make_run_dir(const io::Spec& spec, const TrainOptions& opt) {
+std::string make_run_dir(const Spec& spec, const TrainOptions& opt) {
   if (opt.resume) {
     if (!opt.out_dir.empty()) {
       if (fs::exists(opt.out_dir) && !fs::is_directory(opt.out_dir))
@@ -93,7 +94,7 @@ void check_finite(const float* x, size_t n, int width, const char* what, long lo
 }
 
 // Eval + trajectories for every split; metric names of the first split are bare.
-std::map<std::string, double> run_eval(const io::Spec& spec,
+std::map<std::string, double> run_eval(const Spec& spec,
                                        const std::vector<std::shared_ptr<const envs::Env>>& envs,
                                        rl::PpoLearner& learner, const std::vector<double>& penalty,
                                        core::ThreadPool& pool, io::RunFile* out, long long step) {
@@ -102,7 +103,7 @@ std::map<std::string, double> run_eval(const io::Spec& spec,
     Trajectories traj;
     const bool record = out && spec.output.trajectories == "eval";
     auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
-                                     static_cast<uint64_t>(spec.experiment.seed), spec.env.dt_hours,
+                                     static_cast<uint64_t>(spec.experiment.seed), envs[s]->spec().dt_hours,
                                      penalty, pool, record ? &traj : nullptr);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
@@ -195,7 +196,7 @@ void truncate_progress(const fs::path& file, long long step) {
 
 }  // namespace
 
-SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
+SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
   SafetyView v;
   const auto& sf = spec.safety;
   const size_t k = sf.constraints.size();
@@ -206,7 +207,7 @@ SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
     if (idx < 0) {
       std::string known;
       for (const auto& n : env_spec.cost_names) known += (known.empty() ? "" : ", ") + n;
-      const std::string hint = io::did_you_mean(name, env_spec.cost_names);
+      const std::string hint = core::did_you_mean(name, env_spec.cost_names);
       throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
                               ": [safety] constraints: expected a cost channel of " + env_spec.id +
                               " (" + (known.empty() ? "none" : known) + "), found '" + name + "'" +
@@ -225,23 +226,23 @@ SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
   return v;
 }
 
-std::shared_ptr<const envs::Env> make_learner_env(const io::Spec& spec, const std::string& split,
+std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::string& split,
                                                   bool training) {
   auto env = make_env(spec, split);
   if (spec.ppo.algo != rl::Algo::kSautePpo) return env;
   // Sauté-PPO (rl.md §2.9): train with reward shaping, evaluate with it off (budget obs kept).
   const SafetyView sv = safety_view(spec, env->spec());
-  return std::make_shared<const envs::SauteEnv>(env, sv.channels, sv.thresholds, spec.env.horizon,
+  return std::make_shared<const envs::SauteEnv>(env, sv.channels, sv.thresholds, env->spec().horizon,
                                                 spec.ppo.saute_unsafe_reward, training);
 }
 
-int learner_cost_channels(const io::Spec& spec) {
+int learner_cost_channels(const Spec& spec) {
   return spec.ppo.algo == rl::Algo::kPpoLagrangian
              ? static_cast<int>(spec.safety.constraints.size())
              : 0;
 }
 
-TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
+TrainResult train(const Spec& spec, const TrainOptions& opt) {
   // ---- Validate and build everything before anything is written.
   auto train_env = make_learner_env(spec, spec.env.split, true);
   std::vector<std::shared_ptr<const envs::Env>> eval_envs;
@@ -267,7 +268,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   RunStreams rngs(seed);
   rl::PpoLearner learner(esp.obs_dim, esp.act_dim, cfg, rngs.init, n_lag);
   vec::VectorEnv venv(train_env, N, seed, kEnvStreamBase, pool, penalty);
-  const std::string resolved = io::to_toml(spec);
+  const std::string resolved = to_toml(spec);
 
   // ---- Output (and, when resuming, the state to continue from).
   TrainResult result;
@@ -284,10 +285,10 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
     resumed_from = newest_checkpoint(result.run_dir, &sd, &ck_resolved);
     if (!resumed_from.empty()) {
       // Only the budget may change (train longer); anything else would not be the same run.
-      io::Spec ck_spec = io::parse_spec(ck_resolved, resumed_from + " (config/resolved)");
+      Spec ck_spec = parse_spec(ck_resolved, resumed_from + " (config/resolved)");
       ck_spec.ppo.total_steps = spec.ppo.total_steps;
       ck_spec.source_path = spec.source_path;
-      const std::string ck_resolved_now = io::to_toml(ck_spec);
+      const std::string ck_resolved_now = to_toml(ck_spec);
       if (ck_resolved_now != resolved)
         throw core::ConfigError("--resume: the spec differs from the one in " + resumed_from +
                                 " (config/resolved) in more than ppo.total_steps: " +

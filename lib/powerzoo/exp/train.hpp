@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
 
@@ -30,15 +30,15 @@ struct SafetyView {
   std::vector<double> cost_scale;
 };
 /// Throws core::ConfigError (with a did-you-mean) for a name that is not a cost channel of env.
-SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec);
+SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec);
 
 /// The env a learner of `spec` acts on: make_env(spec, split), wrapped in a Sauté env (budget
 /// observation; reward shaping only if `training`) when ppo.algo = "saute_ppo".
-std::shared_ptr<const envs::Env> make_learner_env(const io::Spec& spec, const std::string& split,
+std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::string& split,
                                                   bool training);
 /// Cost critics of the spec's learner: the number of [safety] constraints for ppo_lagrangian,
 /// else 0 (pass to the rl::PpoLearner constructor to load its checkpoints).
-int learner_cost_channels(const io::Spec& spec);
+int learner_cost_channels(const Spec& spec);
 
 struct TrainResult {
   std::string run_dir;
@@ -50,7 +50,7 @@ struct TrainResult {
 /// splits, penalty channels) is checked before the run directory is created. Throws
 /// core::ConfigError for bad input (nothing written) and core::RunError for failures during the
 /// run (run.h5 stays readable up to the last flushed iteration).
-TrainResult train(const io::Spec& spec, const TrainOptions& opt);
+TrainResult train(const Spec& spec, const TrainOptions& opt);
 
 /// Cadence rule of the reference trainer: fire when steps crosses a new multiple of every.
 inline bool should_run(long long steps, long long last, long long every) {

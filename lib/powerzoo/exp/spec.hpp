@@ -1,15 +1,19 @@
-// Experiment spec: the TOML schema of DESIGN.md §3, strict parsing, overrides, resolved output.
+// The experiment spec: typed sections, read from TOML against one key table (docs/design.md §3).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "powerzoo/core/params.hpp"
 #include "powerzoo/rl/ppo.hpp"
 
 namespace pz::io {
+struct SectionSchema;
+}
+
+namespace pz::exp {
 
 struct ExperimentSection {
   std::string name = "experiment";
@@ -17,22 +21,13 @@ struct ExperimentSection {
   std::string out_dir = "runs";
 };
 
+/// [env]: which registered env or task preset, the split it trains on, and the parameters that
+/// entry declares (`powerzoo envs --keys`), defaults filled in, in declaration order.
 struct EnvSection {
   std::string id = "trans_grid";  ///< registered env id (`powerzoo envs`)
-  /// Optional frozen task preset ("" = none). "dso" (also implied by id = "dist_grid") fixes
-  /// case, demand data and calibration itself: case/profile/load_scale/reward_scale are ignored.
-  std::string task;
-  std::string case_name = "case5";    ///< TOML key `case`: bundled name or path to a .m file
-  std::string profile = "gb_demand";  ///< bundled profile name or path to a CSV
+  std::string task;               ///< registered task preset ("" = none); decides the env
   std::string split = "train";
-  int horizon = 48;  ///< steps per episode
-  double dt_hours = 0.5;
-  double load_scale = 1.0;  ///< multiplies every load
-  double reward_scale = 0.01;
-  std::string dispatch = "agent";  ///< "agent" (the policy dispatches) or "dcopf" (exact DC-OPF)
-  /// trans_grid: also solve the step's DC-OPF and report eval metric opf_gap = policy gen cost /
-  /// OPF gen cost − 1 (episode sums policy_gen_cost_usd, opf_gen_cost_usd).
-  bool report_opf_gap = false;
+  core::ParamTable params;  ///< the entry's declared keys (case, horizon, dt_hours, ...)
 };
 
 struct VecSection {
@@ -72,12 +67,14 @@ struct Spec {
   EvalSection eval;
   OutputSection output;
   std::string sweep_toml;  ///< the [sweep] table, kept verbatim (TOML) for `powerzoo sweep`
+
+  Spec();  ///< defaults, with the [env] parameters of the default env
 };
 
 /// Parses TOML text into a Spec, then applies `overrides` ("dotted.key=value", value parsed as a
 /// TOML value, bare words as strings). Strict: unknown sections/keys are errors with a
 /// did-you-mean; wrong types and out-of-range values are errors naming file, key, expected and
-/// found. Throws core::ConfigError.
+/// found; an unknown [env] id or task names the registered ones. Throws core::ConfigError.
 Spec parse_spec(const std::string& toml_text, const std::string& file,
                 const std::vector<std::string>& overrides = {});
 
@@ -88,13 +85,9 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
 /// reproduces s exactly (doubles printed round-trip).
 std::string to_toml(const Spec& s);
 
-/// A double as TOML text that reads back exactly (shortest round-trip form, ".0" when integral,
-/// nan/inf spelled the TOML way).
-std::string toml_double(double x);
-/// A TOML basic string literal with escapes (UTF-8 passes through unchanged).
-std::string toml_quote(std::string_view s);
+/// Every section and key of a spec whose [env] is `env_entry_id` (an env id or task name; ""
+/// = the default env), with kinds, defaults and docs: drives the reader, the writer and
+/// `powerzoo run --help`. Throws core::ConfigError for an unknown entry.
+std::vector<io::SectionSchema> spec_schema(const std::string& env_entry_id = "");
 
-/// Closest candidate by edit distance (for "did you mean"), "" if nothing is close.
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
-
-}  // namespace pz::io
+}  // namespace pz::exp

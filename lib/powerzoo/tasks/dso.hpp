@@ -1,5 +1,5 @@
-// The DSO task preset (`[env] task = "dso"` or `id = "dist_grid"`): case33bw with six FlexLoads,
-// the frozen benchmark calibration, AEMO regional demand shapes as feeder profiles
+// The DSO task preset (`[env] task = "dso"`, also selected by the env id alone): case33bw with six
+// FlexLoads, the frozen benchmark calibration, AEMO regional demand shapes as feeder profiles
 // (reference envs-grid.md §8.5, tasks-benchmarks.md §1.2; substitutions in docs/deviations.md).
 #pragma once
 
@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/exp/evaluate.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/envs/registry.hpp"
 
-namespace pz::exp {
+namespace pz::tasks {
 
 /// Splits of the DSO task: AEMO market-time (UTC+10) days, every 4th day (day index ≡ 0 mod 4)
 /// is `iid`, the rest `train`.
@@ -22,7 +21,7 @@ const std::vector<std::string>& dso_splits();
 /// dt 0.5 h; [env] case/profile/load_scale/reward_scale are ignored, horizon/dt_hours must keep
 /// their defaults. Throws core::ConfigError (naming the spec and key) for an unknown split or a
 /// changed horizon/dt_hours.
-std::shared_ptr<const envs::Env> make_dso_env(const io::Spec& spec, const std::string& split);
+std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx);
 
 /// One-line summary of the DSO demand data (file, regions, gap report, split sizes).
 std::string describe_dso_data();
@@ -35,6 +34,7 @@ const std::vector<std::string>& dso_baseline_names();
 /// sin/cos time features), 0 otherwise; droop: per device, with v the device bus voltage
 /// recovered from the observation ((v−1)/0.1), curtail = clip((0.96−v)/0.04, 0, 1),
 /// shift = clip((0.96−v)/0.06, 0, 0.5).
-std::optional<PolicyFn> dso_baseline(const std::string& name, std::shared_ptr<const envs::Env> env);
+std::optional<envs::PolicyFn> dso_baseline(const std::string& name,
+                                           std::shared_ptr<const envs::Env> env);
 
-}  // namespace pz::exp
+}  // namespace pz::tasks

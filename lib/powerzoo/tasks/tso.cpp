@@ -1,5 +1,5 @@
-// TSO task factory and baselines (tasks-benchmarks.md §1.1, envs-grid.md §7.6).
-#include "powerzoo/exp/task_tso.hpp"
+// TSO task factory and baselines (tasks-benchmarks.md §1.1, envs-grid.md §7.6); registers "tso".
+#include "powerzoo/tasks/tso.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +12,12 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/profile.hpp"
+#include "powerzoo/data/profile_cache.hpp"
+#include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/case.hpp"
 
-namespace pz::exp {
+namespace pz::tasks {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
@@ -176,11 +179,13 @@ double tso_net(double gross_norm, double t_h) {
                     0.05, 1.0);
 }
 
-std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::string& split) {
-  const auto& e = spec.env;
-  const std::string src =
-      (spec.source_path.empty() ? std::string("spec") : spec.source_path) + ": ";
-  const std::string case_name = e.case_name;
+std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
+  const core::ParamTable& e = ctx.params;
+  const std::string& split = ctx.split;
+  const std::string& src = ctx.source;
+  const std::string case_name = e.str("case");
+  const double dt_hours = e.number("dt_hours");
+  const int horizon = static_cast<int>(e.integer("horizon"));
   if (case_name == "case5")  // the spec's default case; silently swapping it would mislabel runs
     throw core::ConfigError(src +
                             "[env] case: expected a case with unit-commitment data for task = "
@@ -201,15 +206,15 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
   }
   const TsoBase* base = nullptr;
   try {
-    base = &cached_base(case_name, e.profile, e.dt_hours);
+    base = &cached_base(case_name, e.str("profile"), dt_hours);
   } catch (const core::ConfigError& err) {
     throw core::ConfigError(src + "[env] case/profile: " + err.what());
   }
   const data::Profile& prof = base->prof;
   const double step_h = prof.step_seconds / 3600.0;
-  if (std::abs(step_h - e.dt_hours) > 1e-9)
+  if (std::abs(step_h - dt_hours) > 1e-9)
     throw core::ConfigError(src + "[env] dt_hours: expected the profile's step of " +
-                            std::to_string(step_h) + " h, found " + std::to_string(e.dt_hours));
+                            std::to_string(step_h) + " h, found " + std::to_string(dt_hours));
   envs::UnitCommitmentParams p;
   p.grid_case = base->c;
   apply_tso_line_ratings(p.grid_case, rating_mult);
@@ -217,26 +222,26 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
   p.base_pd.resize(p.grid_case.n_bus());
   for (int b = 0; b < p.grid_case.n_bus(); ++b) p.base_pd[b] = p.grid_case.bus[b].pd_mw;
   const data::Split sp = data::split_by_name(window);
-  p.episode_starts = data::episode_starts(prof, sp, e.horizon);
+  p.episode_starts = data::episode_starts(prof, sp, horizon);
   // Gross demand normalized by its peak over the split's window (reference: per-window max).
   double gmax = 0;
   for (int64_t s : p.episode_starts)
-    for (int k = 0; k < e.horizon; ++k)
+    for (int k = 0; k < horizon; ++k)
       gmax = std::max(gmax, prof.values[static_cast<size_t>(s + k)]);
   gmax = std::max(gmax, 1.0);
   p.net.resize(prof.values.size());
   for (size_t k = 0; k < p.net.size(); ++k) {
     const double v = prof.values[k];
-    const double t_h = static_cast<double>(k) * e.dt_hours;  // profile starts at 00:00 UTC
+    const double t_h = static_cast<double>(k) * dt_hours;  // profile starts at 00:00 UTC
     p.net[k] = std::isfinite(v) ? tso_net(v / gmax, t_h) : 0.05;
   }
-  p.horizon = e.horizon;
-  p.dt_hours = e.dt_hours;
-  p.load_scale = e.load_scale * load_mult;
+  p.horizon = horizon;
+  p.dt_hours = dt_hours;
+  p.load_scale = e.number("load_scale") * load_mult;
   p.reserve_margin = 0.05;
   p.enable_reserve = true;
   p.forecast_horizon = 4;
-  p.reward_scale = e.reward_scale;
+  p.reward_scale = e.number("reward_scale");
   try {
     return std::make_shared<envs::UnitCommitment>(std::move(p));
   } catch (const core::ConfigError& err) {
@@ -244,14 +249,14 @@ std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::s
   }
 }
 
-std::optional<PolicyFn> tso_baseline(const std::string& name,
-                                     std::shared_ptr<const envs::Env> env) {
+std::optional<envs::PolicyFn> tso_baseline(const std::string& name,
+                                           std::shared_ptr<const envs::Env> env) {
   auto uc = std::dynamic_pointer_cast<const envs::UnitCommitment>(env);
   if (!uc) return std::nullopt;
   const int nu = uc->n_units();
   const int act_dim = 2 * nu;
   if (name == "all_on") {
-    return PolicyFn([nu, act_dim](const float*, int n, float* a) {
+    return envs::PolicyFn([nu, act_dim](const float*, int n, float* a) {
       for (int i = 0; i < n; ++i) {
         float* row = a + static_cast<size_t>(i) * act_dim;
         std::fill(row, row + nu, 1.0f);
@@ -271,7 +276,7 @@ std::optional<PolicyFn> tso_baseline(const std::string& name,
     const int load_idx = 4 * nu + par.grid_case.n_branch();
     const int obs_dim = uc->spec().obs_dim;
     const double margin = par.reserve_margin;
-    return PolicyFn([=](const float* obs, int n, float* a) {
+    return envs::PolicyFn([=](const float* obs, int n, float* a) {
       for (int i = 0; i < n; ++i) {
         const double load =
             obs[static_cast<size_t>(i) * obs_dim + load_idx] * std::max(sum_pmax, 1.0);
@@ -291,4 +296,36 @@ std::optional<PolicyFn> tso_baseline(const std::string& name,
   return std::nullopt;
 }
 
-}  // namespace pz::exp
+namespace {
+
+envs::EnvEntry tso_entry() {
+  envs::EnvEntry e;
+  e.id = "tso";
+  e.is_task = true;
+  e.env_id = "unit_commitment";
+  e.description =
+      "TSO benchmark: unit commitment on case118 with GB demand net of synthetic wind/solar, "
+      "synthetic 8° line ratings; splits train, iid, load_stress (×1.15), line_tightening (×0.85)";
+  e.params = envs::concat(envs::data_params("case118"), envs::episode_params());
+  e.splits = {"train", "iid", "load_stress", "line_tightening"};
+  e.make = make_tso_env;
+  for (const char* name : {"all_on", "merit_order"})
+    e.baselines.emplace_back(
+        name, [name = std::string(name)](const std::shared_ptr<const envs::Env>& env) {
+          auto fn = tso_baseline(name, env);
+          if (!fn) throw core::ConfigError("--policy " + name + ": needs the tso task's env");
+          return *fn;
+        });
+  e.describe_data = [](const core::ParamTable& p) {
+    const data::Profile& prof = data::cached_profile(p.str("profile"));
+    std::ostringstream os;
+    os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();
+    return os.str();
+  };
+  return e;
+}
+
+const envs::Registrar kRegistrar{tso_entry()};
+
+}  // namespace
+}  // namespace pz::tasks

@@ -8,11 +8,10 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
-#include "powerzoo/exp/evaluate.hpp"
-#include "powerzoo/io/spec.hpp"
 
-namespace pz::exp {
+namespace pz::tasks {
 
 /// Reads `<case>_unit_commitment.csv` (columns by header name: bus_id, mc_a, mc_b, mc_c, p_max,
 /// p_min, ramp_up, ramp_down, min_up_time, min_down_time, init_state, keep_time,
@@ -34,10 +33,11 @@ double tso_net(double gross_norm, double t_h);
 
 /// The unit-commitment env of the spec (task "tso" or id "unit_commitment") on `split`:
 /// train, iid, load_stress (iid, load ×1.15) or line_tightening (iid, ratings ×0.85).
-std::shared_ptr<const envs::Env> make_tso_env(const io::Spec& spec, const std::string& split);
+std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx);
 
 /// TSO baselines: "all_on" (commit every unit, dispatch 0) and "merit_order" (commit units in
 /// ascending mc_b until load·(1+reserve) is covered). nullopt for another name or env.
-std::optional<PolicyFn> tso_baseline(const std::string& name, std::shared_ptr<const envs::Env> env);
+std::optional<envs::PolicyFn> tso_baseline(const std::string& name,
+                                           std::shared_ptr<const envs::Env> env);
 
-}  // namespace pz::exp
+}  // namespace pz::tasks

@@ -1,5 +1,5 @@
-// DSO task preset: calibration, AEMO feeder shapes, day splits, baselines.
-#include "powerzoo/exp/task_dso.hpp"
+// DSO task preset: calibration, AEMO feeder shapes, day splits, baselines; registers "dso".
+#include "powerzoo/tasks/dso.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,11 @@
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
+#include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/case.hpp"
 
-namespace pz::exp {
+namespace pz::tasks {
 namespace {
 
 constexpr int kSteps = 48;      // half-hour steps per day / episode
@@ -86,10 +88,6 @@ const grid::Case& case33bw() {
   return *c;
 }
 
-std::string where(const io::Spec& s) {
-  return (s.source_path.empty() ? std::string("spec") : s.source_path) + ": ";
-}
-
 }  // namespace
 
 const std::vector<std::string>& dso_splits() {
@@ -97,17 +95,20 @@ const std::vector<std::string>& dso_splits() {
   return s;
 }
 
-std::shared_ptr<const envs::Env> make_dso_env(const io::Spec& spec, const std::string& split) {
+std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
+  const std::string& split = ctx.split;
+  const int64_t horizon = ctx.params.integer("horizon");
+  const double dt_hours = ctx.params.number("dt_hours");
   const int si = split_index(split);
   if (si < 0)
     throw core::ConfigError(
-        where(spec) + "split: expected one of train, iid (the dso task), found '" + split + "'");
-  if (spec.env.horizon != kSteps)
-    throw core::ConfigError(where(spec) + "[env] horizon: the dso task fixes 48 steps, found " +
-                            std::to_string(spec.env.horizon));
-  if (std::abs(spec.env.dt_hours - kDt) > 1e-12)
-    throw core::ConfigError(where(spec) + "[env] dt_hours: the dso task fixes 0.5 h, found " +
-                            std::to_string(spec.env.dt_hours));
+        ctx.source + "split: expected one of train, iid (the dso task), found '" + split + "'");
+  if (horizon != kSteps)
+    throw core::ConfigError(ctx.source + "[env] horizon: the dso task fixes 48 steps, found " +
+                            std::to_string(horizon));
+  if (std::abs(dt_hours - kDt) > 1e-12)
+    throw core::ConfigError(ctx.source + "[env] dt_hours: the dso task fixes 0.5 h, found " +
+                            std::to_string(dt_hours));
   const DsoData& data = dso_data();
   envs::DistGridParams p;
   p.grid_case = case33bw();
@@ -182,13 +183,13 @@ const std::vector<std::string>& dso_baseline_names() {
   return n;
 }
 
-std::optional<PolicyFn> dso_baseline(const std::string& name,
-                                     std::shared_ptr<const envs::Env> env) {
+std::optional<envs::PolicyFn> dso_baseline(const std::string& name,
+                                           std::shared_ptr<const envs::Env> env) {
   const auto* dg = dynamic_cast<const envs::DistGrid*>(env.get());
   const int act_dim = env->spec().act_dim;
   const int obs_dim = env->spec().obs_dim;
   if (name == "no_control") {
-    return PolicyFn([act_dim](const float*, int n, float* a) {
+    return envs::PolicyFn([act_dim](const float*, int n, float* a) {
       std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
     });
   }
@@ -200,7 +201,7 @@ std::optional<PolicyFn> dso_baseline(const std::string& name,
   if (name == "tou") {
     const int t_off = dg->flex_obs_offset() - 2;
     const int spd = static_cast<int>(std::lround(24.0 / dg->params().dt_hours));
-    return PolicyFn([=](const float* obs, int n, float* a) {
+    return envs::PolicyFn([=](const float* obs, int n, float* a) {
       std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
       for (int i = 0; i < n; ++i) {
         const float* o = obs + static_cast<size_t>(i) * obs_dim;
@@ -217,7 +218,7 @@ std::optional<PolicyFn> dso_baseline(const std::string& name,
     });
   }
   if (name == "droop") {
-    return PolicyFn([=](const float* obs, int n, float* a) {
+    return envs::PolicyFn([=](const float* obs, int n, float* a) {
       std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
       for (int i = 0; i < n; ++i) {
         const float* o = obs + static_cast<size_t>(i) * obs_dim;
@@ -233,4 +234,32 @@ std::optional<PolicyFn> dso_baseline(const std::string& name,
   return std::nullopt;
 }
 
-}  // namespace pz::exp
+namespace {
+
+envs::EnvEntry dso_entry() {
+  envs::EnvEntry e;
+  e.id = "dso";
+  e.is_task = true;
+  e.env_id = "dist_grid";
+  e.description =
+      "DSO benchmark: case33bw with six flexible loads, the frozen calibration, AEMO regional "
+      "demand shapes as feeder profiles, days split every 4th to iid";
+  // The preset fixes case, demand data and calibration; horizon and dt_hours are kept as keys
+  // (with the only values it accepts) so specs can state them.
+  e.params = {envs::episode_params()[0], envs::episode_params()[1]};
+  e.splits = dso_splits();
+  e.make = make_dso_env;
+  for (const auto& name : dso_baseline_names())
+    e.baselines.emplace_back(name, [name](const std::shared_ptr<const envs::Env>& env) {
+      auto fn = dso_baseline(name, env);
+      if (!fn) throw core::ConfigError("--policy " + name + ": needs the dso task's env");
+      return *fn;
+    });
+  e.describe_data = [](const core::ParamTable&) { return describe_dso_data(); };
+  return e;
+}
+
+const envs::Registrar kRegistrar{dso_entry()};
+
+}  // namespace
+}  // namespace pz::tasks

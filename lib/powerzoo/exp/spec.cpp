@@ -1,0 +1,141 @@
+// Experiment spec: the key table and the env registry composed into one schema; parse and write.
+#include "powerzoo/exp/spec.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/registry.hpp"
+#include "powerzoo/exp/spec_fields.hpp"
+#include "powerzoo/io/toml_schema.hpp"
+
+namespace pz::exp {
+namespace {
+
+using core::ConfigError;
+using detail::spec_fields;
+
+const envs::EnvEntry& default_entry() {
+  return envs::resolve_entry(EnvSection{}.id, "", false, "", "");
+}
+
+/// Checks that involve more than one key (the reader checks each key on its own).
+void check_cross(const Spec& s, const io::SectionValues& v) {
+  const auto& sf = s.safety;
+  const size_t k = sf.constraints.size();
+  if (!sf.thresholds.empty() && sf.thresholds.size() != k)
+    throw ConfigError(v.at("safety.thresholds") + "[safety] thresholds: expected " +
+                      std::to_string(k) + " values (one per constraint), found " +
+                      std::to_string(sf.thresholds.size()));
+  if (sf.cost_scale.size() > 1 && sf.cost_scale.size() != k)
+    throw ConfigError(v.at("safety.cost_scale") + "[safety] cost_scale: expected a number or " +
+                      std::to_string(k) + " values (one per constraint), found " +
+                      std::to_string(sf.cost_scale.size()));
+  if (s.ppo.algo != rl::Algo::kPpo && k == 0) {
+    throw ConfigError(v.at("ppo.algo") + "[ppo] algo = " +
+                      (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
+                      " needs [safety] constraints (a non-empty list of cost channels)");
+  }
+  if (s.ppo.algo == rl::Algo::kSautePpo) {
+    bool ok = sf.thresholds.size() == k;
+    for (double d : sf.thresholds) ok = ok && d > 0;
+    if (!ok)
+      throw ConfigError(v.at("safety.thresholds") +
+                        "[safety] thresholds: saute_ppo needs one budget > 0 per constraint "
+                        "(a zero budget makes every reward the unsafe reward)");
+  }
+  if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
+    std::string at = v.file + ": ";
+    if (v.where.count("ppo.n_minibatches"))
+      at = v.at("ppo.n_minibatches");
+    else if (v.where.count("vec.n_envs"))
+      at = v.at("vec.n_envs");
+    throw ConfigError(at + "[ppo] n_minibatches = " + std::to_string(s.ppo.n_minibatches) +
+                      " must divide [vec] n_envs = " + std::to_string(s.vec.n_envs) +
+                      " (minibatches split the env axis)");
+  }
+}
+
+std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry) {
+  std::vector<io::SectionSchema> out;
+  for (const auto& name : detail::section_order()) {
+    io::SectionSchema sec;
+    sec.name = name;
+    sec.free_form = name == "sweep";
+    for (const auto& f : spec_fields())
+      if (f.section == name) sec.keys.push_back(f.def);
+    if (name == "env")
+      for (const auto& p : entry.params) sec.keys.push_back(p);
+    out.push_back(std::move(sec));
+  }
+  return out;
+}
+
+}  // namespace
+
+Spec::Spec() { env.params = core::ParamTable::defaults(default_entry().params); }
+
+std::vector<io::SectionSchema> spec_schema(const std::string& env_entry_id) {
+  if (env_entry_id.empty()) return schema_for(default_entry());
+  const envs::EnvEntry* e = envs::find_task(env_entry_id);
+  if (!e) e = &envs::resolve_entry(env_entry_id, "", true, "", "");
+  return schema_for(*e);
+}
+
+Spec parse_spec(const std::string& toml_text, const std::string& file,
+                const std::vector<std::string>& overrides) {
+  const envs::EnvEntry* entry = nullptr;
+  io::SectionValues v = io::read_toml(
+      toml_text, file, overrides, [&](const io::PeekFn& peek, const io::WhereFn& where) {
+        const auto id = peek("env", "id");
+        const auto task = peek("env", "task");
+        entry = &envs::resolve_entry(id.value_or(EnvSection{}.id), task.value_or(""),
+                                     id.has_value(), where("env", "id"), where("env", "task"));
+        return schema_for(*entry);
+      });
+  Spec s;
+  s.source_path = file;
+  s.env.params = core::ParamTable::defaults(entry->params);
+  for (const auto& f : spec_fields())
+    if (const core::ParamValue* val = v.find(f.section, f.def.key)) f.set(s, *val);
+  if (auto it = v.sections.find("env"); it != v.sections.end())
+    for (const auto& [key, val] : it->second.items())
+      if (core::find_param(entry->params, key)) s.env.params.set(key, val);
+  if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;
+  if (!v.find("env", "id")) s.env.id = entry->env_id;  // a task preset names its env
+  check_cross(s, v);
+  return s;
+}
+
+Spec load_spec(const std::string& path, const std::vector<std::string>& overrides) {
+  if (std::filesystem::is_directory(path)) {
+    throw ConfigError(path + ": expected a spec file (TOML), found a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError(path + ": cannot read spec file (" + std::string(std::strerror(errno)) + ")");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": error while reading spec file");
+  if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw ConfigError(path +
+                      ": expected an experiment spec (TOML with at least an [env] or "
+                      "[experiment] section), found an empty file");
+  }
+  return parse_spec(ss.str(), path, overrides);
+}
+
+std::string to_toml(const Spec& s) {
+  const envs::EnvEntry& entry =
+      envs::resolve_entry(s.env.id, s.env.task, true, "to_toml: ", "to_toml: ");
+  std::map<std::string, core::ParamTable> values;
+  for (const auto& f : spec_fields()) values[f.section].set(f.def.key, f.get(s));
+  for (const auto& [key, val] : s.env.params.items()) values["env"].set(key, val);
+  return io::write_toml(schema_for(entry), values, {{"sweep", s.sweep_toml}});
+}
+
+}  // namespace pz::exp

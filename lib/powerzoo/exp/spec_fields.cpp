@@ -1,0 +1,257 @@
+// The spec key table (docs/design.md §3): each key's kind, check, doc and Spec field, once.
+#include "powerzoo/exp/spec_fields.hpp"
+
+#include <climits>
+#include <cmath>
+
+namespace pz::exp::detail {
+namespace {
+
+using core::ParamDef;
+using core::ParamKind;
+using core::ParamValue;
+
+constexpr int64_t kIntMax = INT_MAX;
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+
+bool pos(double x) { return x > 0; }
+bool nonneg(double x) { return x >= 0; }
+bool unit(double x) { return x >= 0 && x <= 1; }
+
+// Field value <-> ParamValue.
+ParamValue to_value(const std::string& v) { return v; }
+ParamValue to_value(int v) { return static_cast<int64_t>(v); }
+ParamValue to_value(int64_t v) { return v; }
+ParamValue to_value(double v) { return v; }
+ParamValue to_value(bool v) { return v; }
+ParamValue to_value(const std::vector<std::string>& v) { return v; }
+ParamValue to_value(const std::vector<double>& v) { return v; }
+ParamValue to_value(const std::map<std::string, double>& v) { return v; }
+ParamValue to_value(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
+
+void from_value(const ParamValue& p, std::string& v) { v = std::get<std::string>(p); }
+void from_value(const ParamValue& p, int& v) { v = static_cast<int>(std::get<int64_t>(p)); }
+void from_value(const ParamValue& p, int64_t& v) { v = std::get<int64_t>(p); }
+void from_value(const ParamValue& p, double& v) { v = std::get<double>(p); }
+void from_value(const ParamValue& p, bool& v) { v = std::get<bool>(p); }
+void from_value(const ParamValue& p, std::vector<std::string>& v) {
+  v = std::get<std::vector<std::string>>(p);
+}
+void from_value(const ParamValue& p, std::vector<double>& v) {
+  v = std::get<std::vector<double>>(p);
+}
+void from_value(const ParamValue& p, std::map<std::string, double>& v) {
+  v = std::get<std::map<std::string, double>>(p);
+}
+void from_value(const ParamValue& p, std::vector<int>& v) {
+  const auto& x = std::get<std::vector<int64_t>>(p);
+  v.assign(x.begin(), x.end());
+}
+
+/// Enum fields: TOML choice names in declaration order, paired with their values.
+template <class E>
+using Names = std::vector<std::pair<const char*, E>>;
+
+template <class E>
+std::vector<std::string> choice_list(const Names<E>& names) {
+  std::vector<std::string> out;
+  for (const auto& [n, e] : names) out.emplace_back(n);
+  return out;
+}
+
+ParamDef I(const char* key, int64_t lo, int64_t hi, const char* doc) {
+  return core::int_param(key, 0, lo, hi, doc);
+}
+ParamDef F(const char* key, bool (*ok)(double), const char* expected, const char* doc) {
+  return core::float_param(key, 0.0, ok, expected, doc);
+}
+ParamDef S(const char* key, const char* doc) { return core::str_param(key, "", doc); }
+ParamDef B(const char* key, const char* doc) { return core::bool_param(key, false, doc); }
+ParamDef C(const char* key, std::vector<std::string> choices, const char* doc) {
+  return core::choice_param(key, "", std::move(choices), doc);
+}
+ParamDef A(const char* key, ParamKind kind, const char* expected, const char* doc) {
+  ParamDef d;
+  d.key = key;
+  d.kind = kind;
+  d.expected = expected;
+  d.doc = doc;
+  return d;
+}
+
+// A key bound to a plain Spec member expression.
+#define PZ_FIELD(SEC, DEF, MEMBER)                                            \
+  Field {                                                                     \
+    SEC, DEF, [](const Spec& s) -> ParamValue { return to_value(s.MEMBER); }, \
+        [](Spec& s, const ParamValue& v) { from_value(v, s.MEMBER); }         \
+  }
+// A key bound to an enum member through its choice names.
+#define PZ_ENUM_FIELD(SEC, KEY, DOC, MEMBER, NAMES)          \
+  Field {                                                    \
+    SEC, C(KEY, choice_list(NAMES), DOC),                    \
+        [](const Spec& s) -> ParamValue {                    \
+          for (const auto& [n, e] : NAMES)                   \
+            if (e == s.MEMBER) return std::string(n);        \
+          return std::string();                              \
+        },                                                   \
+        [](Spec& s, const ParamValue& v) {                   \
+          for (const auto& [n, e] : NAMES)                   \
+            if (std::get<std::string>(v) == n) s.MEMBER = e; \
+        }                                                    \
+  }
+
+const Names<rl::Truncation> kTruncation = {{"bootstrap", rl::Truncation::kBootstrap},
+                                           {"zero_td", rl::Truncation::kZeroTd}};
+const Names<rl::Squash> kSquash = {{"none", rl::Squash::kNone}, {"tanh", rl::Squash::kTanh}};
+const Names<rl::Algo> kAlgo = {{"ppo", rl::Algo::kPpo},
+                               {"ppo_lagrangian", rl::Algo::kPpoLagrangian},
+                               {"saute_ppo", rl::Algo::kSautePpo}};
+const Names<rl::DualRule> kDual = {{"log_ascent", rl::DualRule::kLogAscent},
+                                   {"pid", rl::DualRule::kPid}};
+
+std::vector<Field> experiment_env_vec() {
+  ParamDef name = S("name", "run name; the run directory is out_dir/name/<time>");
+  name.non_empty = name.no_slash = true;
+  return {
+      PZ_FIELD("experiment", name, experiment.name),
+      PZ_FIELD("experiment", I("seed", 0, kI64Max, "master seed of every random stream"),
+               experiment.seed),
+      PZ_FIELD("experiment", S("out_dir", "parent directory of run directories"),
+               experiment.out_dir),
+      PZ_FIELD("env", S("id", "registered env id (`powerzoo envs`)"), env.id),
+      PZ_FIELD("env", S("task", "registered task preset (\"\" = none); decides the env"), env.task),
+      PZ_FIELD("env", S("split", "data split the learner trains on"), env.split),
+      PZ_FIELD("vec", I("n_envs", 1, 65536, "envs stepped in parallel (N)"), vec.n_envs),
+      PZ_FIELD("vec", I("threads", 0, 1024, "worker threads; 0 = all cores"), vec.threads),
+  };
+}
+
+std::vector<Field> ppo_fields() {
+  ParamDef hidden = A("hidden", ParamKind::kIntArray, "a non-empty array of integers in [1, 4096]",
+                      "hidden layer widths of actor and critic");
+  hidden.int_lo = 1;
+  hidden.int_hi = 4096;
+  hidden.non_empty = true;
+  return {
+      PZ_FIELD("ppo", I("total_steps", 1, kI64Max, "env steps to train (N·T per iteration)"),
+               ppo.total_steps),
+      PZ_FIELD("ppo", I("rollout_length", 1, kIntMax, "steps per env per rollout (T)"),
+               ppo.rollout_length),
+      PZ_FIELD("ppo", I("n_epochs", 1, kIntMax, "passes over each rollout"), ppo.n_epochs),
+      PZ_FIELD("ppo", I("n_minibatches", 1, kIntMax, "minibatches over the env axis"),
+               ppo.n_minibatches),
+      PZ_FIELD("ppo", F("learning_rate", pos, "a number > 0", "Adam step size"), ppo.learning_rate),
+      PZ_FIELD("ppo", F("gamma", unit, "a number in [0, 1]", "discount"), ppo.gamma),
+      PZ_FIELD("ppo", F("gae_lambda", unit, "a number in [0, 1]", "GAE λ"), ppo.gae_lambda),
+      PZ_FIELD("ppo", F("clip_range", pos, "a number > 0", "PPO ratio clip ε"), ppo.clip_range),
+      PZ_FIELD("ppo", F("entropy_coef", nonneg, "a number >= 0", "entropy bonus weight"),
+               ppo.entropy_coef),
+      PZ_FIELD("ppo", F("critic_loss_weight", nonneg, "a number >= 0", "value loss weight"),
+               ppo.critic_loss_weight),
+      PZ_FIELD("ppo", F("max_grad_norm", nonneg, "a number >= 0", "global-norm clip; 0 = off"),
+               ppo.max_grad_norm),
+      PZ_FIELD("ppo", F("weight_decay", nonneg, "a number >= 0", "0 = Adam, > 0 = AdamW"),
+               ppo.weight_decay),
+      PZ_FIELD("ppo", F("adam_eps", pos, "a number > 0", "Adam ε (outside the sqrt)"),
+               ppo.adam_eps),
+      PZ_FIELD("ppo", hidden, ppo.hidden),
+      PZ_FIELD("ppo",
+               F(
+                   "init_log_std", [](double x) { return x >= -10 && x <= 5; },
+                   "a number in [-10, 5]", "initial log σ of the Gaussian policy"),
+               ppo.init_log_std),
+      PZ_FIELD("ppo", B("normalize_obs", "running mean/std observation normalizer"),
+               ppo.normalize_obs),
+      PZ_FIELD("ppo", B("normalize_advantages", "per-minibatch advantage normalization"),
+               ppo.normalize_advantages),
+      PZ_FIELD("ppo", B("normalize_rewards", "divide rewards by the running return std"),
+               ppo.normalize_rewards),
+      PZ_ENUM_FIELD("ppo", "truncation", "how a time-limit truncation enters GAE", ppo.truncation,
+                    kTruncation),
+      PZ_ENUM_FIELD("ppo", "squash", "none = clipped Gaussian, tanh = squashed", ppo.squash,
+                    kSquash),
+      PZ_ENUM_FIELD("ppo", "algo", "objective: plain, Lagrangian or Sauté PPO", ppo.algo, kAlgo),
+      PZ_FIELD("ppo", F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), ppo.lambda_lr),
+      PZ_FIELD("ppo", F("lambda_init", pos, "a number > 0", "initial λ"), ppo.lambda_init),
+      PZ_FIELD("ppo", F("log_lambda_max", pos, "a number > 0", "|log λ| bound"),
+               ppo.log_lambda_max),
+      PZ_FIELD("ppo", F("cost_gamma", unit, "a number in [0, 1]", "discount of the cost GAE"),
+               ppo.cost_gamma),
+      PZ_ENUM_FIELD("ppo", "dual", "dual rule of PPO-Lagrangian", ppo.dual, kDual),
+      PZ_FIELD("ppo", F("pid_kp", nonneg, "a number >= 0", "PID dual: proportional gain"),
+               ppo.pid_kp),
+      PZ_FIELD("ppo", F("pid_ki", nonneg, "a number >= 0", "PID dual: integral gain"), ppo.pid_ki),
+      PZ_FIELD("ppo", F("pid_kd", nonneg, "a number >= 0", "PID dual: derivative gain"),
+               ppo.pid_kd),
+      PZ_FIELD("ppo",
+               F(
+                   "saute_unsafe_reward", [](double) { return true; }, "a finite number",
+                   "Sauté reward once the budget is spent"),
+               ppo.saute_unsafe_reward),
+  };
+}
+
+std::vector<Field> other_fields() {
+  ParamDef penalty =
+      A("penalty", ParamKind::kFloatTable, "a table of channel = weight (weights >= 0)",
+        "shaped reward = reward − Σ weight·cost per channel");
+  penalty.ok = nonneg;
+  penalty.elem_expected = "a number >= 0";
+  ParamDef constraints = A("constraints", ParamKind::kStrArray,
+                           "an array of distinct non-empty strings", "constrained cost channels");
+  constraints.distinct = true;
+  ParamDef thresholds = A("thresholds", ParamKind::kFloatArray, "an array of numbers >= 0",
+                          "per-episode budgets, raw units; empty = 0");
+  thresholds.ok = nonneg;
+  ParamDef cost_scale = A("cost_scale", ParamKind::kFloatArray,
+                          "a number > 0 or an array of numbers > 0", "divides each cost channel");
+  cost_scale.ok = pos;
+  cost_scale.scalar_ok = true;
+  ParamDef splits = A("splits", ParamKind::kStrArray, "a non-empty array of non-empty strings",
+                      "splits evaluated");
+  splits.non_empty = true;
+  return {
+      PZ_FIELD("reward", penalty, penalty),
+      PZ_FIELD("safety", constraints, safety.constraints),
+      PZ_FIELD("safety", thresholds, safety.thresholds),
+      PZ_FIELD("safety", cost_scale, safety.cost_scale),
+      PZ_FIELD("eval", I("every_steps", 0, kI64Max, "env steps between evaluations; 0 = off"),
+               eval.every_steps),
+      PZ_FIELD("eval", I("n_episodes", 1, kIntMax, "episodes per evaluation"), eval.n_episodes),
+      PZ_FIELD("eval", splits, eval.splits),
+      PZ_FIELD("output",
+               C("trajectories", {"none", "eval", "train-sample"}, "which trajectories to store"),
+               output.trajectories),
+      PZ_FIELD("output",
+               I("checkpoint_every_steps", 0, kI64Max, "env steps between checkpoints; 0 = off"),
+               output.checkpoint_every_steps),
+      PZ_FIELD("output", I("keep_checkpoints", 1, kIntMax, "step checkpoints kept"),
+               output.keep_checkpoints),
+  };
+}
+
+#undef PZ_FIELD
+#undef PZ_ENUM_FIELD
+
+}  // namespace
+
+const std::vector<Field>& spec_fields() {
+  static const std::vector<Field> kFields = [] {
+    std::vector<Field> all = experiment_env_vec();
+    for (auto& f : ppo_fields()) all.push_back(std::move(f));
+    for (auto& f : other_fields()) all.push_back(std::move(f));
+    // The default of each key is the Spec field's default: declared once, in spec.hpp.
+    Spec defaults;
+    for (auto& f : all) f.def.def = f.get(defaults);
+    return all;
+  }();
+  return kFields;
+}
+
+const std::vector<std::string>& section_order() {
+  static const std::vector<std::string> kOrder = {"experiment", "env",  "vec",    "ppo",  "reward",
+                                                  "safety",     "eval", "output", "sweep"};
+  return kOrder;
+}
+
+}  // namespace pz::exp::detail
