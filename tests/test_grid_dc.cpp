@@ -94,21 +94,6 @@ TEST_SUITE("grid_dc") {
     }
   }
 
-  TEST_CASE("PTDF flows equal DC power flow flows when the slack is the reference bus") {
-    for (const char* name :
-         {"case5", "case9", "case14", "case30", "case57", "case118", "case300"}) {
-      CAPTURE(name);
-      const Case c = bundled(name);
-      const pz::grid::DcPfResult r = pz::grid::run_dcpf(c);
-      REQUIRE(r.success);
-      const std::vector<double> f = ptdf_flows(c, r.gen_pg_mw, c.ref_bus_idx);
-      double dev = 0;
-      for (int l = 0; l < c.n_branch(); ++l)
-        dev = std::max(dev, std::abs(f[l] - r.branch_pf_mw[l]));
-      CHECK(dev < 1e-6);
-    }
-  }
-
   TEST_CASE("out-of-service branches and gens, non-contiguous ids") {
     Case c = bundled("case5");
     c.branch[1].status = 0;  // 1-4

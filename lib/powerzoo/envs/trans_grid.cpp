@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/dc.hpp"
 
 namespace pz::envs {
 namespace {
@@ -49,7 +48,7 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   for (int u = 0; u < nu; ++u) n_at_slack += unit_bus_[u] == slack;
   for (int u = 0; u < nu; ++u)
     if (unit_bus_[u] == slack) slack_share_[u] = 1.0 / n_at_slack;
-  ptdf_ = grid::make_ptdf(c, slack);
+  ptdf_ = grid::PtdfFlow(c, slack);
   cap_.resize(c.n_branch());
   for (int l = 0; l < c.n_branch(); ++l)
     cap_[l] = c.branch[l].rate_a_mva > 0 ? c.branch[l].rate_a_mva : kUnlimited;
@@ -107,22 +106,7 @@ double TransGrid::generation_cost(const std::vector<double>& p) const {
 // Reference dc_pf: slack-bus units absorb G − D; flows = PTDF · (Au p − load) (slack column 0).
 void TransGrid::dc_flow(const std::vector<double>& load, std::vector<double>& p,
                         std::vector<double>& flow) const {
-  const int nb = p_.grid_case.n_bus();
-  const int nl = p_.grid_case.n_branch();
-  double gen = 0, dem = 0;
-  for (double v : p) gen += v;
-  for (double v : load) dem += v;
-  thread_local std::vector<double> inj;
-  inj.assign(nb, 0.0);
-  for (int u = 0; u < n_units(); ++u) inj[unit_bus_[u]] += p[u];
-  for (int b = 0; b < nb; ++b) inj[b] -= load[b];
-  for (int u = 0; u < n_units(); ++u) p[u] += (dem - gen) * slack_share_[u];
-  for (int l = 0; l < nl; ++l) {
-    const double* row = &ptdf_[static_cast<size_t>(l) * nb];
-    double f = 0;
-    for (int b = 0; b < nb; ++b) f += row[b] * inj[b];
-    flow[l] = f;
-  }
+  ptdf_.unit_flows(unit_bus_, slack_share_, load, p, flow);
 }
 
 void TransGrid::observe(const GridState& s, std::span<float> obs) const {

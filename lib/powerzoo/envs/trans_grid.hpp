@@ -7,6 +7,7 @@
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/ptdf_flow.hpp"
 
 namespace pz::envs {
 
@@ -85,7 +86,7 @@ class TransGrid final : public Env {
   std::vector<double> load_pd_;  // env load -> PD (MW)
   std::vector<double> pmin_, pmax_;
   std::vector<double> slack_share_;  // [n_units] share of the imbalance
-  std::vector<double> ptdf_;         // [n_branch x n_bus]
+  grid::PtdfFlow ptdf_;              // [n_branch x n_bus] at the slack bus
   std::vector<double> cap_;          // [n_branch] MW, 1e6 = unlimited
   double sum_pmax_ = 1;
   grid::Case opf_case_;  // the case with the env's unit limits (OPF mode / opf-gap report)

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/dc.hpp"
+#include "powerzoo/grid/ptdf_flow.hpp"
 
 namespace pz::envs {
 namespace {
@@ -42,23 +42,13 @@ UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
   c.finalize();
   grid::DcOpf probe(c);  // validates the network (islanding, reactances) once, here
   // Screening needs flows linear in (PG, PD) through the PTDF alone: no phase shifters.
-  screen_ = p_.screen_dispatch;
-  for (const auto& br : c.branch) screen_ = screen_ && (br.status <= 0 || br.shift_deg == 0.0);
-  if (screen_) {
-    const int nb = c.n_bus(), nl = c.n_branch();
-    const std::vector<double> ptdf = grid::make_ptdf(c, c.ref_bus_idx);
-    ptdf_unit_.assign(static_cast<size_t>(nl) * nu, 0.0);
-    flow_base_.assign(nl, 0.0);
-    for (int l = 0; l < nl; ++l) {
-      const double* row = &ptdf[static_cast<size_t>(l) * nb];
-      for (int u = 0; u < nu; ++u)
-        ptdf_unit_[static_cast<size_t>(l) * nu + u] = row[c.gen_bus_idx[u]];
-      for (int b = 0; b < nb; ++b) flow_base_[l] += row[b] * p_.base_pd[b];
-    }
-  }
+  bool screen = p_.screen_dispatch;
+  for (const auto& br : c.branch) screen = screen && (br.status <= 0 || br.shift_deg == 0.0);
   cap_.resize(c.n_branch());
   for (int l = 0; l < c.n_branch(); ++l)
     cap_[l] = c.branch[l].rate_a_mva > 0 ? c.branch[l].rate_a_mva : kUnlimited;
+  if (screen)
+    merit_.emplace(grid::PtdfFlow(c, c.ref_bus_idx), c.gen_bus_idx, p_.base_pd, cap_, kVoll);
   sum_pmax_ = 0;
   max_abs_b_ = 0;
   for (const auto& un : p_.units) {
@@ -102,45 +92,6 @@ void UnitCommitment::bus_load(int64_t k, std::vector<double>& load) const {
   const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
   load.resize(p_.base_pd.size());
   for (size_t b = 0; b < load.size(); ++b) load[b] = p_.base_pd[b] * f;
-}
-
-bool UnitCommitment::merit_order(double f, const grid::DcOpfOverrides& o, std::vector<double>& p,
-                                 std::vector<double>& flow, double& slack) const {
-  if (!screen_) return false;
-  const int nu = n_units();
-  thread_local std::vector<double> cost;
-  thread_local std::vector<int> order;
-  cost.resize(nu);
-  order.resize(nu);
-  p.resize(nu);
-  double rest = sum_base_pd_ * f;  // load not yet served
-  for (int u = 0; u < nu; ++u) {
-    cost[u] = p_.units[u].mc_c + o.linear_cost_delta[u];
-    if (!(std::abs(cost[u]) < kVoll)) return false;
-    p[u] = std::min(o.pmin_mw[u], o.pmax_mw[u]);  // an inverted window is pinned to hi
-    rest -= p[u];
-    order[u] = u;
-  }
-  std::sort(order.begin(), order.end(),
-            [&](int a, int b) { return cost[a] < cost[b] || (cost[a] == cost[b] && a < b); });
-  // Σ floors above the load: spill (every unit stays at its floor). Otherwise raise units in
-  // merit order; what the ceilings cannot reach is unserved.
-  for (int k = 0; k < nu && rest > 0; ++k) {
-    const int u = order[k];
-    const double add = std::min(std::max(o.pmax_mw[u] - p[u], 0.0), rest);
-    p[u] += add;
-    rest -= add;
-  }
-  slack = rest;
-  const int nl = static_cast<int>(cap_.size());
-  flow.resize(nl);
-  for (int l = 0; l < nl; ++l) {
-    const double* row = &ptdf_unit_[static_cast<size_t>(l) * nu];
-    double v = -f * flow_base_[l];
-    for (int u = 0; u < nu; ++u) v += row[u] * p[u];
-    flow[l] = v;
-  }
-  return true;
 }
 
 std::unique_ptr<State> UnitCommitment::make_state() const {
@@ -251,13 +202,16 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     o.pmax_mw[u] = ehi;
     o.linear_cost_delta[u] = -p_.dispatch_preference * target;
   }
-  thread_local std::vector<double> load, p_mo, flow_mo;
+  thread_local std::vector<double> load, mc;
+  thread_local grid::MeritOrderResult mo;
   const int64_t k = index(s, s.t);
   const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
-  double slack_mo = 0;
-  const bool have_mo = merit_order(f, o, p_mo, flow_mo, slack_mo);
-  bool within = have_mo;
-  for (size_t l = 0; within && l < cap_.size(); ++l) within = std::abs(flow_mo[l]) <= cap_[l];
+  mc.resize(nu);
+  for (int u = 0; u < nu; ++u) mc[u] = p_.units[u].mc_c + o.linear_cost_delta[u];
+  const grid::MeritOrderStatus ms =
+      merit_ ? merit_->solve(f, o.pmin_mw, o.pmax_mw, mc, mo) : grid::MeritOrderStatus::kUnusable;
+  const bool have_mo = ms != grid::MeritOrderStatus::kUnusable;
+  const bool within = ms == grid::MeritOrderStatus::kOptimal;
   // The merit-order point is the OPF optimum when it meets every rating; otherwise CLP with the
   // limits, and if those make it infeasible, the optimum without them (= merit order).
   grid::DcOpfResult r;
@@ -271,9 +225,9 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   }
   if (have_mo && (within || !r.ok())) {
     r.status = grid::DcOpfStatus::kOptimal;
-    r.gen_pg_mw = p_mo;
-    r.branch_pf_mw = flow_mo;
-    r.balance_slack_mw = slack_mo;
+    r.gen_pg_mw = mo.p_mw;
+    r.branch_pf_mw = mo.flow_mw;
+    r.balance_slack_mw = mo.slack_mw;
   }
   const double total_load_mw = total_load(k);
   double on_cap = 0;

@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/merit_order.hpp"
 
 namespace pz::envs {
 
@@ -100,21 +102,14 @@ class UnitCommitment final : public Env {
 
  private:
   void bus_load(int64_t k, std::vector<double>& load) const;
-  /// Merit-order dispatch without flow limits at load factor f (bus loads base_pd·f) within
-  /// [o.pmin_mw, o.pmax_mw] (inverted → hi) with costs mc_c + o.linear_cost_delta, VOLL slack
-  /// at the reference bus. Writes p [nu], flow [nl], slack (unserved > 0, spilled < 0).
-  /// Returns false if screening is off or unusable (a cost at or beyond ±VOLL).
-  bool merit_order(double f, const grid::DcOpfOverrides& o, std::vector<double>& p,
-                   std::vector<double>& flow, double& slack) const;
   void observe(const UcState& s, std::span<float> obs) const;
   int64_t index(const UcState& s, int t) const;
 
   UnitCommitmentParams p_;
   EnvSpec spec_;
   std::vector<double> cap_;  // [n_branch] MW, 1e6 = unlimited
-  // Screening data: PTDF columns of the unit buses [nl × nu] and the flows of base_pd [nl].
-  bool screen_ = false;
-  std::vector<double> ptdf_unit_, flow_base_;
+  // Screening: merit order on base_pd at the reference bus against cap_ (empty: screening off).
+  std::optional<grid::MeritOrder> merit_;
   double sum_pmax_ = 1, max_abs_b_ = 1, sum_base_pd_ = 0, max_step_cost_ = 0;
 };
 

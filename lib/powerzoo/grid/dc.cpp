@@ -8,74 +8,13 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/dense_lu.hpp"
 
 namespace pz::grid {
 
 namespace {
 
 constexpr double kDegToRad = std::numbers::pi / 180.0;
-
-/// Dense LU factorization with partial pivoting of an n x n row-major matrix (double).
-class DenseLu {
- public:
-  /// Factors `a` in place; ok() is false if a pivot is ~0 relative to the largest entry.
-  DenseLu(std::vector<double> a, int n) : n_(n), a_(std::move(a)), piv_(n) {
-    double scale = 0;
-    for (double x : a_) scale = std::max(scale, std::fabs(x));
-    const double tiny = scale * 1e-13;
-    for (int k = 0; k < n_; ++k) {
-      int p = k;
-      double best = std::fabs(at(k, k));
-      for (int i = k + 1; i < n_; ++i) {
-        if (std::fabs(at(i, k)) > best) {
-          best = std::fabs(at(i, k));
-          p = i;
-        }
-      }
-      piv_[k] = p;
-      if (!(best > tiny)) {
-        ok_ = false;
-        return;
-      }
-      if (p != k) {
-        for (int j = 0; j < n_; ++j) std::swap(at(k, j), at(p, j));
-      }
-      const double inv = 1.0 / at(k, k);
-      for (int i = k + 1; i < n_; ++i) {
-        const double f = at(i, k) * inv;
-        at(i, k) = f;
-        if (f == 0.0) continue;
-        double* ri = &a_[static_cast<size_t>(i) * n_];
-        const double* rk = &a_[static_cast<size_t>(k) * n_];
-        for (int j = k + 1; j < n_; ++j) ri[j] -= f * rk[j];
-      }
-    }
-  }
-  bool ok() const { return ok_; }
-  /// Solves A x = rhs in place.
-  void solve(double* x) const {
-    for (int k = 0; k < n_; ++k) std::swap(x[k], x[piv_[k]]);
-    for (int i = 0; i < n_; ++i) {
-      double s = x[i];
-      const double* ri = &a_[static_cast<size_t>(i) * n_];
-      for (int j = 0; j < i; ++j) s -= ri[j] * x[j];
-      x[i] = s;
-    }
-    for (int i = n_ - 1; i >= 0; --i) {
-      double s = x[i];
-      const double* ri = &a_[static_cast<size_t>(i) * n_];
-      for (int j = i + 1; j < n_; ++j) s -= ri[j] * x[j];
-      x[i] = s / ri[i];
-    }
-  }
-
- private:
-  double& at(int i, int j) { return a_[static_cast<size_t>(i) * n_ + j]; }
-  int n_;
-  std::vector<double> a_;
-  std::vector<int> piv_;
-  bool ok_ = true;
-};
 
 /// Series susceptance status/(x·tap) of every branch (0 for out-of-service), p.u.
 std::vector<double> branch_susceptance(const Case& c) {

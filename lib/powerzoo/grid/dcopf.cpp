@@ -16,7 +16,6 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/dc.hpp"
 #include "powerzoo/grid/dcopf_impl.hpp"
 
 namespace pz::grid {
@@ -54,7 +53,7 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
                             " gencost rows for DC-OPF, found " + std::to_string(c.gencost.size()));
   }
   const int ref = c.ref_bus_idx;
-  ptdf = make_ptdf(c, ref);  // throws on islanding / zero reactance
+  ptdf = PtdfFlow(c, ref);  // throws on islanding / zero reactance
 
   b.assign(nl, 0.0);
   pfinj.assign(nl, 0.0);
@@ -209,7 +208,7 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
     const int r = static_cast<int>(row_lb.size());
     lim.push_back(l);
     for (int j = 0; j < n_pg; ++j) {
-      const double a = ptdf[static_cast<size_t>(l) * nb + c.gen_bus_idx[on_gens[j]]];
+      const double a = ptdf.at(l, c.gen_bus_idx[on_gens[j]]);
       if (a == 0.0) continue;
       ri.push_back(r);
       ci.push_back(j);
@@ -220,8 +219,7 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
   }
   mlim.assign(lim.size() * static_cast<size_t>(n_pg), 0.0);
   for (size_t k = 0; k < lim.size(); ++k) {
-    for (int j = 0; j < n_pg; ++j)
-      mlim[k * n_pg + j] = ptdf[static_cast<size_t>(lim[k]) * nb + c.gen_bus_idx[on_gens[j]]];
+    for (int j = 0; j < n_pg; ++j) mlim[k * n_pg + j] = ptdf.at(lim[k], c.gen_bus_idx[on_gens[j]]);
   }
   // Piecewise-linear epigraphs: y − slope·p ≥ intercept.
   for (int g : pwl_gens) {
@@ -352,12 +350,7 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrid
       inj[k] = -pd[k] - c.bus[k].gs_mw - pbusinj[k];
     }
     // Flow of the rated branches due to the fixed injections (the rest is needed only after).
-    auto fixed_flow = [&](int l) {
-      const double* row = &ptdf[static_cast<size_t>(l) * nb];
-      double s = pfinj[l];
-      for (int k = 0; k < nb; ++k) s += row[k] * inj[k];
-      return s;
-    };
+    auto fixed_flow = [&](int l) { return ptdf.branch_flow(l, inj.data(), pfinj[l]); };
     std::vector<double> base_flow(nl, 0.0);
     for (int l : lim) base_flow[l] = fixed_flow(l);
     model.setRowBounds(0, demand, demand);
@@ -443,9 +436,7 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrid
       const double yl = y[j + 1];
       res.branch_mu_sf[l] = yl < 0.0 ? -yl : 0.0;
       res.branch_mu_st[l] = yl > 0.0 ? yl : 0.0;
-      if (yl == 0.0) continue;
-      const double* row = &ptdf[static_cast<size_t>(l) * nb];
-      for (int k = 0; k < nb; ++k) res.bus_lam_p[k] += yl * row[k];
+      if (yl != 0.0) ptdf.add_row(l, yl, res.bus_lam_p);
     }
     for (int l = 0; l < nl; ++l) {
       if (res.branch_mu_sf[l] > kBindingMu || res.branch_mu_st[l] > kBindingMu)

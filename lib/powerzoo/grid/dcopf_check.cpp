@@ -6,50 +6,9 @@
 #include <vector>
 
 #include "powerzoo/grid/dcopf_impl.hpp"
+#include "powerzoo/grid/dense_lu.hpp"
 
 namespace pz::grid {
-namespace {
-
-/// Solves the dense n x n row-major system A x = rhs (Gaussian elimination, partial pivoting).
-/// Returns false if a pivot is ~0 relative to the largest entry.
-bool dense_solve(std::vector<double> a, std::vector<double>& rhs, int n) {
-  double scale = 0;
-  for (double v : a) scale = std::max(scale, std::fabs(v));
-  const double tiny = scale * 1e-13;
-  for (int k = 0; k < n; ++k) {
-    int p = k;
-    for (int i = k + 1; i < n; ++i) {
-      if (std::fabs(a[static_cast<size_t>(i) * n + k]) >
-          std::fabs(a[static_cast<size_t>(p) * n + k]))
-        p = i;
-    }
-    if (!(std::fabs(a[static_cast<size_t>(p) * n + k]) > tiny)) return false;
-    if (p != k) {
-      for (int j = 0; j < n; ++j)
-        std::swap(a[static_cast<size_t>(k) * n + j], a[static_cast<size_t>(p) * n + j]);
-      std::swap(rhs[k], rhs[p]);
-    }
-    const double piv = a[static_cast<size_t>(k) * n + k];
-    for (int i = k + 1; i < n; ++i) {
-      const double f = a[static_cast<size_t>(i) * n + k] / piv;
-      if (f == 0.0) continue;
-      for (int j = k; j < n; ++j)
-        a[static_cast<size_t>(i) * n + j] -= f * a[static_cast<size_t>(k) * n + j];
-      rhs[i] -= f * rhs[k];
-    }
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    double v = rhs[i];
-    for (int j = i + 1; j < n; ++j) v -= a[static_cast<size_t>(i) * n + j] * rhs[j];
-    rhs[i] = v / a[static_cast<size_t>(i) * n + i];
-  }
-  for (double v : rhs) {
-    if (!std::isfinite(v)) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 bool DcOpf::Impl::verify_lp() const {
   const int nc = model.numberColumns(), nr = model.numberRows();
@@ -158,7 +117,12 @@ bool DcOpf::Impl::kkt_solve(const std::vector<int>& fix, const std::vector<int>&
     for (int i = 0; i < nf; ++i) at(nf + 1 + q, i) = mcoef(k, free_cols[i]);
     r[nf + 1 + q] = (act[k] > 0 ? rub[k + 1] : rlb[k + 1]) - fixed_flow;
   }
-  if (!dense_solve(std::move(A), r, dim)) return false;
+  const DenseLu lu(std::move(A), dim);
+  if (!lu.ok()) return false;
+  lu.solve(r.data());
+  for (double v : r) {
+    if (!std::isfinite(v)) return false;
+  }
   for (int i = 0; i < nf; ++i) p[free_cols[i]] = r[i];
   std::vector<double> yy(n_rows, 0.0);
   yy[0] = r[nf];

@@ -8,13 +8,14 @@
 
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/ptdf_flow.hpp"
 
 namespace pz::grid {
 
 struct DcOpf::Impl {
   Case c;
   int nb = 0, nl = 0, ng = 0;
-  std::vector<double> ptdf;     // [nl x nb]
+  PtdfFlow ptdf;                // [nl x nb], slack = reference bus
   std::vector<double> b;        // series susceptance per branch (p.u.), 0 if out of service
   std::vector<double> pfinj;    // MW, phase-shifter flow offset per branch
   std::vector<double> pbusinj;  // MW, phase-shifter bus injection (subtracted from injections)
