@@ -6,11 +6,11 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/episode.hpp"
 
 namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;  // reference sentinel for rate_a = 0
-constexpr double kTwoPi = 6.283185307179586;
 }  // namespace
 
 DistGrid::DistGrid(DistGridParams p)
@@ -65,6 +65,13 @@ DistGrid::DistGrid(DistGridParams p)
   spec_.id = "dist_grid";
   spec_.obs_dim = 3 * nb + 2 * nl + 2 + flex_.obs_dim();
   spec_.act_dim = n_der + flex_.action_dim();
+  spec_.obs_fields = tile_obs_fields({{"bus_voltage", nb},
+                                      {"line_p", nl},
+                                      {"line_q", nl},
+                                      {"bus_p_load", nb},
+                                      {"bus_q_load", nb},
+                                      {"time_of_day", 2},
+                                      {"flexload", flex_.obs_dim()}});
   spec_.act_low.assign(spec_.act_dim, -1.0f);
   spec_.act_high.assign(spec_.act_dim, 1.0f);
   spec_.cost_names = {"voltage_violation", "thermal_overload", "resource"};
@@ -124,10 +131,8 @@ void DistGrid::observe(const GridState& s, std::span<float> obs) const {
   for (int i = 0; i < n_lines(); ++i) obs[k++] = static_cast<float>(s.q_line_mvar[i] / q_ref_);
   for (int b = 0; b < nb; ++b) obs[k++] = static_cast<float>(pl[b] / p_ref_);
   for (int b = 0; b < nb; ++b) obs[k++] = static_cast<float>(ql[b] / q_ref_);
-  const int spd = std::max(1, static_cast<int>(std::lround(24.0 / p_.dt_hours)));
-  const double phase = kTwoPi * s.t / spd;
-  obs[k++] = static_cast<float>(std::sin(phase));
-  obs[k++] = static_cast<float>(std::cos(phase));
+  time_of_day_features(s.t, p_.dt_hours, &obs[k]);
+  k += 2;
   flex_.observe(s.flex, obs.subspan(k, flex_.obs_dim()));
 }
 
@@ -135,14 +140,7 @@ void DistGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
                      const ResetOptions& opt) const {
   auto& s = static_cast<GridState&>(st);
   s.t = 0;
-  s.start = 0;
-  if (!p_.episode_starts.empty()) {
-    const auto n = static_cast<uint64_t>(p_.episode_starts.size());
-    const uint64_t i = opt.episode >= 0 ? static_cast<uint64_t>(opt.episode) * n /
-                                              static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
-                                        : rng.below(n);
-    s.start = p_.episode_starts[i];
-  }
+  s.start = choose_episode_start(p_.episode_starts, rng, opt);
   flex_.reset(s.flex);
   thread_local std::vector<double> pl, ql;
   bus_load(s.start, pl, ql);
@@ -215,8 +213,7 @@ Step DistGrid::step(State& st, std::span<const float> action, core::Rng&, std::s
 
 void DistGrid::save_state(const State& st, std::vector<double>& out) const {
   const auto& s = static_cast<const GridState&>(st);
-  out.push_back(s.t);
-  out.push_back(static_cast<double>(s.start));
+  save_clock(s.t, s.start, out);
   out.push_back(s.loss_mw);
   out.insert(out.end(), s.v.begin(), s.v.end());
   out.insert(out.end(), s.p_line_mw.begin(), s.p_line_mw.end());
@@ -239,8 +236,8 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
     throw core::ConfigError("checkpoint: dist_grid state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
   size_t k = 0;
-  s.t = static_cast<int>(in[k++]);
-  s.start = static_cast<int64_t>(in[k++]);
+  load_clock(in.subspan(k), s.t, s.start);
+  k += 2;
   s.loss_mw = in[k++];
   auto take = [&](std::vector<double>& v, size_t m) {
     v.assign(in.begin() + k, in.begin() + k + m);

@@ -1,9 +1,34 @@
-// Default (unsupported) state serialization of the Env contract.
+// The Env contract: agent and observation-field lookups, default (unsupported) serialization.
 #include "powerzoo/envs/env.hpp"
 
 #include "powerzoo/core/error.hpp"
 
 namespace pz::envs {
+
+std::vector<ObsField> tile_obs_fields(const std::vector<std::pair<std::string, int>>& sizes) {
+  std::vector<ObsField> out;
+  int offset = 0;
+  for (const auto& [name, size] : sizes) {
+    out.push_back(ObsField{name, Slice{offset, size}});
+    offset += size;
+  }
+  return out;
+}
+
+std::vector<AgentSpec> EnvSpec::agent_list() const {
+  if (!agents.empty()) return agents;
+  return {AgentSpec{"agent", "agent", Slice{0, obs_dim}, Slice{0, act_dim}}};
+}
+
+Slice EnvSpec::obs_field(const std::string& name) const {
+  std::string known;
+  for (const auto& f : obs_fields) {
+    if (f.name == name) return f.slice;
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  throw core::ConfigError("env " + id + ": no observation field '" + name + "' (fields: " + known +
+                          ")");
+}
 
 void Env::save_state(const State&, std::vector<double>&) const {
   throw core::RunError("env " + spec().id + " does not support saving its state in checkpoints");

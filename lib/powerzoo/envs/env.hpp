@@ -2,14 +2,38 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "powerzoo/core/rng.hpp"
 
 namespace pz::envs {
+
+/// A contiguous block [offset, offset + size) of an observation or action vector.
+struct Slice {
+  int offset = 0;
+  int size = 0;
+};
+
+/// A named block of the observation vector (scaling documented by the env). Baselines and
+/// wrappers find what they read by name, so a layout change breaks a test, not a policy.
+struct ObsField {
+  std::string name;
+  Slice slice;
+};
+
+/// One agent of an env, in the env's fixed agent order: its name (battery_0), its type (the
+/// group of typed parameter sharing: battery), and the blocks of the joint observation and
+/// action vectors it sees and controls (blocks of different agents may overlap in obs).
+struct AgentSpec {
+  std::string name;
+  std::string group;
+  Slice obs, act;
+};
 
 /// Static description of an environment: dimensions, action box, cost channels, horizon.
 struct EnvSpec {
@@ -30,11 +54,30 @@ struct EnvSpec {
   /// get no reduction metric.
   std::vector<float> reference_action;
   std::vector<std::string> reduction_names;  ///< parallel to episode_sum_names; "" = none
+  /// Named blocks of the observation, in order, tiling [0, obs_dim).
+  std::vector<ObsField> obs_fields;
+  /// Agents in their fixed order; empty = one agent "agent" that sees and controls everything.
+  std::vector<AgentSpec> agents;
+
+  /// agents, or the single default agent {"agent", "agent", [0, obs_dim), [0, act_dim)}.
+  std::vector<AgentSpec> agent_list() const;
+  int n_agents() const { return agents.empty() ? 1 : static_cast<int>(agents.size()); }
+  /// The observation block `name`. Throws core::ConfigError naming the env and the known fields.
+  Slice obs_field(const std::string& name) const;
 };
 
-/// Result of one transition. reward carries only the objective; constraints go to costs.
+/// Consecutive observation fields from (name, size) pairs, starting at offset 0.
+std::vector<ObsField> tile_obs_fields(const std::vector<std::pair<std::string, int>>& sizes);
+
+/// Result of one transition. Rewards carry only the objective; constraints go to costs.
 struct Step {
-  float reward = 0;
+  static constexpr int kMaxAgents = 32;  ///< agents an env may declare (EnvPool: max_num_players)
+  float reward = 0;                      ///< team reward; a single-agent env's only reward
+  /// Reward the learner optimizes when a wrapper shapes it (penalty, Sauté): NaN = `reward`.
+  double shaped_reward = std::numeric_limits<double>::quiet_NaN();
+  /// Multi-agent envs (EnvSpec::agents non-empty): one reward per agent in agent order, entries
+  /// [0, n_agents) written by step(). Single-agent envs leave it unwritten (agent 0 = reward).
+  float agent_reward[kMaxAgents];
   bool terminated = false;  ///< real terminal state (e.g. solver failure)
   bool truncated = false;   ///< time limit
 };

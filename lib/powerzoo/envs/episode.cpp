@@ -1,7 +1,10 @@
 // Per-env mechanics shared by every env: the episode and data keys.
 #include "powerzoo/envs/episode.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
+#include <numbers>
 
 namespace pz::envs {
 
@@ -27,6 +30,33 @@ std::vector<core::ParamDef> data_params(const std::string& default_case,
       core::str_param("profile", default_profile,
                       "bundled demand profile name or path to a CSV (MW)"),
   };
+}
+
+int64_t choose_episode_start(const std::vector<int64_t>& starts, core::Rng& rng,
+                             const ResetOptions& opt) {
+  if (starts.empty()) return 0;
+  const auto n = static_cast<uint64_t>(starts.size());
+  const uint64_t i = opt.episode >= 0 ? static_cast<uint64_t>(opt.episode) * n /
+                                            static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
+                                      : rng.below(n);
+  return starts[i];
+}
+
+void time_of_day_features(int t, double dt_hours, float* out) {
+  const int spd = std::max(1, static_cast<int>(std::lround(24.0 / dt_hours)));
+  const double phase = 2 * std::numbers::pi * t / spd;
+  out[0] = static_cast<float>(std::sin(phase));
+  out[1] = static_cast<float>(std::cos(phase));
+}
+
+void save_clock(int t, int64_t start, std::vector<double>& out) {
+  out.push_back(t);
+  out.push_back(static_cast<double>(start));
+}
+
+void load_clock(std::span<const double> in, int& t, int64_t& start) {
+  t = static_cast<int>(in[0]);
+  start = static_cast<int64_t>(in[1]);
 }
 
 std::vector<core::ParamDef> concat(std::vector<core::ParamDef> a,

@@ -1,11 +1,16 @@
-// Per-env mechanics shared by every env: the episode's [env] keys (horizon, dt, load and reward
-// scale) and the data keys (case, profile), declared once.
+// Per-env mechanics shared by every env, written once: the episode's [env] keys (horizon, dt,
+// load and reward scale), the data keys (case, profile), the choice of the episode window, the
+// time-of-day features and the clock part of save_state.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "powerzoo/core/params.hpp"
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/envs/env.hpp"
 
 namespace pz::envs {
 
@@ -17,6 +22,21 @@ std::vector<core::ParamDef> episode_params();
 /// profile name or path to a CSV), with the given defaults.
 std::vector<core::ParamDef> data_params(const std::string& default_case,
                                         const std::string& default_profile = "gb_demand");
+
+/// The window an episode starts at: opt.episode >= 0 picks the opt.episode-th of opt.n_episodes
+/// evenly spaced candidates (evaluation); otherwise one uniform draw rng.below(n) (training).
+/// Returns starts[i]; 0 (and no draw) if `starts` is empty.
+int64_t choose_episode_start(const std::vector<int64_t>& starts, core::Rng& rng,
+                             const ResetOptions& opt);
+
+/// Time-of-day features of step t with step length dt_hours: out[0] = sin, out[1] = cos of
+/// 2π·t / steps_per_day, steps_per_day = max(1, round(24 / dt_hours)). Writes 2 floats.
+void time_of_day_features(int t, double dt_hours, float* out);
+
+/// The episode clock every env state starts its save_state with: step t and window start.
+void save_clock(int t, int64_t start, std::vector<double>& out);
+/// Reads the clock written by save_clock from in[0], in[1] (the caller checks the size).
+void load_clock(std::span<const double> in, int& t, int64_t& start);
 
 /// Concatenation helper for parameter lists.
 std::vector<core::ParamDef> concat(std::vector<core::ParamDef> a,

@@ -42,6 +42,8 @@ SauteEnv::SauteEnv(std::shared_ptr<const Env> base, std::vector<int> channels,
   spec_ = b;
   spec_.id = b.id + "+saute";
   spec_.obs_dim = b.obs_dim + static_cast<int>(channels_.size());
+  spec_.obs_fields.push_back(
+      ObsField{"budget_remaining", Slice{b.obs_dim, static_cast<int>(channels_.size())}});
 }
 
 std::unique_ptr<State> SauteEnv::make_state() const {

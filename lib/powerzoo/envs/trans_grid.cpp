@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/episode.hpp"
 
 namespace pz::envs {
 namespace {
-constexpr double kUnlimited = 1e6;  // reference sentinel for rate_a = 0
-constexpr double kTwoPi = 6.283185307179586;
+constexpr double kUnlimited = 1e6;        // reference sentinel for rate_a = 0
 constexpr double kViolationTolMw = 1e-6;  // same threshold as the eval violation rate
 }  // namespace
 
@@ -60,6 +60,10 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   spec_.id = "trans_grid";
   spec_.obs_dim = c.n_branch() + static_cast<int>(load_bus_.size()) + nu + 2;
   spec_.act_dim = nu;
+  spec_.obs_fields = tile_obs_fields({{"branch_flow", c.n_branch()},
+                                      {"load", static_cast<int>(load_bus_.size())},
+                                      {"unit_output", nu},
+                                      {"time_of_day", 2}});
   spec_.act_low.assign(nu, -1.0f);
   spec_.act_high.assign(nu, 1.0f);
   spec_.cost_names = {"thermal_overload", "voltage_violation", "power_balance", "resource"};
@@ -121,10 +125,8 @@ void TransGrid::observe(const GridState& s, std::span<float> obs) const {
   for (double pd : load_pd_) obs[k++] = static_cast<float>(pd * f / denom);
   for (int u = 0; u < n_units(); ++u)
     obs[k++] = static_cast<float>(s.p_mw[u] / std::max(pmax_[u], 1.0));
-  const int spd = std::max(1, static_cast<int>(std::lround(24.0 / p_.dt_hours)));
-  const double phase = kTwoPi * s.t / spd;
-  obs[k++] = static_cast<float>(std::sin(phase));
-  obs[k++] = static_cast<float>(std::cos(phase));
+  time_of_day_features(s.t, p_.dt_hours, &obs[k]);
+  k += 2;
 }
 
 void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
@@ -132,14 +134,7 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   auto& s = static_cast<GridState&>(st);
   s.t = 0;
   s.episode_cost = 0;
-  s.start = 0;
-  if (!p_.profile.empty()) {
-    const auto n = static_cast<uint64_t>(p_.episode_starts.size());
-    const uint64_t i = opt.episode >= 0 ? static_cast<uint64_t>(opt.episode) * n /
-                                              static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
-                                        : rng.below(n);
-    s.start = p_.episode_starts[i];
-  }
+  s.start = p_.profile.empty() ? 0 : choose_episode_start(p_.episode_starts, rng, opt);
   thread_local std::vector<double> load;
   bus_load(profile_index(s, 0), load);
   // Proportional dispatch of total demand between unit limits (reference §2).
@@ -216,8 +211,7 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
 
 void TransGrid::save_state(const State& st, std::vector<double>& out) const {
   const auto& s = static_cast<const GridState&>(st);
-  out.push_back(s.t);
-  out.push_back(static_cast<double>(s.start));
+  save_clock(s.t, s.start, out);
   out.push_back(s.episode_cost);
   out.insert(out.end(), s.p_mw.begin(), s.p_mw.end());
   out.insert(out.end(), s.flow_mw.begin(), s.flow_mw.end());
@@ -230,8 +224,7 @@ size_t TransGrid::load_state(State& st, std::span<const double> in) const {
   if (in.size() < n)
     throw core::ConfigError("checkpoint: trans_grid state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
-  s.t = static_cast<int>(in[0]);
-  s.start = static_cast<int64_t>(in[1]);
+  load_clock(in, s.t, s.start);
   s.episode_cost = in[2];
   std::copy(in.begin() + 3, in.begin() + 3 + s.p_mw.size(), s.p_mw.begin());
   std::copy(in.begin() + 3 + s.p_mw.size(), in.begin() + n, s.flow_mw.begin());

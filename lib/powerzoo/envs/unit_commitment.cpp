@@ -5,12 +5,12 @@
 #include <cmath>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/episode.hpp"
 #include "powerzoo/grid/ptdf_flow.hpp"
 
 namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;
-constexpr double kTwoPi = 6.283185307179586;
 constexpr double kVoll = 1000.0;  // $/MWh for unserved load / spilled generation in the OPF
 }  // namespace
 
@@ -65,6 +65,15 @@ UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
   spec_.id = "unit_commitment";
   spec_.obs_dim = 4 * nu + c.n_branch() + 4 + p_.forecast_horizon;
   spec_.act_dim = 2 * nu;
+  spec_.obs_fields = tile_obs_fields({{"status", nu},
+                                      {"time_in_state", nu},
+                                      {"last_output", nu},
+                                      {"marginal_cost", nu},
+                                      {"branch_flow", c.n_branch()},
+                                      {"total_load", 1},
+                                      {"reserve_margin", 1},
+                                      {"time_of_day", 2},
+                                      {"load_forecast", p_.forecast_horizon}});
   spec_.act_low.assign(2 * nu, -1.0f);
   spec_.act_high.assign(2 * nu, 1.0f);
   spec_.cost_names = {"thermal_overload", "reserve_shortfall", "min_updown"};
@@ -122,10 +131,8 @@ void UnitCommitment::observe(const UcState& s, std::span<float> obs) const {
   for (int u = 0; u < nu; ++u) on_cap += s.status[u] * p_.units[u].pmax;
   obs[k++] = static_cast<float>(load / denom);
   obs[k++] = static_cast<float>((on_cap - load) / std::max(load, 1.0));
-  const int spd = std::max(1, static_cast<int>(std::lround(24.0 / p_.dt_hours)));
-  const double phase = kTwoPi * s.t / spd;
-  obs[k++] = static_cast<float>(std::sin(phase));
-  obs[k++] = static_cast<float>(std::cos(phase));
+  time_of_day_features(s.t, p_.dt_hours, &obs[k]);
+  k += 2;
   for (int h = 1; h <= p_.forecast_horizon; ++h)
     obs[k++] = static_cast<float>(total_load(index(s, s.t + h)) / denom);
 }
@@ -134,11 +141,7 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
                            const ResetOptions& opt) const {
   auto& s = static_cast<UcState&>(st);
   const int nu = n_units();
-  const auto n = static_cast<uint64_t>(p_.episode_starts.size());
-  const uint64_t i = opt.episode >= 0 ? static_cast<uint64_t>(opt.episode) * n /
-                                            static_cast<uint64_t>(std::max(opt.n_episodes, 1)) % n
-                                      : rng.below(n);
-  s.start = p_.episode_starts[i];
+  s.start = choose_episode_start(p_.episode_starts, rng, opt);
   s.t = 0;
   for (int u = 0; u < nu; ++u) {
     s.status[u] = p_.units[u].status0;
@@ -289,8 +292,7 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
 
 void UnitCommitment::save_state(const State& st, std::vector<double>& out) const {
   const auto& s = static_cast<const UcState&>(st);
-  out.push_back(s.t);
-  out.push_back(static_cast<double>(s.start));
+  save_clock(s.t, s.start, out);
   out.insert(out.end(), s.status.begin(), s.status.end());
   out.insert(out.end(), s.tis.begin(), s.tis.end());
   out.insert(out.end(), s.last.begin(), s.last.end());
@@ -304,8 +306,7 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
   if (in.size() < n)
     throw core::ConfigError("checkpoint: unit_commitment state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
-  s.t = static_cast<int>(in[0]);
-  s.start = static_cast<int64_t>(in[1]);
+  load_clock(in, s.t, s.start);
   if (s.t < 0 || s.t > p_.horizon || s.start < 0 ||
       s.start + p_.horizon > static_cast<int64_t>(p_.net.size()))
     throw core::ConfigError("checkpoint: unit_commitment state is inconsistent with this env");

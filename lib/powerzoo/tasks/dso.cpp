@@ -199,7 +199,7 @@ std::optional<envs::PolicyFn> dso_baseline(const std::string& name,
   std::vector<int> bus;
   for (const auto& d : dg->flexload().devices()) bus.push_back(d.bus);
   if (name == "tou") {
-    const int t_off = dg->flex_obs_offset() - 2;
+    const int t_off = env->spec().obs_field("time_of_day").offset;  // sin, cos
     const int spd = static_cast<int>(std::lround(24.0 / dg->params().dt_hours));
     return envs::PolicyFn([=](const float* obs, int n, float* a) {
       std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
@@ -218,13 +218,14 @@ std::optional<envs::PolicyFn> dso_baseline(const std::string& name,
     });
   }
   if (name == "droop") {
+    const int v_off = env->spec().obs_field("bus_voltage").offset;  // (v − 1) / 0.1 per bus
     return envs::PolicyFn([=](const float* obs, int n, float* a) {
       std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.0f);
       for (int i = 0; i < n; ++i) {
         const float* o = obs + static_cast<size_t>(i) * obs_dim;
         float* ai = a + static_cast<size_t>(i) * act_dim + der;
         for (int d = 0; d < nd; ++d) {
-          const double v = 1.0 + 0.1 * static_cast<double>(o[bus[d]]);
+          const double v = 1.0 + 0.1 * static_cast<double>(o[v_off + bus[d]]);
           ai[2 * d] = static_cast<float>(std::clamp((0.96 - v) / 0.04, 0.0, 1.0));
           ai[2 * d + 1] = static_cast<float>(std::clamp((0.96 - v) / 0.06, 0.0, 0.5));
         }

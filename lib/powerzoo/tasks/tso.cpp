@@ -273,7 +273,7 @@ std::optional<envs::PolicyFn> tso_baseline(const std::string& name,
     std::vector<double> pmax(nu);
     double sum_pmax = 0;
     for (int u = 0; u < nu; ++u) sum_pmax += (pmax[u] = par.units[u].pmax);
-    const int load_idx = 4 * nu + par.grid_case.n_branch();
+    const int load_idx = uc->spec().obs_field("total_load").offset;  // total load / Σ pmax
     const int obs_dim = uc->spec().obs_dim;
     const double margin = par.reserve_margin;
     return envs::PolicyFn([=](const float* obs, int n, float* a) {

@@ -17,18 +17,31 @@ VectorEnv::VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t 
   if (penalty_.empty()) penalty_.assign(k, 0.0);
   obs.assign(static_cast<size_t>(n_) * sp.obs_dim, 0.0f);
   final_obs.assign(obs.size(), 0.0f);
-  reward.assign(n_, 0.0f);
-  shaped_reward.assign(n_, 0.0f);
+  n_agents_ = sp.n_agents();
+  if (n_agents_ > envs::Step::kMaxAgents)
+    throw core::ConfigError("env " + sp.id + " declares " + std::to_string(n_agents_) +
+                            " agents, at most " + std::to_string(envs::Step::kMaxAgents) +
+                            " are supported");
+  reward.assign(static_cast<size_t>(n_) * n_agents_, 0.0f);
+  shaped_reward.assign(reward.size(), 0.0f);
   costs.assign(static_cast<size_t>(n_) * k, 0.0f);
   terminated.assign(n_, 0);
   truncated.assign(n_, 0);
   info.assign(n_, envs::Info{});
   finished_flag_.assign(n_, 0);
-  running_.resize(n_);
+  running_.assign(n_, fresh_stats(k));
   for (int i = 0; i < n_; ++i) {
     states_.push_back(env_->make_state());
     rngs_.emplace_back(seed, stream_base + static_cast<uint64_t>(i));
   }
+}
+
+EpisodeStats VectorEnv::fresh_stats(size_t n_costs) const {
+  EpisodeStats ep;
+  ep.cost_sum.assign(n_costs, 0.0);
+  ep.violation_steps.assign(n_costs, 0);
+  ep.agent_ret.assign(static_cast<size_t>(n_agents_), 0.0);
+  return ep;
 }
 
 void VectorEnv::reset_all(const envs::ResetOptions& opt) {
@@ -42,9 +55,7 @@ void VectorEnv::reset_all(const envs::ResetOptions& opt) {
       if (opt.episode >= 0) o.episode = opt.episode + i;
       env_->reset(*states_[i], rngs_[i],
                   std::span<float>(&obs[static_cast<size_t>(i) * sp.obs_dim], sp.obs_dim), o);
-      running_[i] = EpisodeStats{};
-      running_[i].cost_sum.assign(k, 0.0);
-      running_[i].violation_steps.assign(k, 0);
+      running_[i] = fresh_stats(k);
       finished_flag_[i] = 0;
     }
   });
@@ -55,6 +66,7 @@ void VectorEnv::step_all(const float* actions) {
   const auto& sp = env_->spec();
   const size_t k = sp.cost_names.size();
   const size_t od = sp.obs_dim;
+  const size_t na = static_cast<size_t>(n_agents_);
   const size_t blocks = std::min<size_t>(pool_.size(), static_cast<size_t>(n_));
   pool_.run_blocks(blocks, [&](size_t b) {
     const int lo = static_cast<int>(b * n_ / blocks), hi = static_cast<int>((b + 1) * n_ / blocks);
@@ -62,7 +74,8 @@ void VectorEnv::step_all(const float* actions) {
       float* o = &obs[i * od];
       float* c = &costs[i * k];
       if (!auto_reset_ && finished_flag_[i]) {
-        reward[i] = shaped_reward[i] = 0.0f;
+        std::fill_n(&reward[i * na], na, 0.0f);
+        std::fill_n(&shaped_reward[i * na], na, 0.0f);
         std::fill(c, c + k, 0.0f);
         terminated[i] = truncated[i] = 0;
         continue;
@@ -70,15 +83,25 @@ void VectorEnv::step_all(const float* actions) {
       const envs::Step st =
           env_->step(*states_[i], std::span<const float>(actions + i * sp.act_dim, sp.act_dim),
                      rngs_[i], std::span<float>(o, od), std::span<float>(c, k), &info[i]);
-      double shaped = st.reward;
+      double shaped = st.reward, penalty = 0;
       EpisodeStats& ep = running_[i];
       for (size_t j = 0; j < k; ++j) {
         shaped -= penalty_[j] * c[j];
+        penalty += penalty_[j] * c[j];
         ep.cost_sum[j] += c[j];
         ep.violation_steps[j] += c[j] > 1e-6f;
       }
-      reward[i] = st.reward;
-      shaped_reward[i] = static_cast<float>(shaped);
+      if (na == 1) {
+        reward[i] = st.reward;
+        shaped_reward[i] = static_cast<float>(shaped);
+        ep.agent_ret[0] += st.reward;
+      } else {  // multi-agent: the penalty on team costs applies to every agent's reward
+        for (size_t a = 0; a < na; ++a) {
+          reward[i * na + a] = st.agent_reward[a];
+          shaped_reward[i * na + a] = static_cast<float>(st.agent_reward[a] - penalty);
+          ep.agent_ret[a] += st.agent_reward[a];
+        }
+      }
       terminated[i] = st.terminated;
       truncated[i] = st.truncated && !st.terminated;
       ep.ret += st.reward;
@@ -104,9 +127,7 @@ void VectorEnv::step_all(const float* actions) {
     if (finished_flag_[i] == 0) continue;
     if (auto_reset_) {
       finished_.emplace_back(i, running_[i]);
-      running_[i] = EpisodeStats{};
-      running_[i].cost_sum.assign(k, 0.0);
-      running_[i].violation_steps.assign(k, 0);
+      running_[i] = fresh_stats(k);
       finished_flag_[i] = 0;
     } else if (finished_flag_[i] == 1) {
       finished_.emplace_back(i, running_[i]);
@@ -128,6 +149,7 @@ void VectorEnv::save(core::StateDict& sd, const std::string& prefix) const {
     for (size_t j = 0; j < k; ++j) stats.push_back(ep.cost_sum[j]);
     for (size_t j = 0; j < k; ++j) stats.push_back(ep.violation_steps[j]);
     stats.insert(stats.end(), ep.sums, ep.sums + envs::Info::kMaxSums);
+    if (n_agents_ > 1) stats.insert(stats.end(), ep.agent_ret.begin(), ep.agent_ret.end());
     for (uint64_t w : rngs_[i].state()) rng_words.push_back(static_cast<int64_t>(w));
   }
   sd.f64[prefix + "env_states"] = states;
@@ -149,7 +171,8 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
   const auto& stats = need(sd.f64, "episode_stats");
   const auto& rng_words = need(sd.i64, "rngs");
   const auto& o = need(sd.f32, "obs");
-  const size_t per_env = 5 + 2 * k + envs::Info::kMaxSums;
+  const size_t base = 5 + 2 * k + envs::Info::kMaxSums;
+  const size_t per_env = base + (n_agents_ > 1 ? static_cast<size_t>(n_agents_) : 0);
   if (static_cast<int>(offsets.size()) != n_ || stats.size() != per_env * n_ ||
       rng_words.size() != 4u * n_ || o.size() != obs.size())
     throw core::ConfigError(
@@ -171,7 +194,11 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
     ep.cost_sum.assign(st + 5, st + 5 + k);
     ep.violation_steps.assign(k, 0);
     for (size_t j = 0; j < k; ++j) ep.violation_steps[j] = static_cast<int>(st[5 + k + j]);
-    std::copy(st + 5 + 2 * k, st + per_env, ep.sums);
+    std::copy(st + 5 + 2 * k, st + base, ep.sums);
+    if (n_agents_ > 1)
+      ep.agent_ret.assign(st + base, st + per_env);
+    else
+      ep.agent_ret = {ep.ret};
     std::array<uint64_t, 4> w;
     for (int j = 0; j < 4; ++j) w[j] = static_cast<uint64_t>(rng_words[4 * i + j]);
     rngs_[i].set_state(w);

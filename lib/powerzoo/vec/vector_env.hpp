@@ -15,7 +15,8 @@ namespace pz::vec {
 
 /// Statistics of one finished episode.
 struct EpisodeStats {
-  double ret = 0;         ///< Σ reward (objective only)
+  double ret = 0;  ///< Σ reward (objective only; the team reward of a multi-agent env)
+  std::vector<double> agent_ret;  ///< [n_agents] Σ per-agent reward (single-agent: {ret})
   double shaped_ret = 0;  ///< Σ (reward − Σ_k w_k·cost_k), the return the learner optimizes
   double gen_cost = 0;    ///< Σ generation cost ($/h per step, summed over steps)
   int length = 0;
@@ -44,13 +45,14 @@ class VectorEnv {
   void set_auto_reset(bool on) { auto_reset_ = on; }
 
   int n_envs() const { return n_; }
+  int n_agents() const { return n_agents_; }
   const envs::EnvSpec& spec() const { return env_->spec(); }
 
   // Buffers written by reset_all / step_all (row-major).
   std::vector<float> obs;            ///< [N, obs_dim] current observation (after auto-reset)
   std::vector<float> final_obs;      ///< [N, obs_dim] pre-reset obs where done
-  std::vector<float> reward;         ///< [N] objective reward
-  std::vector<float> shaped_reward;  ///< [N] reward − Σ w_k cost_k
+  std::vector<float> reward;         ///< [N, A] objective reward per agent (A = n_agents)
+  std::vector<float> shaped_reward;  ///< [N, A] learner reward: reward − Σ w_k cost_k
   std::vector<float> costs;          ///< [N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [N]
   std::vector<envs::Info> info;                ///< [N]
@@ -69,8 +71,11 @@ class VectorEnv {
   void load(const core::StateDict& sd, const std::string& prefix);
 
  private:
+  EpisodeStats fresh_stats(size_t n_costs) const;
+
   std::shared_ptr<const envs::Env> env_;
   int n_;
+  int n_agents_ = 1;
   core::ThreadPool& pool_;
   std::vector<double> penalty_;
   bool auto_reset_ = true;
