@@ -16,7 +16,7 @@
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/exp/train.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -54,7 +54,7 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
               << "\n";
     return 0;
   }
-  const io::Spec spec = io::parse_spec(spec_text, spec_file, ts.trial.overrides);
+  const exp::Spec spec = exp::parse_spec(spec_text, spec_file, ts.trial.overrides);
   exp::TrainOptions topt;
   topt.out_dir = run_dir.string();
   topt.threads = threads;
@@ -155,7 +155,7 @@ int cmd_sweep(const Args& args) {
   std::vector<std::string> fixed;
   for (const auto& a : sweep_args)
     if (exp::split_grid_values(a.substr(a.find('=') + 1)).size() == 1) fixed.push_back(a);
-  const io::Spec base = io::parse_spec(spec_text, spec_file, fixed);
+  const exp::Spec base = exp::parse_spec(spec_text, spec_file, fixed);
   const fs::path sweep_dir = fs::absolute(exp::sweep_dir_for(base, out)).lexically_normal();
   const std::string abs_spec = fs::absolute(spec_file).lexically_normal().string();
 

@@ -8,7 +8,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "test_util.hpp"
 
 using namespace pz;
@@ -25,7 +25,7 @@ exp::RunFileHeader header() { return {{{"schema_version", "1"}}, {{"seed", 0}}, 
 TEST_SUITE("exp_run_dir") {
   TEST_CASE("choose: --out is used as is, never over an existing run") {
     const fs::path d = test::tmp_dir("rundir", "choose");
-    const io::Spec spec = io::parse_spec("", "t.toml");
+    const exp::Spec spec = exp::parse_spec("", "t.toml");
     CHECK(exp::RunDirectory::choose(spec, (d / "a").string(), false) == (d / "a").string());
     test::write(d / "f", "x");
     CHECK_THROWS_WITH_AS(exp::RunDirectory::choose(spec, (d / "f").string(), false),

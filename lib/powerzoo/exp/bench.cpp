@@ -17,7 +17,7 @@ double since(Clock::time_point t0) {
 }
 }  // namespace
 
-EnvBenchResult bench_env(const io::Spec& spec, int n_envs, int threads, double seconds) {
+EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
   auto env = make_env(spec, spec.env.split);
   core::ThreadPool pool(static_cast<size_t>(threads));
   vec::VectorEnv venv(env, n_envs, 0, 0, pool, penalty_weights(spec, env->spec()));
@@ -76,7 +76,7 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
 
 }  // namespace
 
-LearnerBenchResult bench_learner(const io::Spec& spec, double seconds) {
+LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
   auto env = make_learner_env(spec, spec.env.split, true);
   const auto& sp = env->spec();
   const rl::PpoConfig& cfg = spec.ppo;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
 
@@ -16,7 +16,7 @@ struct EnvBenchResult {
 
 /// Steps the spec's training env with n_envs envs on `threads` workers for about `seconds`
 /// (after a warm-up) with uniform random actions in [−1, 1].
-EnvBenchResult bench_env(const io::Spec& spec, int n_envs, int threads, double seconds);
+EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds);
 
 struct LearnerBenchResult {
   double samples_per_sec = 0;  ///< rollout samples (T·N) consumed per second by update()
@@ -26,6 +26,6 @@ struct LearnerBenchResult {
 
 /// Times rl::Learner::update of the spec's learner on synthetic collections (N envs x
 /// collect_steps(), standard-normal observations and rewards); collect_act is timed apart.
-LearnerBenchResult bench_learner(const io::Spec& spec, double seconds);
+LearnerBenchResult bench_learner(const Spec& spec, double seconds);
 
 }  // namespace pz::exp

@@ -9,7 +9,7 @@
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,7 +22,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const std::string& ckpt = res.checkpoint;
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
-  const io::Spec spec = io::parse_spec(resolved, ckpt + " (config/resolved)");
+  const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
   auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
   const auto& esp = env->spec();
   core::Rng init(0, 0);

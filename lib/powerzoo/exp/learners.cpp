@@ -1,4 +1,5 @@
 // Spec → learner: Safe-RL view, learner env (Sauté wrapping), learner context and factory call.
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/exp/learners.hpp"
 
 #include "powerzoo/core/error.hpp"
@@ -7,7 +8,7 @@
 
 namespace pz::exp {
 
-SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
+SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
   SafetyView v;
   const auto& sf = spec.safety;
   const size_t k = sf.constraints.size();
@@ -18,7 +19,7 @@ SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
     if (idx < 0) {
       std::string known;
       for (const auto& n : env_spec.cost_names) known += (known.empty() ? "" : ", ") + n;
-      const std::string hint = io::did_you_mean(name, env_spec.cost_names);
+      const std::string hint = core::did_you_mean(name, env_spec.cost_names);
       throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
                               ": [safety] constraints: expected a cost channel of " + env_spec.id +
                               " (" + (known.empty() ? "none" : known) + "), found '" + name + "'" +
@@ -37,7 +38,7 @@ SafetyView safety_view(const io::Spec& spec, const envs::EnvSpec& env_spec) {
   return v;
 }
 
-std::shared_ptr<const envs::Env> make_learner_env(const io::Spec& spec, const std::string& split,
+std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::string& split,
                                                   bool training) {
   auto env = make_env(spec, split);
   if (spec.ppo.algo != rl::Algo::kSautePpo) return env;
@@ -47,13 +48,13 @@ std::shared_ptr<const envs::Env> make_learner_env(const io::Spec& spec, const st
                                                 spec.ppo.saute_unsafe_reward, training);
 }
 
-int learner_cost_channels(const io::Spec& spec) {
+int learner_cost_channels(const Spec& spec) {
   return spec.ppo.algo == rl::Algo::kPpoLagrangian
              ? static_cast<int>(spec.safety.constraints.size())
              : 0;
 }
 
-void check_batching(const io::Spec& spec) {
+void check_batching(const Spec& spec) {
   const int N = spec.vec.n_envs, n_mb = spec.ppo.n_minibatches;
   if (N % n_mb != 0)
     throw core::ConfigError(spec.source_path +
@@ -62,9 +63,9 @@ void check_batching(const io::Spec& spec) {
                             std::to_string(N) + ", found " + std::to_string(n_mb));
 }
 
-std::string learner_name(const io::Spec& spec) { return rl::algo_name(spec.ppo.algo); }
+std::string learner_name(const Spec& spec) { return rl::algo_name(spec.ppo.algo); }
 
-rl::LearnerContext learner_context(const io::Spec& spec, const envs::EnvSpec& env_spec,
+rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_spec,
                                    int n_envs) {
   rl::LearnerContext ctx;
   ctx.obs_dim = env_spec.obs_dim;
@@ -82,7 +83,7 @@ rl::LearnerContext learner_context(const io::Spec& spec, const envs::EnvSpec& en
   return ctx;
 }
 
-std::unique_ptr<rl::Learner> make_spec_learner(const io::Spec& spec, const envs::EnvSpec& env_spec,
+std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::EnvSpec& env_spec,
                                                int n_envs, core::Rng& init_rng) {
   return rl::make_learner(learner_name(spec), learner_context(spec, env_spec, n_envs), init_rng);
 }

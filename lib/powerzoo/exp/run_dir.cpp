@@ -61,7 +61,7 @@ void expect_dir_not_file(const std::string& out_dir) {
 
 }  // namespace
 
-std::string RunDirectory::choose(const io::Spec& spec, const std::string& out_dir, bool resume) {
+std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, bool resume) {
   const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
   if (resume) {
     if (!out_dir.empty()) {

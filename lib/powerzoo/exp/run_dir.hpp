@@ -13,7 +13,7 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
 
@@ -34,7 +34,7 @@ class RunDirectory {
   /// <experiment.out_dir>/<name>/<time> holding a run.h5); else out_dir, which must not hold a run
   /// yet, or a new <experiment.out_dir>/<name>/<UTC time>[-i]. Creates nothing. Throws
   /// core::ConfigError when out_dir is a file or already holds a run (without resume).
-  static std::string choose(const io::Spec& spec, const std::string& out_dir, bool resume);
+  static std::string choose(const Spec& spec, const std::string& out_dir, bool resume);
 
   /// The checkpoint `powerzoo eval` reads for `path`: a file is itself; a run directory gives
   /// ckpt/best.h5, else its newest ckpt/step_<n>.h5. Throws core::ConfigError if there is none.

@@ -1,4 +1,5 @@
 // Summaries over seeds: result-file discovery, grouping by configuration, bootstrap CIs.
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/exp/summarize.hpp"
 
 #include <hdf5.h>
@@ -16,7 +17,7 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace fs = std::filesystem;
 
@@ -107,12 +108,12 @@ bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
 /// Canonical configuration text: resolved spec with experiment seed, name and out_dir cleared.
 std::string config_text(const std::string& resolved, const std::string& file) {
   try {
-    io::Spec s = io::parse_spec(resolved, file);
+    Spec s = parse_spec(resolved, file);
     s.experiment.seed = 0;
     s.experiment.name.clear();
     s.experiment.out_dir.clear();
     s.source_path.clear();
-    return io::to_toml(s);
+    return to_toml(s);
   } catch (const core::ConfigError&) {
     // Written by another schema version: compare the text without those three lines.
     std::istringstream in(resolved);
@@ -259,7 +260,7 @@ Summary summarize_runs(const std::vector<RunRecord>& runs,
       if (!any && !runs.empty()) {
         std::vector<std::string> avail;
         for (const auto& [k, v] : runs[0].last_eval) avail.push_back(k);
-        const std::string dym = io::did_you_mean(m, avail);
+        const std::string dym = core::did_you_mean(m, avail);
         throw core::ConfigError("--metric " + m + ": no run has metrics/eval/" + m +
                                 (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
       }

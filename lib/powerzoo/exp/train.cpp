@@ -88,7 +88,7 @@ std::string spec_differences(const std::string& expected, const std::string& fou
 }
 
 // Eval + trajectories for every split; metric names of the first split are bare.
-std::map<std::string, double> run_eval(const io::Spec& spec,
+std::map<std::string, double> run_eval(const Spec& spec,
                                        const std::vector<std::shared_ptr<const envs::Env>>& envs,
                                        rl::Learner& learner, const std::vector<double>& penalty,
                                        core::ThreadPool& pool, io::RunFile* out, long long step) {
@@ -147,13 +147,13 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
 }
 
 // Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to ppo.total_steps.
-void check_resume_spec(const io::Spec& spec, const std::string& ck_resolved,
+void check_resume_spec(const Spec& spec, const std::string& ck_resolved,
                        const std::string& ck_path, const std::string& resolved) {
   // Only the budget may change (train longer); anything else would not be the same run.
-  io::Spec ck_spec = io::parse_spec(ck_resolved, ck_path + " (config/resolved)");
+  Spec ck_spec = parse_spec(ck_resolved, ck_path + " (config/resolved)");
   ck_spec.ppo.total_steps = spec.ppo.total_steps;
   ck_spec.source_path = spec.source_path;
-  const std::string ck_resolved_now = io::to_toml(ck_spec);
+  const std::string ck_resolved_now = to_toml(ck_spec);
   if (ck_resolved_now != resolved)
     throw core::ConfigError("--resume: the spec differs from the one in " + ck_path +
                             " (config/resolved) in more than ppo.total_steps: " +
@@ -189,7 +189,7 @@ void print_progress(long long steps, long long total, double wall, double train_
 
 }  // namespace
 
-TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
+TrainResult train(const Spec& spec, const TrainOptions& opt) {
   // ---- Validate and build everything before anything is written.
   auto train_env = make_learner_env(spec, spec.env.split, true);
   std::vector<std::shared_ptr<const envs::Env>> eval_envs;
@@ -207,7 +207,7 @@ TrainResult train(const io::Spec& spec, const TrainOptions& opt) {
   const int T = learner->collect_steps();
   vec::VectorEnv venv(train_env, N, seed, kEnvStreamBase, pool, penalty);
   vec::RolloutCollector collector(venv, spec.output.trajectories == "train-sample");
-  const std::string resolved = io::to_toml(spec);
+  const std::string resolved = to_toml(spec);
 
   // ---- Output (and, when resuming, the state to continue from).
   RunDirectory dir(RunDirectory::choose(spec, opt.out_dir, opt.resume));

@@ -7,7 +7,7 @@
 
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/exp/learners.hpp"
-#include "powerzoo/io/spec.hpp"
+#include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
 
@@ -32,7 +32,7 @@ struct TrainResult {
 /// splits, penalty channels) is checked before the run directory is created. Throws
 /// core::ConfigError for bad input (nothing written) and core::RunError for failures during the
 /// run (run.h5 stays readable up to the last flushed iteration).
-TrainResult train(const io::Spec& spec, const TrainOptions& opt);
+TrainResult train(const Spec& spec, const TrainOptions& opt);
 
 /// Cadence rule of the reference trainer: fire when steps crosses a new multiple of every.
 inline bool should_run(long long steps, long long last, long long every) {
