@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
 #include "powerzoo/grid/case.hpp"

@@ -1,24 +1,19 @@
 // `powerzoo sweep SPEC.toml [key=v1,v2 ...]`: expand a sweep into trials; list them, run them
 // locally (--jobs N child processes of this binary), run one (--index I, what a SLURM array task
 // calls), or print a SLURM job-array script (--emit slurm).
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/job_pool.hpp"
+#include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/exp/spec.hpp"
@@ -49,13 +44,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-bool has_checkpoint(const fs::path& run_dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(run_dir / "ckpt", ec))
-    if (e.path().filename().string().rfind("step_", 0) == 0) return true;
-  return false;
-}
-
 /// Runs trial `index` in this process. Returns the exit code.
 int run_one(const std::string& spec_text, const std::string& spec_file, const fs::path& sweep_dir,
             const exp::Manifest& m, int index, int threads, bool quiet) {
@@ -77,7 +65,10 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
       // directory when there is none).
       set_resume(topt);
       std::cout << "trial " << index << ": resuming " << run_dir.string()
-                << (has_checkpoint(run_dir) ? "" : " (no checkpoint: from scratch)") << "\n";
+                << (exp::RunDirectory::has_step_checkpoint(run_dir.string())
+                        ? ""
+                        : " (no checkpoint: from scratch)")
+                << "\n";
     } else {
       std::cout << "trial " << index << ": restarting " << run_dir.string() << " from scratch\n";
       fs::remove_all(run_dir);
@@ -93,11 +84,6 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
   exp::update_trial_status(sweep_dir.string(), index, "done");
   return 0;
 }
-
-struct Child {
-  int index;
-  std::chrono::steady_clock::time_point start;
-};
 
 }  // namespace
 
@@ -211,73 +197,43 @@ int cmd_sweep(const Args& args) {
             << skipped << " already done, " << todo.size() << " to run, " << jobs << " at a time x "
             << per_trial << " threads)" << std::endl;
   const std::string self = fs::read_symlink("/proc/self/exe").string();
-  std::map<pid_t, Child> running;
-  size_t next = 0;
+  std::vector<exp::Job> pool_jobs;
+  for (const int i : todo) {
+    exp::Job job;
+    job.id = i;
+    job.argv = {"powerzoo", "sweep", spec_file};
+    job.argv.insert(job.argv.end(), sweep_args.begin(), sweep_args.end());
+    for (const std::string& s :
+         {std::string("--out"), sweep_dir.string(), std::string("--index"), std::to_string(i),
+          std::string("--threads"), std::to_string(per_trial), std::string("--quiet")})
+      job.argv.push_back(s);
+    job.log_file = (sweep_dir / "logs" / ("trial_" + std::to_string(i) + ".log")).string();
+    pool_jobs.push_back(std::move(job));
+  }
   int n_done = 0, n_failed = 0;
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
-      const int i = todo[next++];
-      std::vector<std::string> argv_s = {"powerzoo", "sweep", spec_file};
-      argv_s.insert(argv_s.end(), sweep_args.begin(), sweep_args.end());
-      for (const std::string& s :
-           {std::string("--out"), sweep_dir.string(), std::string("--index"), std::to_string(i),
-            std::string("--threads"), std::to_string(per_trial), std::string("--quiet")})
-        argv_s.push_back(s);
-      const std::string log =
-          (sweep_dir / "logs" / ("trial_" + std::to_string(i) + ".log")).string();
-      std::cout.flush();
-      const pid_t pid = ::fork();
-      if (pid < 0) throw core::RunError(std::string("fork failed: ") + std::strerror(errno));
-      if (pid == 0) {
-        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-          ::dup2(fd, 1);
-          ::dup2(fd, 2);
-          ::close(fd);
-        }
-        std::vector<char*> argv;
-        for (auto& s : argv_s) argv.push_back(s.data());
-        argv.push_back(nullptr);
-        ::execv(self.c_str(), argv.data());
-        _exit(127);
-      }
-      running[pid] = {i, std::chrono::steady_clock::now()};
-      if (!quiet)
-        std::cout << "  start trial " << i << " (" << m.trials[i].trial.id << ")" << std::endl;
-    }
-    int st = 0;
-    const pid_t pid = ::waitpid(-1, &st, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const Child c = it->second;
-    running.erase(it);
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - c.start).count();
-    const bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    if (ok) {
+  auto on_start = [&](const exp::Job& j) {
+    if (!quiet)
+      std::cout << "  start trial " << j.id << " (" << m.trials[j.id].trial.id << ")" << std::endl;
+  };
+  auto on_finish = [&](const exp::JobOutcome& o) {
+    if (o.ok) {
       ++n_done;
     } else {
       ++n_failed;
-      const std::string why = WIFSIGNALED(st)
-                                  ? std::string("killed by signal ") + std::to_string(WTERMSIG(st))
-                                  : "exit code " + std::to_string(WEXITSTATUS(st));
       // A child that died without recording its outcome leaves "running": record it here.
       const auto now = exp::read_manifest((sweep_dir / "sweep.json").string());
-      if (now.trials.at(c.index).status != "failed")
-        exp::update_trial_status(sweep_dir.string(), c.index, "failed", why);
+      if (now.trials.at(o.id).status != "failed")
+        exp::update_trial_status(sweep_dir.string(), o.id, "failed", o.why);
     }
     std::cout
-        << "  trial " << c.index << " (" << m.trials[c.index].trial.id << ") "
-        << (ok ? "done" : "FAILED") << " in " << static_cast<int>(secs + 0.5) << " s"
-        << (ok ? ""
-               : "; log: " +
-                     (sweep_dir / "logs" / ("trial_" + std::to_string(c.index) + ".log")).string())
+        << "  trial " << o.id << " (" << m.trials[o.id].trial.id << ") "
+        << (o.ok ? "done" : "FAILED") << " in " << static_cast<int>(o.seconds + 0.5) << " s"
+        << (o.ok ? ""
+                 : "; log: " +
+                       (sweep_dir / "logs" / ("trial_" + std::to_string(o.id) + ".log")).string())
         << std::endl;
-  }
+  };
+  exp::run_job_pool(self, pool_jobs, jobs, on_start, on_finish);
   std::cout << "powerzoo sweep: " << n_done << " done, " << n_failed << " failed, " << skipped
             << " skipped; summarize with `powerzoo summarize " << sweep_dir.string() << "`"
             << std::endl;

@@ -1,10 +1,12 @@
-// Throughput measurements (speed goals live here, never in unit tests).
+// Throughput measurements (speed goals live here, never in unit tests); the learner is timed
+// through the rl::Learner interface.
 #include "powerzoo/exp/bench.hpp"
 
 #include <chrono>
 
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/learners.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
@@ -44,36 +46,57 @@ EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double secon
   return r;
 }
 
+namespace {
+
+// One synthetic collection for `learner`: standard-normal observations and rewards, no episode
+// ends, zero costs. Returns the seconds spent in collect_act.
+double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core::Rng& rng) {
+  const size_t od = sp.obs_dim, k = sp.cost_names.size();
+  std::vector<float> obs(N * od), next(N * od), act(static_cast<size_t>(N) * sp.act_dim);
+  std::vector<float> rew(N), costs(N * k, 0.0f);
+  std::vector<uint8_t> zeros(N, 0);
+  for (auto& x : next) x = static_cast<float>(rng.normal());
+  double act_secs = 0;
+  for (int t = 0; t < learner.collect_steps(); ++t) {
+    obs.swap(next);
+    for (auto& x : next) x = static_cast<float>(rng.normal());
+    for (auto& x : rew) x = static_cast<float>(rng.normal());
+    const auto t0 = Clock::now();
+    learner.collect_act(obs.data(), N, rng, act.data());
+    act_secs += since(t0);
+    core::StepView v;
+    v.n = N, v.obs_dim = sp.obs_dim, v.act_dim = sp.act_dim, v.n_costs = static_cast<int>(k);
+    v.t = t, v.obs = obs.data(), v.actions = act.data(), v.reward = rew.data();
+    v.shaped_reward = rew.data(), v.costs = costs.data(), v.terminated = zeros.data();
+    v.truncated = zeros.data(), v.final_obs = next.data(), v.next_obs = next.data();
+    learner.observe(v);
+  }
+  return act_secs;
+}
+
+}  // namespace
+
 LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
-  auto env = make_env(spec, spec.env.split);
+  auto env = make_learner_env(spec, spec.env.split, true);
   const auto& sp = env->spec();
   const rl::PpoConfig& cfg = spec.ppo;
-  const int N = spec.vec.n_envs, T = cfg.rollout_length;
+  const int N = spec.vec.n_envs;
   core::Rng rng(3, 3);
-  rl::PpoLearner learner(sp.obs_dim, sp.act_dim, cfg, rng);
-  rl::Rollout ro;
-  ro.resize(T, N, sp.obs_dim, sp.act_dim);
-  for (auto& x : ro.obs) x = static_cast<float>(rng.normal());
-  for (auto& x : ro.next_obs) x = static_cast<float>(rng.normal());
-  for (auto& x : ro.final_obs) x = static_cast<float>(rng.normal());
-  for (auto& x : ro.rewards) x = static_cast<float>(rng.normal());
-  {
-    std::vector<float> env_act(static_cast<size_t>(N) * sp.act_dim);
-    for (int t = 0; t < T; ++t)
-      learner.act(&ro.obs[static_cast<size_t>(t) * N * sp.obs_dim], N, &rng, env_act.data(),
-                  &ro.logp[t * N], &ro.values[t * N],
-                  &ro.actions[static_cast<size_t>(t) * N * sp.act_dim]);
-  }
-  learner.update(ro, rng);  // warm-up (buffer allocation)
+  const auto learner = make_spec_learner(spec, sp, N, rng);
+  const int T = learner->collect_steps();
+  feed_synthetic(*learner, sp, N, rng);
+  learner->update(rng);  // warm-up (buffer allocation)
   LearnerBenchResult r;
   int updates = 0;
-  auto t0 = Clock::now();
-  while (since(t0) < seconds || updates == 0) {
-    learner.update(ro, rng);
+  double update_secs = 0, act_secs = 0;
+  while (update_secs < seconds || updates == 0) {
+    act_secs += feed_synthetic(*learner, sp, N, rng);
+    const auto t0 = Clock::now();
+    learner->update(rng);
+    update_secs += since(t0);
     ++updates;
   }
-  const double el = since(t0);
-  r.samples_per_sec = static_cast<double>(updates) * T * N / el;
+  r.samples_per_sec = static_cast<double>(updates) * T * N / update_secs;
   // GEMM flops per sample and gradient step: forward 2·Σ in·out, backward 4·Σ in·out, for the
   // actor and the critic; each sample is seen n_epochs times.
   auto mlp_macs = [&](int in, int out) {
@@ -87,14 +110,7 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
   };
   const double macs = mlp_macs(sp.obs_dim, sp.act_dim) + mlp_macs(sp.obs_dim, 1);
   r.gflops = r.samples_per_sec * cfg.n_epochs * 6.0 * macs / 1e9;
-  std::vector<float> a(static_cast<size_t>(N) * sp.act_dim), lp(N), v(N);
-  int acts = 0;
-  t0 = Clock::now();
-  while (since(t0) < 0.2 || acts == 0) {
-    learner.act(ro.obs.data(), N, &rng, a.data(), lp.data(), v.data());
-    ++acts;
-  }
-  r.act_us = 1e6 * since(t0) / acts;
+  r.act_us = 1e6 * act_secs / (static_cast<double>(updates) * T);
   return r;
 }
 

@@ -21,10 +21,11 @@ EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double secon
 struct LearnerBenchResult {
   double samples_per_sec = 0;  ///< rollout samples (T·N) consumed per second by update()
   double gflops = 0;           ///< estimated matrix-product rate of the update (GEMM flops only)
-  double act_us = 0;           ///< microseconds per batched policy forward over N envs
+  double act_us = 0;           ///< microseconds per batched collect_act over N envs
 };
 
-/// Times PpoLearner::update on a synthetic rollout with the spec's network and batch sizes.
+/// Times rl::Learner::update of the spec's learner on synthetic collections (N envs x
+/// collect_steps(), standard-normal observations and rewards); collect_act is timed apart.
 LearnerBenchResult bench_learner(const Spec& spec, double seconds);
 
 }  // namespace pz::exp

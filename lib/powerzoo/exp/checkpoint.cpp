@@ -81,7 +81,7 @@ core::Rng get_rng(const core::StateDict& sd, const std::string& name) {
   return r;
 }
 
-void write_run_checkpoint(const std::string& path, const rl::PpoLearner& learner,
+void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
                           const RunStreams& rngs, const vec::VectorEnv& venv, const LoopCounters& c,
                           const MetricHistory& history, const std::string& resolved_toml) {
   core::StateDict sd;
@@ -100,7 +100,7 @@ void write_run_checkpoint(const std::string& path, const rl::PpoLearner& learner
   io::write_checkpoint(path, sd, resolved_toml);
 }
 
-void restore_run_checkpoint(const core::StateDict& sd, rl::PpoLearner& learner, RunStreams& rngs,
+void restore_run_checkpoint(const core::StateDict& sd, rl::Learner& learner, RunStreams& rngs,
                             vec::VectorEnv& venv, LoopCounters& c, MetricHistory& history) {
   learner.load(sd);
   rngs.action = get_rng(sd, "rng/action");

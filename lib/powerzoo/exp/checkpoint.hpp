@@ -10,7 +10,7 @@
 
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/learner.hpp"
 
 namespace pz::vec {
 class VectorEnv;
@@ -51,14 +51,14 @@ core::Rng get_rng(const core::StateDict& sd, const std::string& name);
 /// Writes a checkpoint atomically (temp file + rename): learner (parameters, Adam moments,
 /// normalizer), Rng streams, vector env (env states, env Rngs, running episode statistics,
 /// observations), counters, metric history and the resolved spec.
-void write_run_checkpoint(const std::string& path, const rl::PpoLearner& learner,
+void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
                           const RunStreams& rngs, const vec::VectorEnv& venv,
                           const LoopCounters& counters, const MetricHistory& history,
                           const std::string& resolved_toml);
 
 /// Inverse of write_run_checkpoint for an already-constructed learner and vector env of the same
 /// spec. Throws core::ConfigError on missing or mismatched entries.
-void restore_run_checkpoint(const core::StateDict& sd, rl::PpoLearner& learner, RunStreams& rngs,
+void restore_run_checkpoint(const core::StateDict& sd, rl::Learner& learner, RunStreams& rngs,
                             vec::VectorEnv& venv, LoopCounters& counters, MetricHistory& history);
 
 }  // namespace pz::exp

@@ -19,9 +19,9 @@ void mean_std(const std::vector<double>& x, double& mean, double& stdev) {
 }
 }  // namespace
 
-PolicyFn deterministic_policy(rl::PpoLearner& learner) {
+PolicyFn deterministic_policy(rl::Learner& learner) {
   return [&learner](const float* obs, int n, float* actions) {
-    learner.act(obs, n, nullptr, actions, nullptr, nullptr);
+    learner.act(obs, n, nullptr, actions);
   };
 }
 

@@ -11,7 +11,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/learner.hpp"
 
 namespace pz::exp {
 
@@ -49,6 +49,6 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
                                                       Trajectories* traj = nullptr);
 
 /// PolicyFn of a learner's deterministic (mean) action.
-PolicyFn deterministic_policy(rl::PpoLearner& learner);
+PolicyFn deterministic_policy(rl::Learner& learner);
 
 }  // namespace pz::exp

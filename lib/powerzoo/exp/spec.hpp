@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "powerzoo/core/params.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/config.hpp"
 
 namespace pz::io {
 struct SectionSchema;

@@ -15,6 +15,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/exp/spec.hpp"
 
@@ -203,7 +204,7 @@ std::vector<RunRecord> find_runs(const std::string& dir) {
   for (auto it =
            fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
        it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().filename() == "ckpt") {
+    if (it->is_directory() && it->path().filename() == RunDirectory::kCkptDir) {
       it.disable_recursion_pending();
       continue;
     }

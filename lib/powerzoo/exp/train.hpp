@@ -1,4 +1,4 @@
-// Training loop: rollouts, PPO updates, cadence of evaluation, checkpoints and logging.
+// Training loop: collection and learner updates, cadence of evaluation, checkpoints and logging.
 #pragma once
 
 #include <memory>
@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
@@ -20,25 +21,6 @@ struct TrainOptions {
   /// Without a usable checkpoint the run starts from scratch in that directory.
   bool resume = false;
 };
-
-/// The Safe-RL view of a spec on an env (rl.md §2.1 SafeRLWrapper): [safety] constraints resolved
-/// to cost-channel indices, thresholds (empty → 0) and cost_scale broadcast to one per channel.
-struct SafetyView {
-  std::vector<int> channels;  ///< indices into EnvSpec::cost_names
-  std::vector<std::string> names;
-  std::vector<double> thresholds;  ///< per-episode budgets, raw units
-  std::vector<double> cost_scale;
-};
-/// Throws core::ConfigError (with a did-you-mean) for a name that is not a cost channel of env.
-SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec);
-
-/// The env a learner of `spec` acts on: make_env(spec, split), wrapped in a Sauté env (budget
-/// observation; reward shaping only if `training`) when ppo.algo = "saute_ppo".
-std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::string& split,
-                                                  bool training);
-/// Cost critics of the spec's learner: the number of [safety] constraints for ppo_lagrangian,
-/// else 0 (pass to the rl::PpoLearner constructor to load its checkpoints).
-int learner_cost_channels(const Spec& spec);
 
 struct TrainResult {
   std::string run_dir;

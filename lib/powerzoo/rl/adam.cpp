@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/optimizer.hpp"
 
 namespace pz::rl {
 

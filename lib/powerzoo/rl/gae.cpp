@@ -1,5 +1,5 @@
 // Generalized advantage estimation for one env column with seed done/truncation rules (rl.md §1.6).
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/rollout.hpp"
 
 namespace pz::rl {
 

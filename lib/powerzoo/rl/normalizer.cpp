@@ -1,11 +1,12 @@
 // Running observation normalizer: batched Welford/Chan merge, clipped standardization (rl.md
 // §1.10).
+#include "powerzoo/rl/normalizer.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/ppo.hpp"
 
 namespace pz::rl {
 

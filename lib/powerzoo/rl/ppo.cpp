@@ -48,21 +48,6 @@ void grow(std::vector<T>& v, size_t n) {
 
 }  // namespace
 
-void Rollout::resize(int T_, int N_, int obs_dim_, int act_dim_, int n_costs_) {
-  T = T_, N = N_, obs_dim = obs_dim_, act_dim = act_dim_, n_costs = n_costs_;
-  const size_t tn = static_cast<size_t>(T) * N;
-  obs.assign(tn * obs_dim, 0.0f);
-  actions.assign(tn * act_dim, 0.0f);
-  logp.assign(tn, 0.0f);
-  values.assign(tn, 0.0f);
-  rewards.assign(tn, 0.0f);
-  dones.assign(tn, 0);
-  truncated.assign(tn, 0);
-  final_obs.assign(tn * obs_dim, 0.0f);
-  next_obs.assign(static_cast<size_t>(N) * obs_dim, 0.0f);
-  costs.assign(tn * n_costs, 0.0f);
-}
-
 void PpoLearner::Impl::check_rollout(const Rollout& r) const {
   if (r.obs_dim != obs_dim || r.act_dim != act_dim) {
     throw core::ConfigError("PPO rollout has obs_dim " + std::to_string(r.obs_dim) + ", act_dim " +
@@ -243,7 +228,7 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
     grow(cost_norm, M);
     for (int c = 0; c < K; ++c) {
       normalize(adv.data() + (c + 1) * M, cost_norm.data());
-      const double lam = std::exp(log_lambda[c]);
+      const double lam = std::exp(duals.log_lambdas()[c]);
       for (size_t i = 0; i < M; ++i) {
         adv_n[i] = static_cast<float>(double(adv_n[i]) - lam * double(cost_norm[i]));
       }
@@ -380,10 +365,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
     s.n_params += s.cost_critics.back().n_params();
   }
   s.ws_cost.resize(n_costs);
-  const double ll0 = n_costs > 0 ? std::log(cfg.lambda_init) : 0.0;
-  s.log_lambda.assign(n_costs, std::clamp(ll0, -cfg.log_lambda_max, cfg.log_lambda_max));
-  s.pid_integral.assign(n_costs, cfg.lambda_init);
-  s.pid_prev_cost.assign(n_costs, std::nan(""));
+  s.duals = LagrangeDuals(n_costs, cfg);
   s.params.assign(s.n_params, 0.0f);
   s.grad.assign(s.n_params, 0.0f);
   s.adam_m.assign(s.n_params, 0.0f);

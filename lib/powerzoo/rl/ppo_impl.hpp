@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "powerzoo/rl/lagrangian.hpp"
 #include "powerzoo/rl/mlp.hpp"
 #include "powerzoo/rl/ppo.hpp"
 
@@ -23,7 +24,21 @@ struct LossStats {
   }
 };
 
+/// What the learner needs to collect its own rollouts (Learner interface, ppo_learner.cpp).
+struct PpoCollect {
+  std::string name = "ppo";
+  int horizon = 0;
+  std::vector<int> channels;          ///< constraint → StepView::costs column
+  std::vector<std::string> names;     ///< constraint names (metrics)
+  std::vector<double> scale, budget;  ///< cost_scale, thresholds / cost_scale
+  Rollout ro;                         ///< [T, N] sized by set_context
+  int t = 0;                          ///< next row of ro
+  std::vector<double> ep_cost;        ///< Σ over ended episodes of the scaled episode cost
+  int episodes = 0;                   ///< episodes ended in the rollout
+};
+
 struct PpoLearner::Impl {
+  PpoCollect collect;
   int obs_dim = 0, act_dim = 0;
   PpoConfig cfg;
   detail::Mlp actor, critic;
@@ -37,8 +52,7 @@ struct PpoLearner::Impl {
   // PPO-Lagrangian: one cost critic per channel and the dual variables (rl.md §2.7).
   int n_costs = 0;
   std::vector<detail::Mlp> cost_critics;
-  std::vector<double> log_lambda;
-  std::vector<double> pid_integral, pid_prev_cost;  // DualRule::kPid state (prev NaN = none)
+  LagrangeDuals duals;
   std::vector<detail::MlpWorkspace> ws_cost;
   std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
 

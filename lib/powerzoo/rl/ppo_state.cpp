@@ -1,5 +1,5 @@
-// PPO learner state: flat parameters, dual variables (log-ascent and PID rules), reward
-// processing, checkpoint save/load.
+// PPO learner state: flat parameters, dual variables (LagrangeDuals), reward processing,
+// checkpoint save/load.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -24,52 +24,17 @@ int64_t PpoLearner::n_parameters() const { return impl_->n_params; }
 
 int PpoLearner::n_costs() const { return impl_->n_costs; }
 
-std::vector<double> PpoLearner::lambdas() const {
-  std::vector<double> out;
-  for (double l : impl_->log_lambda) out.push_back(std::exp(l));
-  return out;
-}
+std::vector<double> PpoLearner::lambdas() const { return impl_->duals.lambdas(); }
 
-std::vector<double> PpoLearner::log_lambdas() const { return impl_->log_lambda; }
+std::vector<double> PpoLearner::log_lambdas() const { return impl_->duals.log_lambdas(); }
 
 void PpoLearner::set_log_lambdas(const std::vector<double>& log_lambda) {
-  if (log_lambda.size() != impl_->log_lambda.size()) {
-    throw core::ConfigError("PPO set_log_lambdas: got " + std::to_string(log_lambda.size()) +
-                            " values, expected " + std::to_string(impl_->log_lambda.size()));
-  }
-  impl_->log_lambda = log_lambda;
+  impl_->duals.set_log_lambdas(log_lambda);
 }
 
-// rl.md §2.7 step 7 (the reference's code form: ascent on log λ, clamped, so λ never reaches 0).
 std::vector<double> PpoLearner::dual_update(const std::vector<double>& episode_cost,
                                             const std::vector<double>& budget) {
-  Impl& s = *impl_;
-  const size_t k = s.log_lambda.size();
-  if (episode_cost.size() != k || budget.size() != k) {
-    throw core::ConfigError("PPO dual_update: expected " + std::to_string(k) +
-                            " episode costs and budgets");
-  }
-  const double L = s.cfg.log_lambda_max;
-  for (size_t c = 0; c < k; ++c) {
-    const double err = episode_cost[c] - budget[c];
-    if (!std::isfinite(err)) {
-      throw core::RunError("PPO dual_update: non-finite episode cost for channel " +
-                           std::to_string(c));
-    }
-    if (s.cfg.dual == DualRule::kPid) {
-      // The derivative term only reacts to rising cost, damping the overshoot of pure I control.
-      const double prev = s.pid_prev_cost[c];
-      const double rise = std::isnan(prev) ? 0.0 : std::max(0.0, episode_cost[c] - prev);
-      // Anti-windup: I stays within λ's range, so a cost that stopped can bring λ down.
-      s.pid_integral[c] = std::clamp(s.pid_integral[c] + s.cfg.pid_ki * err, 0.0, std::exp(L));
-      const double out = s.cfg.pid_kp * err + s.pid_integral[c] + s.cfg.pid_kd * rise;
-      s.pid_prev_cost[c] = episode_cost[c];
-      s.log_lambda[c] = std::log(std::clamp(out, std::exp(-L), std::exp(L)));
-    } else {
-      s.log_lambda[c] = std::clamp(s.log_lambda[c] + s.cfg.lambda_lr * err, -L, L);
-    }
-  }
-  return lambdas();
+  return impl_->duals.update(episode_cost, budget);
 }
 
 ObsNormalizer& PpoLearner::normalizer() { return impl_->norm; }
@@ -94,11 +59,7 @@ void PpoLearner::save(core::StateDict& sd) const {
   for (int h : s.cfg.hidden) layout.push_back(h);
   if (s.n_costs > 0) layout.push_back(-s.n_costs);  // negative: cannot be read as a hidden size
   sd.i64[kPrefix + "layout"] = layout;
-  if (s.n_costs > 0) sd.f64[kPrefix + "log_lambda"] = s.log_lambda;
-  if (s.n_costs > 0 && s.cfg.dual == DualRule::kPid) {
-    sd.f64[kPrefix + "pid/integral"] = s.pid_integral;
-    sd.f64[kPrefix + "pid/prev_cost"] = s.pid_prev_cost;
-  }
+  s.duals.save(sd, kPrefix);
   for (const auto& [name, off, size] : s.slices) {
     sd.f32[kPrefix + name].assign(s.params.begin() + off, s.params.begin() + off + size);
     sd.f32[kPrefix + "adam/m/" + name].assign(s.adam_m.begin() + off,
@@ -122,27 +83,8 @@ void PpoLearner::load(const core::StateDict& sd) {
         "checkpoint: learner layout (obs_dim, act_dim, hidden…, cost critics) does not match "
         "this learner");
   }
-  std::vector<double> log_lambda;
-  if (s.n_costs > 0) {
-    auto it = sd.f64.find(kPrefix + "log_lambda");
-    if (it == sd.f64.end() || it->second.size() != static_cast<size_t>(s.n_costs)) {
-      throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "log_lambda'");
-    }
-    log_lambda = it->second;
-  }
-  std::vector<double> pid_integral = s.pid_integral, pid_prev = s.pid_prev_cost;
-  if (s.n_costs > 0 && s.cfg.dual == DualRule::kPid) {
-    auto ii = sd.f64.find(kPrefix + "pid/integral");
-    auto ip = sd.f64.find(kPrefix + "pid/prev_cost");
-    if (ii == sd.f64.end() || ip == sd.f64.end() ||
-        ii->second.size() != static_cast<size_t>(s.n_costs) ||
-        ip->second.size() != static_cast<size_t>(s.n_costs)) {
-      throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix +
-                              "pid/integral' / 'pid/prev_cost' (PID dual state)");
-    }
-    pid_integral = ii->second;
-    pid_prev = ip->second;
-  }
+  LagrangeDuals duals = s.duals;  // validated on a copy: a failed load changes nothing
+  duals.load(sd, kPrefix);
   // Validate everything before touching the learner, so a failed load leaves it unchanged.
   std::vector<float> params(s.n_params), m(s.n_params), v(s.n_params);
   auto copy_in = [&](const std::string& name, int64_t off, int64_t size, std::vector<float>& dst) {
@@ -174,9 +116,7 @@ void PpoLearner::load(const core::StateDict& sd) {
   s.step = sit->second[0];
   s.norm = std::move(norm);
   s.reward_norm = std::move(reward_norm);
-  s.log_lambda = std::move(log_lambda);
-  s.pid_integral = std::move(pid_integral);
-  s.pid_prev_cost = std::move(pid_prev);
+  s.duals = std::move(duals);
 }
 
 }  // namespace pz::rl

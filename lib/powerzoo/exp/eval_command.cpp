@@ -1,0 +1,70 @@
+// `powerzoo eval` logic: checkpoint → learner (by name, through rl::Learner) → eval file.
+#include "powerzoo/exp/eval_command.hpp"
+
+#include <filesystem>
+
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/learners.hpp"
+#include "powerzoo/exp/run_dir.hpp"
+#include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/exp/spec.hpp"
+
+namespace fs = std::filesystem;
+
+namespace pz::exp {
+
+EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
+  EvalCommandResult res;
+  const std::string& split = opt.split;
+  res.checkpoint = RunDirectory::resolve_checkpoint(opt.path);
+  const std::string& ckpt = res.checkpoint;
+  std::string resolved;
+  const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
+  const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
+  auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
+  const auto& esp = env->spec();
+  core::Rng init(0, 0);
+  const auto learner = make_spec_learner(spec, esp, 1, init);
+  learner->load(sd);
+  const auto penalty = penalty_weights(spec, esp);
+  res.eval_file = opt.out;
+  if (res.eval_file.empty()) {
+    const fs::path run_dir = RunDirectory::of_checkpoint(ckpt);
+    res.eval_file =
+        (run_dir / "eval" / (fs::path(ckpt).stem().string() + "_" + split + ".h5")).string();
+  }
+  core::ThreadPool pool(static_cast<size_t>(opt.threads));
+  Trajectories traj;
+  auto& m = res.metrics;
+  m = evaluate_with_reference(env, deterministic_policy(*learner), opt.episodes,
+                              static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
+                              penalty, pool, &traj);
+  const fs::path out(res.eval_file);
+  if (out.has_parent_path()) fs::create_directories(out.parent_path());
+  auto f =
+      io::RunFile::create(res.eval_file,
+                          {{"schema_version", "1"},
+                           {"powerzoo_version", PZ_VERSION},
+                           {"checkpoint", fs::absolute(ckpt).string()},
+                           {"split", split},
+                           {"env_id", esp.id}},
+                          {{"seed", spec.experiment.seed}, {"n_episodes", opt.episodes}}, resolved);
+  auto it = sd.i64.find("counters/global_step");
+  m["global_step"] =
+      it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
+  f.append_row("metrics/eval", m);
+  const std::string p = "trajectories/" + split + "/";
+  const int64_t T = traj.T, K = traj.K;
+  f.write_f32(p + "obs", {T, K, traj.obs_dim}, traj.obs.data());
+  f.write_f32(p + "action", {T, K, traj.act_dim}, traj.action.data());
+  f.write_f32(p + "reward", {T, K}, traj.reward.data());
+  f.write_f32(p + "costs", {T, K, traj.n_costs}, traj.costs.data());
+  f.write_u8(p + "terminated", {T, K}, traj.terminated.data());
+  f.write_u8(p + "truncated", {T, K}, traj.truncated.data());
+  f.close();
+  return res;
+}
+
+}  // namespace pz::exp

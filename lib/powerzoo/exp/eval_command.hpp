@@ -1,0 +1,29 @@
+// `powerzoo eval`: a checkpoint (or run directory) evaluated deterministically on a split, written
+// to its own eval file; training outputs are never modified.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace pz::exp {
+
+struct EvalCommandOptions {
+  std::string path;  ///< checkpoint file or run directory (RunDirectory::resolve_checkpoint)
+  std::string split = "iid";  ///< split to evaluate on
+  int episodes = 16;          ///< evenly spaced episodes (>= 1)
+  int threads = 0;            ///< worker threads (0 = all cores)
+  std::string out;            ///< eval file ("" = <run dir>/eval/<checkpoint>_<split>.h5)
+};
+
+struct EvalCommandResult {
+  std::string checkpoint;                 ///< the checkpoint that was read
+  std::string eval_file;                  ///< the file written
+  std::map<std::string, double> metrics;  ///< the eval row (plus global_step of the checkpoint)
+};
+
+/// Rebuilds the env and the learner from the checkpoint's resolved spec, loads the learner state,
+/// evaluates its deterministic policy and writes /metrics/eval and /trajectories/<split> to the
+/// eval file. Throws core::ConfigError for a missing/unreadable checkpoint or a bad split.
+EvalCommandResult run_eval_command(const EvalCommandOptions& opt);
+
+}  // namespace pz::exp

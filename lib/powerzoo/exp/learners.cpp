@@ -1,0 +1,91 @@
+// Spec → learner: Safe-RL view, learner env (Sauté wrapping), learner context and factory call.
+#include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/exp/learners.hpp"
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/saute.hpp"
+#include "powerzoo/exp/build.hpp"
+
+namespace pz::exp {
+
+SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
+  SafetyView v;
+  const auto& sf = spec.safety;
+  const size_t k = sf.constraints.size();
+  for (const auto& name : sf.constraints) {
+    int idx = -1;
+    for (size_t c = 0; c < env_spec.cost_names.size(); ++c)
+      if (env_spec.cost_names[c] == name) idx = static_cast<int>(c);
+    if (idx < 0) {
+      std::string known;
+      for (const auto& n : env_spec.cost_names) known += (known.empty() ? "" : ", ") + n;
+      const std::string hint = core::did_you_mean(name, env_spec.cost_names);
+      throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
+                              ": [safety] constraints: expected a cost channel of " + env_spec.id +
+                              " (" + (known.empty() ? "none" : known) + "), found '" + name + "'" +
+                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+    v.channels.push_back(idx);
+    v.names.push_back(name);
+  }
+  v.thresholds = sf.thresholds.empty() ? std::vector<double>(k, 0.0) : sf.thresholds;
+  if (sf.cost_scale.empty())
+    v.cost_scale.assign(k, 1.0);
+  else if (sf.cost_scale.size() == 1)
+    v.cost_scale.assign(k, sf.cost_scale[0]);
+  else
+    v.cost_scale = sf.cost_scale;
+  return v;
+}
+
+std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::string& split,
+                                                  bool training) {
+  auto env = make_env(spec, split);
+  if (spec.ppo.algo != rl::Algo::kSautePpo) return env;
+  // Sauté-PPO (rl.md §2.9): train with reward shaping, evaluate with it off (budget obs kept).
+  const SafetyView sv = safety_view(spec, env->spec());
+  return std::make_shared<const envs::SauteEnv>(env, sv.channels, sv.thresholds, env->spec().horizon,
+                                                spec.ppo.saute_unsafe_reward, training);
+}
+
+int learner_cost_channels(const Spec& spec) {
+  return spec.ppo.algo == rl::Algo::kPpoLagrangian
+             ? static_cast<int>(spec.safety.constraints.size())
+             : 0;
+}
+
+void check_batching(const Spec& spec) {
+  const int N = spec.vec.n_envs, n_mb = spec.ppo.n_minibatches;
+  if (N % n_mb != 0)
+    throw core::ConfigError(spec.source_path +
+                            ": [ppo] n_minibatches: expected a divisor of "
+                            "[vec] n_envs = " +
+                            std::to_string(N) + ", found " + std::to_string(n_mb));
+}
+
+std::string learner_name(const Spec& spec) { return rl::algo_name(spec.ppo.algo); }
+
+rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_spec,
+                                   int n_envs) {
+  rl::LearnerContext ctx;
+  ctx.obs_dim = env_spec.obs_dim;
+  ctx.act_dim = env_spec.act_dim;
+  ctx.n_envs = n_envs;
+  ctx.horizon = env_spec.horizon;
+  ctx.ppo = spec.ppo;
+  // Resolved for every learner (a bad [safety] name is bad input even for plain PPO); only
+  // ppo_lagrangian turns them into cost critics.
+  const SafetyView sv = safety_view(spec, env_spec);
+  ctx.constraint_channels = sv.channels;
+  ctx.constraint_names = sv.names;
+  ctx.thresholds = sv.thresholds;
+  ctx.cost_scale = sv.cost_scale;
+  return ctx;
+}
+
+std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::EnvSpec& env_spec,
+                                               int n_envs, core::Rng& init_rng) {
+  return rl::make_learner(learner_name(spec), learner_context(spec, env_spec, n_envs), init_rng);
+}
+
+}  // namespace pz::exp

@@ -1,0 +1,214 @@
+// Run directory layout, choice, resume rebuild, checkpoint rotation and progress.csv.
+#include "powerzoo/exp/run_dir.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <utility>
+
+#include "powerzoo/core/error.hpp"
+
+namespace pz::exp {
+namespace fs = std::filesystem;
+namespace {
+
+std::string utc_stamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+bool is_step_name(const std::string& n) { return n.rfind("step_", 0) == 0; }
+long long step_of(const std::string& n) { return std::atoll(n.c_str() + 5); }
+
+// ckpt/step_<n>.h5 files of `dir` as (step, path), ascending; only_h5 = require the extension.
+std::vector<std::pair<long long, std::string>> step_files(const fs::path& dir, bool only_h5) {
+  std::vector<std::pair<long long, std::string>> found;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (is_step_name(n) && (!only_h5 || e.path().extension() == ".h5"))
+      found.emplace_back(step_of(n), e.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// Keeps the rows of progress.csv up to global_step `step` (resume drops the later ones).
+void truncate_progress(const fs::path& file, long long step) {
+  std::ifstream in(file);
+  if (!in) return;
+  std::vector<std::string> keep;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header || std::atoll(line.c_str()) <= step) keep.push_back(line);
+    header = false;
+  }
+  in.close();
+  std::ofstream out(file, std::ios::trunc);
+  for (const auto& l : keep) out << l << "\n";
+}
+
+void expect_dir_not_file(const std::string& out_dir) {
+  if (fs::exists(out_dir) && !fs::is_directory(out_dir))
+    throw core::ConfigError("--out " + out_dir + ": expected a directory, found a file");
+}
+
+}  // namespace
+
+std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, bool resume) {
+  const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
+  if (resume) {
+    if (!out_dir.empty()) {
+      expect_dir_not_file(out_dir);
+      return out_dir;
+    }
+    // The newest existing run directory of this experiment (timestamps sort by name).
+    std::string newest;
+    if (fs::is_directory(base))
+      for (const auto& e : fs::directory_iterator(base))
+        if (e.is_directory() && fs::exists(e.path() / kRunFile) &&
+            e.path().filename().string() > fs::path(newest).filename().string())
+          newest = e.path().string();
+    if (!newest.empty()) return newest;
+  }
+  if (!out_dir.empty()) {
+    // Never overwrite: an existing file, or a directory that already holds a run, is bad input.
+    expect_dir_not_file(out_dir);
+    if (fs::exists(fs::path(out_dir) / kRunFile))
+      throw core::ConfigError("--out " + out_dir +
+                              ": expected a new or empty run directory, found an existing run "
+                              "(run.h5); choose another --out");
+    return out_dir;
+  }
+  const std::string stamp = utc_stamp();
+  fs::path dir = base / stamp;
+  for (int i = 1; fs::exists(dir); ++i) dir = base / (stamp + "-" + std::to_string(i));
+  return dir.string();
+}
+
+std::string RunDirectory::resolve_checkpoint(const std::string& p) {
+  if (!fs::exists(p)) throw core::ConfigError("checkpoint or run directory '" + p + "' not found");
+  if (!fs::is_directory(p)) return p;
+  const fs::path ck = fs::path(p) / kCkptDir;
+  if (fs::exists(ck / "best.h5")) return (ck / "best.h5").string();
+  // The newest step; of equal steps the first in directory order.
+  long long best = -1;
+  std::string path;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(ck, ec)) {
+    const std::string n = e.path().filename().string();
+    if (is_step_name(n) && e.path().extension() == ".h5" && step_of(n) > best)
+      best = step_of(n), path = e.path().string();
+  }
+  if (path.empty())
+    throw core::ConfigError("run directory '" + p +
+                            "': expected ckpt/best.h5 or ckpt/step_<n>.h5, "
+                            "found none");
+  return path;
+}
+
+bool RunDirectory::has_step_checkpoint(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(dir) / kCkptDir, ec))
+    if (is_step_name(e.path().filename().string())) return true;
+  return false;
+}
+
+std::string RunDirectory::of_checkpoint(const std::string& ckpt_path) {
+  return fs::path(ckpt_path).parent_path().parent_path().string();
+}
+
+RunDirectory::RunDirectory(std::string path) : path_(std::move(path)) {}
+
+std::string RunDirectory::run_file() const { return (fs::path(path_) / kRunFile).string(); }
+
+std::string RunDirectory::best_checkpoint() const {
+  return (fs::path(path_) / kCkptDir / "best.h5").string();
+}
+
+std::string RunDirectory::step_checkpoint(long long step) const {
+  return (fs::path(path_) / kCkptDir / ("step_" + std::to_string(step) + ".h5")).string();
+}
+
+std::string RunDirectory::newest_checkpoint(core::StateDict* sd, std::string* resolved) const {
+  auto found = step_files(fs::path(path_) / kCkptDir, true);
+  std::sort(found.rbegin(), found.rend());
+  for (const auto& [step, path] : found) {
+    try {
+      *sd = io::read_checkpoint(path, resolved);
+      return path;
+    } catch (const std::exception&) {
+      // A checkpoint cut short by a kill: fall back to the previous one.
+    }
+  }
+  return "";
+}
+
+io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* resumed,
+                                long long step) {
+  const fs::path dir(path_), ckpt = dir / kCkptDir, progress = dir / kProgress;
+  fs::create_directories(ckpt);
+  // Rebuild run.h5 from the checkpoint's history (a kill may have left the old file corrupt);
+  // trajectories up to the checkpoint are copied over when the old file is still readable.
+  const std::string file = run_file(), old_file = file + ".before-resume";
+  if (resumed && fs::exists(file)) fs::rename(file, old_file);
+  io::RunFile out = io::RunFile::create(file, h.str_attrs, h.int_attrs, h.resolved_toml);
+  if (resumed) {
+    for (const auto& row : resumed->train) out.append_row("metrics/train", row);
+    for (const auto& row : resumed->eval) out.append_row("metrics/eval", row);
+    for (const auto& split : io::list_group(old_file, "trajectories"))
+      for (const auto& step_name : io::list_group(old_file, "trajectories/" + split))
+        if (std::atoll(step_name.c_str() + 5) <= step)
+          out.copy_from(old_file, "trajectories/" + split + "/" + step_name);
+    out.flush();
+    fs::remove(old_file);
+    // Checkpoints written after the one we resume from belong to the abandoned continuation.
+    for (const auto& e : fs::directory_iterator(ckpt)) {
+      const std::string n = e.path().filename().string();
+      if (is_step_name(n) && step_of(n) > step) fs::remove(e.path());
+    }
+    truncate_progress(progress, step);
+  } else {
+    fs::remove(progress);
+    for (const auto& e : fs::directory_iterator(ckpt)) fs::remove(e.path());
+  }
+  kept_.clear();
+  for (const auto& [st, p] : step_files(ckpt, false)) kept_.push_back(p);
+  const bool fresh_progress = !fs::exists(progress);
+  progress_.open(progress, std::ios::app);
+  if (fresh_progress)
+    progress_ << "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
+                 "eval_shaped_return_mean\n";
+  return out;
+}
+
+void RunDirectory::add_step_checkpoint(long long step, int keep,
+                                       const std::function<void(const std::string&)>& write) {
+  const std::string p = step_checkpoint(step);
+  write(p);
+  kept_.push_back(p);
+  while (static_cast<int>(kept_.size()) > keep) {
+    fs::remove(kept_.front());
+    kept_.erase(kept_.begin());
+  }
+}
+
+void RunDirectory::progress_train(long long step, double wall_time, double sps,
+                                  double episode_return) {
+  progress_ << step << "," << wall_time << "," << sps << "," << episode_return << ",,\n";
+}
+
+void RunDirectory::progress_eval(long long step, double wall_time, double return_mean,
+                                 double shaped_mean) {
+  progress_ << step << "," << wall_time << ",,"
+            << "," << return_mean << "," << shaped_mean << "\n";
+  progress_.flush();
+}
+
+}  // namespace pz::exp

@@ -1,0 +1,79 @@
+// The run directory: the one place that knows its layout (run.h5, progress.csv, ckpt/step_<n>.h5,
+// ckpt/best.h5), how a new one is chosen, how resume finds and rebuilds from a checkpoint, and
+// which checkpoint `powerzoo eval` reads. Used by train, eval, sweep and summarize.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "powerzoo/core/state_dict.hpp"
+#include "powerzoo/exp/checkpoint.hpp"
+#include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/exp/spec.hpp"
+
+namespace pz::exp {
+
+/// Root attributes and resolved spec of a new run.h5 (io::RunFile::create arguments).
+struct RunFileHeader {
+  std::map<std::string, std::string> str_attrs;
+  std::map<std::string, int64_t> int_attrs;
+  std::string resolved_toml;
+};
+
+class RunDirectory {
+ public:
+  static constexpr const char* kCkptDir = "ckpt";
+  static constexpr const char* kRunFile = "run.h5";
+  static constexpr const char* kProgress = "progress.csv";
+
+  /// Directory a training run writes to: with resume, out_dir (or the newest
+  /// <experiment.out_dir>/<name>/<time> holding a run.h5); else out_dir, which must not hold a run
+  /// yet, or a new <experiment.out_dir>/<name>/<UTC time>[-i]. Creates nothing. Throws
+  /// core::ConfigError when out_dir is a file or already holds a run (without resume).
+  static std::string choose(const Spec& spec, const std::string& out_dir, bool resume);
+
+  /// The checkpoint `powerzoo eval` reads for `path`: a file is itself; a run directory gives
+  /// ckpt/best.h5, else its newest ckpt/step_<n>.h5. Throws core::ConfigError if there is none.
+  static std::string resolve_checkpoint(const std::string& path);
+  /// Whether `dir` holds any ckpt/step_<n>.h5 (an interrupted run that resume can continue).
+  static bool has_step_checkpoint(const std::string& dir);
+  /// The run directory of a checkpoint file (<dir>/ckpt/<file> → <dir>).
+  static std::string of_checkpoint(const std::string& ckpt_path);
+
+  explicit RunDirectory(std::string path);
+  const std::string& path() const { return path_; }
+  std::string run_file() const;
+  std::string best_checkpoint() const;
+  std::string step_checkpoint(long long step) const;
+
+  /// Newest ckpt/step_<n>.h5 that reads back completely, with its state and resolved spec; ""
+  /// if none (a checkpoint cut short by a kill is skipped).
+  std::string newest_checkpoint(core::StateDict* sd, std::string* resolved) const;
+
+  /// Creates ckpt/ and a new run.h5. Fresh (resumed == nullptr): clears ckpt/ and progress.csv.
+  /// Resumed from global step `step`: run.h5 is rebuilt from the checkpoint's metric history
+  /// (trajectories up to `step` copied from the old file when it is readable), later checkpoints
+  /// and progress.csv rows are dropped. Opens progress.csv for appending (header if new).
+  io::RunFile start(const RunFileHeader& header, const MetricHistory* resumed, long long step);
+
+  /// Writes ckpt/step_<step>.h5 with `write(path)` and deletes the oldest step checkpoints beyond
+  /// `keep`.
+  void add_step_checkpoint(long long step, int keep,
+                           const std::function<void(const std::string&)>& write);
+
+  /// progress.csv rows: global_step,wall_time,train_sps,train_episode_return,eval_return_mean,
+  /// eval_shaped_return_mean (the other columns empty).
+  void progress_train(long long step, double wall_time, double sps, double episode_return);
+  void progress_eval(long long step, double wall_time, double return_mean, double shaped_mean);
+
+ private:
+  std::string path_;
+  std::vector<std::string> kept_;  // step checkpoints, oldest first
+  std::ofstream progress_;
+};
+
+}  // namespace pz::exp

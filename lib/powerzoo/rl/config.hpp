@@ -1,0 +1,79 @@
+// Learner configuration: the [ppo] table of a spec (PPO, PPO-Lagrangian, Sauté-PPO options).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pz::rl {
+
+/// How a time-limit truncation enters GAE.
+enum class Truncation {
+  kBootstrap,  ///< δ_t = r_t + γ·V(final_obs_t) − V_t, no continuation past t (SB3/CleanRL fix)
+  kZeroTd,     ///< δ_t = 0 at a truncated step (reference seed trainer, rl.md §1.6)
+};
+
+/// How the Gaussian sample becomes the env action (rl.md §1.10, §2.5).
+enum class Squash {
+  kNone,  ///< action = u = μ + σ·ξ, unbounded (the env clips); deterministic action μ
+  kTanh,  ///< action = tanh(u), u stored in the rollout; log π adds −Σ log(1 − tanh²u);
+          ///< deterministic action tanh(μ)
+};
+
+/// Which objective the learner optimizes (rl.md §2.7, §2.9).
+enum class Algo {
+  kPpo,            ///< plain PPO on the (possibly penalty-shaped) reward
+  kPpoLagrangian,  ///< reward critic + one cost critic per constraint, dual ascent on log λ
+  kSautePpo,       ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
+};
+
+/// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
+enum class DualRule {
+  kLogAscent,  ///< log λ ← clip(log λ + lambda_lr·(Ĵ_C − d), ±log_lambda_max) (the reference)
+  kPid,        ///< PID Lagrangian (OmniSafe form): I ← clip(I + K_i·e, 0, e^L), e = Ĵ_C − d,
+         ///< λ = clip(K_p·e + I + K_d·max(0, Ĵ_C − Ĵ_C,prev), e^±log_lambda_max), I₀ = λ₀
+};
+
+struct PpoConfig {
+  int64_t total_steps = 1'000'000;
+  int rollout_length = 48;  ///< T
+  int n_epochs = 4;
+  int n_minibatches = 4;  ///< over the env axis; must divide n_envs
+  double learning_rate = 3e-4;
+  double gamma = 0.995;
+  double gae_lambda = 0.95;
+  double clip_range = 0.2;
+  double entropy_coef = 0.01;
+  double critic_loss_weight = 0.5;
+  double max_grad_norm = 0.5;  ///< global-norm clip; 0 disables
+  double weight_decay = 0.0;   ///< 0 = Adam, > 0 = AdamW (decoupled, times lr)
+  double adam_eps = 1e-8;
+  std::vector<int> hidden = {64, 64};
+  double init_log_std = -0.5;
+  bool normalize_obs = true;
+  bool normalize_advantages = true;
+  /// Divide rewards by the running std of the discounted return before they enter the rollout
+  /// (SB3 VecNormalize norm_reward, Gymnasium NormalizeReward); see RewardNormalizer.
+  bool normalize_rewards = false;
+  Truncation truncation = Truncation::kBootstrap;
+  /// kTanh: tanh-squashed Gaussian. The entropy bonus stays the exact Gaussian entropy of u
+  /// (state-independent, Σ log σ + ½log 2πe), not the reference's one-sample estimate of the
+  /// squashed entropy: exact gradient, no extra noise draw. The tanh Jacobian term is constant in
+  /// the parameters (u is stored), so it cancels in the PPO ratio.
+  Squash squash = Squash::kNone;
+
+  // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
+  Algo algo = Algo::kPpo;
+  double lambda_lr = 5e-3;      ///< dual step η on log λ (per update)
+  double lambda_init = 1.0;     ///< initial λ (reference: log λ = 0)
+  double log_lambda_max = 5.0;  ///< log λ clamped to ±log_lambda_max
+  double cost_gamma = 1.0;      ///< discount of the cost GAE (same gae_lambda)
+  DualRule dual = DualRule::kLogAscent;
+  double pid_kp = 0.0, pid_ki = 0.1, pid_kd = 0.0;  ///< DualRule::kPid gains (scaled cost units)
+  double saute_unsafe_reward = 0.0;                 ///< Sauté reward once the budget is spent
+};
+
+/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo" (see learner.hpp).
+std::string algo_name(Algo algo);
+
+}  // namespace pz::rl

@@ -1,0 +1,88 @@
+// The Learner interface every algorithm implements (act, collect/observe, update, save/load), the
+// context it is built from, and the factory of learners by registered name.
+//
+// Split (after SB3's BaseAlgorithm / OnPolicyAlgorithm / OffPolicyAlgorithm, CleanRL's loops):
+// the trainer (exp/train.cpp) owns the cadence (eval, checkpoints, logging); vec::RolloutCollector
+// owns the env side of collection (steps, episode statistics); the learner owns everything that
+// depends on the algorithm: what it stores per step (on-policy rollout, replay buffer, per-agent
+// slices), when it is ready to learn, and how it learns.
+//  - On-policy (PPO): collect_steps() = T; observe() fills the rollout; update() runs the epochs.
+//  - Off-policy (SAC): collect_steps() = train_freq; observe() pushes transitions into a replay
+//    buffer; update() takes the gradient steps (none before learning_starts).
+//  - Multi-agent (IPPO): act/collect_act see the whole env observation [n, obs_dim] and write the
+//    whole env action [n, act_dim]; the learner slices both per agent (LearnerContext::agents) and
+//    reads per-agent rewards from StepView (n_agents columns).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powerzoo/core/acting.hpp"
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/core/state_dict.hpp"
+#include "powerzoo/rl/config.hpp"
+
+namespace pz::rl {
+
+/// The observation and action columns of one agent in the env's flat vectors.
+struct AgentSlice {
+  int obs_offset = 0, obs_dim = 0;
+  int act_offset = 0, act_dim = 0;
+};
+
+/// Everything a learner is built from: the env's shapes, the trainer's batch size, the safety
+/// constraints (Safe RL) and the config tables of the spec. A new learner family adds its own
+/// config table here.
+struct LearnerContext {
+  int obs_dim = 0, act_dim = 0;
+  int n_envs = 1;   ///< N of the training VectorEnv (rows of every collect_act/observe call)
+  int horizon = 0;  ///< steps per episode of the env
+  std::vector<AgentSlice> agents;  ///< one per agent; empty = one agent seeing everything
+  // [safety] constraints resolved on the env: cost-channel indices into StepView::costs, names,
+  // per-episode budgets (raw units) and cost scales (one per constraint).
+  std::vector<int> constraint_channels;
+  std::vector<std::string> constraint_names;
+  std::vector<double> thresholds, cost_scale;
+  PpoConfig ppo;  ///< [ppo] table (ppo, ppo_lagrangian, saute_ppo)
+};
+
+/// A reinforcement-learning algorithm as the trainer, evaluation, checkpoints and bench see it.
+class Learner : public core::Actor {
+ public:
+  /// Registered name ("ppo", "ppo_lagrangian", "saute_ppo").
+  virtual const std::string& name() const = 0;
+  /// Batched policy on raw observations obs [n, obs_dim] → env actions [n, act_dim]: sampled from
+  /// *rng, or deterministic (the mode) when rng == nullptr. Leaves the training buffers alone.
+  virtual void act(const float* obs, int n, core::Rng* rng, float* actions) = 0;
+  // core::Actor: collect_act(obs, n, rng, actions) and observe(step) during collection.
+  /// Vector steps to collect (collect_act + observe pairs) before each update().
+  virtual int collect_steps() const = 0;
+  /// Learns from what observe() gathered since the last update: PPO's epochs over the rollout,
+  /// SAC's gradient steps. `rng` drives minibatch sampling. Returns the metrics of the update
+  /// (merged into the train row). Throws core::RunError on a non-finite loss or gradient.
+  virtual std::map<std::string, double> update(core::Rng& rng) = 0;
+  /// Live values for progress output (e.g. "lambda/<constraint>"); empty by default.
+  virtual std::map<std::string, double> status() const { return {}; }
+  /// Full state (parameters, optimizer, normalizers, duals, replay buffer) under "learner/".
+  virtual void save(core::StateDict& sd) const = 0;
+  /// Inverse of save(); throws core::ConfigError if the entries do not fit this learner.
+  virtual void load(const core::StateDict& sd) = 0;
+};
+
+/// Builds a learner from its context; draws its initial parameters from `init_rng`.
+using LearnerFactory =
+    std::function<std::unique_ptr<Learner>(const LearnerContext& ctx, core::Rng& init_rng)>;
+
+/// Adds a learner under `name` (throws core::ConfigError if the name is taken).
+void register_learner(const std::string& name, LearnerFactory factory);
+/// The learner registered under `name`; throws core::ConfigError (listing the known names) if
+/// there is none.
+std::unique_ptr<Learner> make_learner(const std::string& name, const LearnerContext& ctx,
+                                      core::Rng& init_rng);
+/// Registered names, sorted.
+std::vector<std::string> learner_names();
+
+}  // namespace pz::rl

@@ -1,0 +1,64 @@
+// Rollout collection on a VectorEnv for any core::Actor (a learner), with the env-side statistics
+// of the collected steps and, optionally, a record of the latest collection.
+//
+// Design: vec must not know rl. The collector drives the abstract core::Actor (core/acting.hpp):
+// per vector step actor.collect_act(obs) → VectorEnv::step_all → actor.observe(StepView). What
+// the learner keeps (a PPO rollout, a SAC replay buffer, per-agent slices) is its own business;
+// the collector keeps only what every learner's trainer logs (rewards, costs, episode returns).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "powerzoo/core/acting.hpp"
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/vec/vector_env.hpp"
+
+namespace pz::vec {
+
+/// Env-side sums over the steps of one collect() call.
+struct CollectStats {
+  int steps = 0;                        ///< vector steps (each N transitions)
+  double reward_sum = 0;                ///< Σ objective reward over steps and envs
+  std::vector<double> cost_sum;         ///< [n_costs] Σ cost over steps and envs
+  std::vector<double> episode_returns;  ///< objective return of each episode that ended
+  double episode_shaped_sum = 0;        ///< Σ shaped return of those episodes
+  double seconds = 0;                   ///< wall time of the collection
+};
+
+/// What the envs saw during the latest collect() (time-major), for output.trajectories =
+/// "train-sample".
+struct CollectRecord {
+  int T = 0, N = 0, obs_dim = 0, act_dim = 0, n_costs = 0;
+  std::vector<float> obs;                      ///< [T, N, obs_dim] observation acted on
+  std::vector<float> action;                   ///< [T, N, act_dim] action the env received
+  std::vector<float> reward;                   ///< [T, N] shaped reward
+  std::vector<float> costs;                    ///< [T, N, n_costs]
+  std::vector<uint8_t> terminated, truncated;  ///< [T, N]
+};
+
+class RolloutCollector {
+ public:
+  /// record: keep a CollectRecord of the latest collection. The VectorEnv must outlive this.
+  explicit RolloutCollector(VectorEnv& venv, bool record = false);
+
+  /// `steps` vector steps from the env's current state (no reset). Exploration noise comes from
+  /// `rng` (passed to collect_act). global_step = env transitions before this call (error
+  /// messages, StepView::global_step). Throws core::RunError on a non-finite observation or
+  /// shaped reward, naming the env and the global step.
+  CollectStats collect(core::Actor& actor, core::Rng& rng, int steps, long long global_step);
+
+  /// The latest collection (empty before the first; only with record = true).
+  const CollectRecord& record() const { return record_; }
+  bool has_record() const { return record_.T > 0; }
+
+ private:
+  VectorEnv& venv_;
+  bool keep_record_;
+  CollectRecord record_;
+  std::vector<float> obs_before_;        // [N, obs_dim] observation of the current step
+  std::vector<float> actions_;           // [N, act_dim]
+  std::vector<core::EpisodeEnd> ended_;  // episodes of the current step
+};
+
+}  // namespace pz::vec

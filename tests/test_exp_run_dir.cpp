@@ -1,0 +1,91 @@
+// exp::RunDirectory: choice of a new directory, checkpoint resolution for eval, rotation of step
+// checkpoints, and the resume rebuild of progress.csv.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/run_dir.hpp"
+#include "powerzoo/exp/spec.hpp"
+#include "test_util.hpp"
+
+using namespace pz;
+namespace fs = std::filesystem;
+
+namespace {
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+exp::RunFileHeader header() { return {{{"schema_version", "1"}}, {{"seed", 0}}, "x = 1\n"}; }
+}  // namespace
+
+TEST_SUITE("exp_run_dir") {
+  TEST_CASE("choose: --out is used as is, never over an existing run") {
+    const fs::path d = test::tmp_dir("rundir", "choose");
+    const exp::Spec spec = exp::parse_spec("", "t.toml");
+    CHECK(exp::RunDirectory::choose(spec, (d / "a").string(), false) == (d / "a").string());
+    test::write(d / "f", "x");
+    CHECK_THROWS_WITH_AS(exp::RunDirectory::choose(spec, (d / "f").string(), false),
+                         doctest::Contains("expected a directory, found a file"),
+                         core::ConfigError);
+    fs::create_directories(d / "b");
+    test::write(d / "b" / "run.h5", "");
+    CHECK_THROWS_WITH_AS(exp::RunDirectory::choose(spec, (d / "b").string(), false),
+                         doctest::Contains("found an existing run"), core::ConfigError);
+    CHECK(exp::RunDirectory::choose(spec, (d / "b").string(), true) == (d / "b").string());
+  }
+
+  TEST_CASE("resolve_checkpoint prefers best.h5, else the newest step, and names what is missing") {
+    const fs::path d = test::tmp_dir("rundir", "resolve");
+    CHECK_THROWS_WITH_AS(exp::RunDirectory::resolve_checkpoint((d / "nope").string()),
+                         doctest::Contains("not found"), core::ConfigError);
+    CHECK_THROWS_WITH_AS(exp::RunDirectory::resolve_checkpoint(d.string()),
+                         doctest::Contains("expected ckpt/best.h5 or ckpt/step_<n>.h5"),
+                         core::ConfigError);
+    fs::create_directories(d / "ckpt");
+    test::write(d / "ckpt" / "step_90.h5", "");
+    test::write(d / "ckpt" / "step_100.h5", "");
+    CHECK(exp::RunDirectory::resolve_checkpoint(d.string()) ==
+          (d / "ckpt" / "step_100.h5").string());
+    CHECK(exp::RunDirectory::has_step_checkpoint(d.string()));
+    test::write(d / "ckpt" / "best.h5", "");
+    CHECK(exp::RunDirectory::resolve_checkpoint(d.string()) == (d / "ckpt" / "best.h5").string());
+    CHECK(exp::RunDirectory::of_checkpoint((d / "ckpt" / "best.h5").string()) == d.string());
+  }
+
+  TEST_CASE("start fresh, rotate step checkpoints, resume drops later rows and checkpoints") {
+    const fs::path d = test::tmp_dir("rundir", "start");
+    {
+      exp::RunDirectory dir(d.string());
+      auto f = dir.start(header(), nullptr, 0);
+      auto touch = [](const std::string& p) { test::write(p, "ck"); };
+      for (long long s : {0, 10, 20, 30}) {
+        dir.add_step_checkpoint(s, 2, touch);
+        dir.progress_train(s, 0.5, 100, -1);
+      }
+      dir.progress_eval(30, 1.0, -2, -3);
+      f.close();
+    }
+    CHECK_FALSE(fs::exists(d / "ckpt" / "step_10.h5"));
+    CHECK(fs::exists(d / "ckpt" / "step_20.h5"));
+    CHECK(fs::exists(d / "ckpt" / "step_30.h5"));
+    const std::string progress = read_all(d / "progress.csv");
+    CHECK(progress.rfind("global_step,wall_time,", 0) == 0);
+    CHECK(progress.find("30,1,,,-2,-3\n") != std::string::npos);
+
+    exp::MetricHistory h;
+    h.train.push_back({{"global_step", 10}});
+    exp::RunDirectory dir(d.string());
+    auto f = dir.start(header(), &h, 20);
+    f.close();
+    CHECK(fs::exists(d / "ckpt" / "step_20.h5"));
+    CHECK_FALSE(fs::exists(d / "ckpt" / "step_30.h5"));
+    const std::string kept = read_all(d / "progress.csv");
+    CHECK(kept.find("\n20,") != std::string::npos);
+    CHECK(kept.find("\n30,") == std::string::npos);
+    CHECK(io::list_group(dir.run_file(), "metrics").size() == 1);
+  }
+}
