@@ -10,6 +10,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/train.hpp"
@@ -158,7 +159,7 @@ TEST_SUITE("env_target") {
         exp::parse_spec("[env]\nid = \"test_target\"\nagents = 2\nhorizon = 2\n", "t.toml");
     const auto env = exp::make_env(spec, "train");
     core::ThreadPool pool(2);
-    vec::VectorEnv venv(env, 3, 7, 0, pool, {0.5});
+    vec::VectorEnv venv(envs::with_penalty(env, {0.5}), 3, 7, 0, pool);
     venv.reset_all();
     REQUIRE(venv.n_agents() == 2);
     REQUIRE(venv.reward.size() == 6u);
@@ -192,6 +193,17 @@ TEST_SUITE("env_target") {
       CHECK(ep.agent_ret[1] == doctest::Approx(sum0[i * 2 + 1]));
       CHECK(ep.ret == doctest::Approx((ep.agent_ret[0] + ep.agent_ret[1]) / 2).epsilon(1e-6));
     }
+  }
+
+  TEST_CASE("single-agent learners refuse a multi-agent env before anything is written") {
+    const auto spec = exp::parse_spec("[env]\nid = \"test_target\"\nagents = 2\n", "t.toml");
+    exp::TrainOptions opt;
+    opt.out_dir = (std::filesystem::temp_directory_path() / "pz_test_target_never").string();
+    opt.quiet = true;
+    CHECK_THROWS_WITH_AS(exp::train(spec, opt),
+                         "t.toml: [ppo] algo: ppo is a single-agent learner; the env has 2 agents",
+                         core::ConfigError);
+    CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }
 
   TEST_CASE("the single-agent test env trains end to end through the generic trainer") {

@@ -5,6 +5,7 @@
 
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/data/profile.hpp"
+#include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
@@ -29,7 +30,7 @@ struct Trace {
 
 Trace run(std::shared_ptr<const envs::Env> env, size_t threads, int n, int steps) {
   core::ThreadPool pool(threads);
-  vec::VectorEnv v(env, n, 7, 100, pool, {1.0, 0.0, 0.5, 0.0});
+  vec::VectorEnv v(envs::with_penalty(env, {1.0, 0.0, 0.5, 0.0}), n, 7, 100, pool);
   v.reset_all();
   core::Rng arng(3, 3);
   std::vector<float> a(static_cast<size_t>(n) * env->spec().act_dim);
@@ -62,7 +63,7 @@ TEST_SUITE("vec_env") {
   TEST_CASE("auto-reset keeps the final observation and reports episode stats") {
     auto env = gb_case5(3);
     core::ThreadPool pool(2);
-    vec::VectorEnv v(env, 4, 1, 0, pool, {0.0, 0.0, 2.0, 0.0});
+    vec::VectorEnv v(envs::with_penalty(env, {0.0, 0.0, 2.0, 0.0}), 4, 1, 0, pool);
     v.reset_all();
     std::vector<float> a(4 * 5, 0.0f);
     double sum_r = 0, sum_shaped = 0, sum_bal = 0;

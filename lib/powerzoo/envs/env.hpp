@@ -73,11 +73,17 @@ std::vector<ObsField> tile_obs_fields(const std::vector<std::pair<std::string, i
 struct Step {
   static constexpr int kMaxAgents = 32;  ///< agents an env may declare (EnvPool: max_num_players)
   float reward = 0;                      ///< team reward; a single-agent env's only reward
-  /// Reward the learner optimizes when a wrapper shapes it (penalty, Sauté): NaN = `reward`.
+  /// Reward the learner optimizes when a shaping wrapper (PenaltyEnv) set it; NaN = `reward`
+  /// (and `agent_reward` for multi-agent envs).
   double shaped_reward = std::numeric_limits<double>::quiet_NaN();
   /// Multi-agent envs (EnvSpec::agents non-empty): one reward per agent in agent order, entries
   /// [0, n_agents) written by step(). Single-agent envs leave it unwritten (agent 0 = reward).
   float agent_reward[kMaxAgents];
+  /// Multi-agent envs, when shaped_reward is set: each agent's learner reward.
+  float agent_shaped[kMaxAgents];
+
+  /// The learner's reward of a single-agent step: shaped_reward if set, else reward.
+  double learner_reward() const { return shaped_reward == shaped_reward ? shaped_reward : reward; }
   bool terminated = false;  ///< real terminal state (e.g. solver failure)
   bool truncated = false;   ///< time limit
 };

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/vec/vector_env.hpp"
@@ -20,7 +21,8 @@ double since(Clock::time_point t0) {
 EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
   auto env = make_env(spec, spec.env.split);
   core::ThreadPool pool(static_cast<size_t>(threads));
-  vec::VectorEnv venv(env, n_envs, 0, 0, pool, penalty_weights(spec, env->spec()));
+  vec::VectorEnv venv(envs::with_penalty(env, penalty_weights(spec, env->spec())), n_envs, 0, 0,
+                      pool);
   venv.reset_all();
   const int ad = env->spec().act_dim;
   core::Rng rng(1, 1);

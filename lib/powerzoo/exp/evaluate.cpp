@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
@@ -30,7 +31,8 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
                                        const std::vector<double>& penalty, core::ThreadPool& pool,
                                        Trajectories* traj) {
   const envs::EnvSpec sp = env->spec();
-  vec::VectorEnv venv(env, n_episodes, eval_seed, kEvalStreamBase, pool, penalty);
+  vec::VectorEnv venv(envs::with_penalty(env, penalty), n_episodes, eval_seed, kEvalStreamBase,
+                      pool);
   venv.set_auto_reset(false);
   venv.reset_all(envs::ResetOptions{0, n_episodes});
   const size_t K = static_cast<size_t>(n_episodes);

@@ -1,7 +1,7 @@
 // Spec → learner: Safe-RL view, learner env (Sauté wrapping), learner context and factory call.
-#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/exp/learners.hpp"
 
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/saute.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -44,8 +44,8 @@ std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::s
   if (spec.ppo.algo != rl::Algo::kSautePpo) return env;
   // Sauté-PPO (rl.md §2.9): train with reward shaping, evaluate with it off (budget obs kept).
   const SafetyView sv = safety_view(spec, env->spec());
-  return std::make_shared<const envs::SauteEnv>(env, sv.channels, sv.thresholds, env->spec().horizon,
-                                                spec.ppo.saute_unsafe_reward, training);
+  return std::make_shared<const envs::SauteEnv>(
+      env, sv.channels, sv.thresholds, env->spec().horizon, spec.ppo.saute_unsafe_reward, training);
 }
 
 int learner_cost_channels(const Spec& spec) {
@@ -65,13 +65,14 @@ void check_batching(const Spec& spec) {
 
 std::string learner_name(const Spec& spec) { return rl::algo_name(spec.ppo.algo); }
 
-rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_spec,
-                                   int n_envs) {
+rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_spec, int n_envs) {
   rl::LearnerContext ctx;
   ctx.obs_dim = env_spec.obs_dim;
   ctx.act_dim = env_spec.act_dim;
   ctx.n_envs = n_envs;
   ctx.horizon = env_spec.horizon;
+  for (const auto& a : env_spec.agents)
+    ctx.agents.push_back(rl::AgentSlice{a.obs.offset, a.obs.size, a.act.offset, a.act.size});
   ctx.ppo = spec.ppo;
   // Resolved for every learner (a bad [safety] name is bad input even for plain PPO); only
   // ppo_lagrangian turns them into cost critics.
@@ -85,7 +86,13 @@ rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_sp
 
 std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::EnvSpec& env_spec,
                                                int n_envs, core::Rng& init_rng) {
-  return rl::make_learner(learner_name(spec), learner_context(spec, env_spec, n_envs), init_rng);
+  const rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
+  try {
+    return rl::make_learner(learner_name(spec), ctx, init_rng);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
+                            ": [ppo] algo: " + e.what());
+  }
 }
 
 }  // namespace pz::exp

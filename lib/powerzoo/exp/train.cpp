@@ -15,6 +15,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/evaluate.hpp"
@@ -96,9 +97,10 @@ std::map<std::string, double> run_eval(const Spec& spec,
   for (size_t s = 0; s < envs.size(); ++s) {
     Trajectories traj;
     const bool record = out && spec.output.trajectories == "eval";
-    auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
-                                     static_cast<uint64_t>(spec.experiment.seed), envs[s]->spec().dt_hours,
-                                     penalty, pool, record ? &traj : nullptr);
+    auto m =
+        evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
+                                static_cast<uint64_t>(spec.experiment.seed),
+                                envs[s]->spec().dt_hours, penalty, pool, record ? &traj : nullptr);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
     if (record) {
@@ -147,8 +149,8 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
 }
 
 // Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to ppo.total_steps.
-void check_resume_spec(const Spec& spec, const std::string& ck_resolved,
-                       const std::string& ck_path, const std::string& resolved) {
+void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const std::string& ck_path,
+                       const std::string& resolved) {
   // Only the budget may change (train longer); anything else would not be the same run.
   Spec ck_spec = parse_spec(ck_resolved, ck_path + " (config/resolved)");
   ck_spec.ppo.total_steps = spec.ppo.total_steps;
@@ -196,16 +198,16 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   for (const auto& s : spec.eval.splits) eval_envs.push_back(make_learner_env(spec, s, false));
   const envs::EnvSpec esp = train_env->spec();
   const int N = spec.vec.n_envs;
-  const rl::LearnerContext ctx = learner_context(spec, esp, N);
+  learner_context(spec, esp, N);  // [safety] names are checked first, as before
   const std::vector<double> penalty = penalty_weights(spec, esp);
   check_batching(spec);
   const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
   core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
   RunStreams rngs(seed);
-  const std::unique_ptr<rl::Learner> learner = rl::make_learner(learner_name(spec), ctx, rngs.init);
+  const std::unique_ptr<rl::Learner> learner = make_spec_learner(spec, esp, N, rngs.init);
   const int T = learner->collect_steps();
-  vec::VectorEnv venv(train_env, N, seed, kEnvStreamBase, pool, penalty);
+  vec::VectorEnv venv(envs::with_penalty(train_env, penalty), N, seed, kEnvStreamBase, pool);
   vec::RolloutCollector collector(venv, spec.output.trajectories == "train-sample");
   const std::string resolved = to_toml(spec);
 

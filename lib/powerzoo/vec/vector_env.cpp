@@ -10,11 +10,10 @@
 namespace pz::vec {
 
 VectorEnv::VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t seed,
-                     uint64_t stream_base, core::ThreadPool& pool, std::vector<double> penalty)
-    : env_(std::move(env)), n_(n_envs), pool_(pool), penalty_(std::move(penalty)) {
+                     uint64_t stream_base, core::ThreadPool& pool)
+    : env_(std::move(env)), n_(n_envs), pool_(pool) {
   const auto& sp = env_->spec();
   const size_t k = sp.cost_names.size();
-  if (penalty_.empty()) penalty_.assign(k, 0.0);
   obs.assign(static_cast<size_t>(n_) * sp.obs_dim, 0.0f);
   final_obs.assign(obs.size(), 0.0f);
   n_agents_ = sp.n_agents();
@@ -83,11 +82,9 @@ void VectorEnv::step_all(const float* actions) {
       const envs::Step st =
           env_->step(*states_[i], std::span<const float>(actions + i * sp.act_dim, sp.act_dim),
                      rngs_[i], std::span<float>(o, od), std::span<float>(c, k), &info[i]);
-      double shaped = st.reward, penalty = 0;
+      const double shaped = st.learner_reward();
       EpisodeStats& ep = running_[i];
       for (size_t j = 0; j < k; ++j) {
-        shaped -= penalty_[j] * c[j];
-        penalty += penalty_[j] * c[j];
         ep.cost_sum[j] += c[j];
         ep.violation_steps[j] += c[j] > 1e-6f;
       }
@@ -95,10 +92,11 @@ void VectorEnv::step_all(const float* actions) {
         reward[i] = st.reward;
         shaped_reward[i] = static_cast<float>(shaped);
         ep.agent_ret[0] += st.reward;
-      } else {  // multi-agent: the penalty on team costs applies to every agent's reward
+      } else {
+        const bool is_shaped = !std::isnan(st.shaped_reward);
         for (size_t a = 0; a < na; ++a) {
           reward[i * na + a] = st.agent_reward[a];
-          shaped_reward[i * na + a] = static_cast<float>(st.agent_reward[a] - penalty);
+          shaped_reward[i * na + a] = is_shaped ? st.agent_shaped[a] : st.agent_reward[a];
           ep.agent_ret[a] += st.agent_reward[a];
         }
       }

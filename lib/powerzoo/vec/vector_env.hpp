@@ -17,7 +17,7 @@ namespace pz::vec {
 struct EpisodeStats {
   double ret = 0;  ///< Σ reward (objective only; the team reward of a multi-agent env)
   std::vector<double> agent_ret;  ///< [n_agents] Σ per-agent reward (single-agent: {ret})
-  double shaped_ret = 0;  ///< Σ (reward − Σ_k w_k·cost_k), the return the learner optimizes
+  double shaped_ret = 0;  ///< Σ learner reward (reward − Σ_k w_k·cost_k under PenaltyEnv)
   double gen_cost = 0;    ///< Σ generation cost ($/h per step, summed over steps)
   int length = 0;
   int safe_steps = 0;                      ///< steps with Info::is_safe
@@ -33,9 +33,9 @@ struct EpisodeStats {
 /// observation of the finished episode.
 class VectorEnv {
  public:
-  /// penalty [n_costs]: weights of the shaped reward (empty = all zero).
+  /// The env is stepped as given: reward shaping (envs::PenaltyEnv, SauteEnv) is a wrapper.
   VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t seed, uint64_t stream_base,
-            core::ThreadPool& pool, std::vector<double> penalty = {});
+            core::ThreadPool& pool);
 
   /// Resets every env. opt.episode >= 0: env i starts episode opt.episode + i of opt.n_episodes.
   void reset_all(const envs::ResetOptions& opt = {});
@@ -52,7 +52,7 @@ class VectorEnv {
   std::vector<float> obs;            ///< [N, obs_dim] current observation (after auto-reset)
   std::vector<float> final_obs;      ///< [N, obs_dim] pre-reset obs where done
   std::vector<float> reward;         ///< [N, A] objective reward per agent (A = n_agents)
-  std::vector<float> shaped_reward;  ///< [N, A] learner reward: reward − Σ w_k cost_k
+  std::vector<float> shaped_reward;  ///< [N, A] learner reward (Step::shaped_reward if set)
   std::vector<float> costs;          ///< [N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [N]
   std::vector<envs::Info> info;                ///< [N]
@@ -77,7 +77,6 @@ class VectorEnv {
   int n_;
   int n_agents_ = 1;
   core::ThreadPool& pool_;
-  std::vector<double> penalty_;
   bool auto_reset_ = true;
   std::vector<std::unique_ptr<envs::State>> states_;
   std::vector<core::Rng> rngs_;
