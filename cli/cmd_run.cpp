@@ -4,8 +4,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/train.hpp"
 
 namespace po = boost::program_options;
 
@@ -16,7 +17,9 @@ int cmd_run(const Args& args) {
       "usage: powerzoo run SPEC.toml [key=value ...] [options]\n\n"
       "Trains PPO on the environment of SPEC.toml. key=value overrides use the spec's dotted\n"
       "paths (ppo.learning_rate=1e-4, vec.n_envs=16, seed=3). Writes run.h5, progress.csv and\n"
-      "ckpt/ into out_dir/name/<UTC timestamp> (or --out).\n\noptions");
+      "ckpt/ into out_dir/name/<UTC timestamp> (or --out). The spec's keys and their defaults\n"
+      "are listed below ([env] for the default env: `powerzoo envs` lists every env's and\n"
+      "task's [env] keys, `powerzoo run --help ENV_OR_TASK` shows them in full).\n\noptions");
   std::string out;
   int threads = -1;
   opts.add_options()("help,h", "show this help")(
@@ -28,7 +31,14 @@ int cmd_run(const Args& args) {
       "newest out_dir/name/<time>); starts fresh if there is none");
   po::variables_map vm;
   std::vector<std::string> positional;
-  if (!parse_command(args, opts, vm, positional)) return 0;
+  if (!parse_command(args, opts, vm, positional)) {
+    // --help: the key reference, for the env or task named after it (default env otherwise).
+    std::string entry;
+    for (const auto& a : args)
+      if (envs::find_env(a) || envs::find_task(a)) entry = a;
+    std::cout << "\nspec keys:\n" << exp::spec_reference(entry);
+    return 0;
+  }
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (vm.count("threads") && (threads < 0 || threads > 1024))
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +

@@ -138,4 +138,27 @@ std::string to_toml(const Spec& s) {
   return io::write_toml(schema_for(entry), values, {{"sweep", s.sweep_toml}});
 }
 
+std::string spec_reference(const std::string& env_entry_id) {
+  std::ostringstream o;
+  auto schema = spec_schema(env_entry_id);
+  const envs::EnvEntry* task = envs::find_task(env_entry_id);
+  for (auto& sec : schema)  // show the id and task that select this entry
+    for (auto& d : sec.keys)
+      if (sec.name == "env" && !env_entry_id.empty() && (d.key == "id" || d.key == "task"))
+        d.def = d.key == "task" ? (task ? env_entry_id : "") : (task ? task->env_id : env_entry_id);
+  for (const auto& sec : schema) {
+    o << "[" << sec.name << "]"
+      << (sec.free_form ? "  (free-form: see `powerzoo sweep --help`)" : "") << "\n";
+    for (const auto& d : sec.keys) {
+      std::string line = "  " + d.key + " = " + io::toml_value(d.kind, d.def);
+      if (line.size() < 34) line.resize(34, ' ');
+      o << line << "  " << d.doc;
+      if (d.kind != core::ParamKind::kStr || !d.expected.empty())
+        o << " (" << d.expected_text() << ")";
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
 }  // namespace pz::exp

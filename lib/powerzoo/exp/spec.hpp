@@ -90,4 +90,8 @@ std::string to_toml(const Spec& s);
 /// `powerzoo run --help`. Throws core::ConfigError for an unknown entry.
 std::vector<io::SectionSchema> spec_schema(const std::string& env_entry_id = "");
 
+/// Reference text of every spec key (section, key, default, expected values, doc) for an env or
+/// task (as spec_schema), for `--help`. Throws core::ConfigError for an unknown entry.
+std::string spec_reference(const std::string& env_entry_id = "");
+
 }  // namespace pz::exp

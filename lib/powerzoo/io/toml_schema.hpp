@@ -49,6 +49,9 @@ SectionValues read_toml(
     const std::string& text, const std::string& file, const std::vector<std::string>& overrides,
     const std::function<std::vector<SectionSchema>(const PeekFn&, const WhereFn&)>& schema_for);
 
+/// A value as TOML text (strings quoted, doubles round-trip, arrays and tables inline).
+std::string toml_value(core::ParamKind kind, const core::ParamValue& v);
+
 /// Canonical TOML of `values` (one entry per declared key, in schema order; free-form sections
 /// verbatim). read_toml(write_toml(s, v)) reads back the same values.
 std::string write_toml(const std::vector<SectionSchema>& schema,

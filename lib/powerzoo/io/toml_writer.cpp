@@ -19,7 +19,9 @@ std::string array(const std::vector<T>& v, F&& fmt) {
   return out + "]";
 }
 
-std::string format_value(ParamKind kind, const core::ParamValue& v) {
+}  // namespace
+
+std::string toml_value(ParamKind kind, const core::ParamValue& v) {
   switch (kind) {
     case ParamKind::kStr:
     case ParamKind::kChoice:
@@ -52,8 +54,6 @@ std::string format_value(ParamKind kind, const core::ParamValue& v) {
   return "";
 }
 
-}  // namespace
-
 std::string write_toml(const std::vector<SectionSchema>& schema,
                        const std::map<std::string, core::ParamTable>& values,
                        const std::map<std::string, std::string>& free_form) {
@@ -73,7 +73,7 @@ std::string write_toml(const std::vector<SectionSchema>& schema,
     for (const auto& d : sec.keys) {
       const core::ParamValue& v =
           tbl != values.end() && tbl->second.has(d.key) ? tbl->second.at(d.key) : d.def;
-      o << d.key << " = " << format_value(d.kind, v) << "\n";
+      o << d.key << " = " << toml_value(d.kind, v) << "\n";
     }
   }
   return o.str();
