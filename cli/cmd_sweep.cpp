@@ -14,9 +14,9 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/exp/job_pool.hpp"
 #include "powerzoo/exp/run_dir.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/exp/train.hpp"
-#include "powerzoo/exp/spec.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -85,6 +85,100 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
   return 0;
 }
 
+/// `--list`: the trials as "index<TAB>id<TAB>overrides".
+void list_trials(const std::vector<exp::Trial>& trials) {
+  std::cout << trials.size() << " trials\n";
+  for (const auto& t : trials) {
+    std::cout << t.index << "\t" << t.id << "\t";
+    for (size_t i = 0; i < t.overrides.size(); ++i) std::cout << (i ? " " : "") << t.overrides[i];
+    std::cout << "\n";
+  }
+}
+
+/// `--emit slurm`: writes the manifest and logs/, then prints the job-array script.
+void emit_slurm(const std::string& abs_spec, const std::vector<std::string>& sweep_args,
+                const fs::path& sweep_dir, const std::string& name,
+                const std::vector<exp::Trial>& trials, const exp::SlurmOptions& so) {
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string script = exp::slurm_script(self, abs_spec, sweep_args, sweep_dir.string(), name,
+                                               static_cast<int>(trials.size()), so);
+  // The manifest and logs/ exist before any task starts (SLURM cannot create log directories).
+  exp::init_manifest(sweep_dir.string(), abs_spec, sweep_args, trials);
+  fs::create_directories(sweep_dir / "logs");
+  std::cout << script;
+}
+
+/// One child `powerzoo sweep ... --index I` job per trial in `todo`.
+std::vector<exp::Job> trial_jobs(const std::string& spec_file,
+                                 const std::vector<std::string>& sweep_args,
+                                 const fs::path& sweep_dir, const std::vector<int>& todo,
+                                 int per_trial) {
+  std::vector<exp::Job> pool_jobs;
+  for (const int i : todo) {
+    exp::Job job;
+    job.id = i;
+    job.argv = {"powerzoo", "sweep", spec_file};
+    job.argv.insert(job.argv.end(), sweep_args.begin(), sweep_args.end());
+    for (const std::string& s :
+         {std::string("--out"), sweep_dir.string(), std::string("--index"), std::to_string(i),
+          std::string("--threads"), std::to_string(per_trial), std::string("--quiet")})
+      job.argv.push_back(s);
+    job.log_file = (sweep_dir / "logs" / ("trial_" + std::to_string(i) + ".log")).string();
+    pool_jobs.push_back(std::move(job));
+  }
+  return pool_jobs;
+}
+
+/// All trials not done yet: child processes of this binary, at most `jobs` at a time. Returns the
+/// exit code (1 if a trial failed).
+int run_all(const std::string& spec_file, const std::vector<std::string>& sweep_args,
+            const fs::path& sweep_dir, const exp::Manifest& m, size_t n_trials, int jobs,
+            int per_trial, bool quiet) {
+  std::vector<int> todo;
+  int skipped = 0;
+  for (const auto& t : m.trials) {
+    if (t.status == "done" && fs::exists(sweep_dir / t.run_dir / "run.h5"))
+      ++skipped;
+    else
+      todo.push_back(t.trial.index);
+  }
+  fs::create_directories(sweep_dir / "logs");
+  std::cout << "powerzoo sweep: " << n_trials << " trials in " << sweep_dir.string() << " ("
+            << skipped << " already done, " << todo.size() << " to run, " << jobs << " at a time x "
+            << per_trial << " threads)" << std::endl;
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::vector<exp::Job> pool_jobs =
+      trial_jobs(spec_file, sweep_args, sweep_dir, todo, per_trial);
+  int n_done = 0, n_failed = 0;
+  auto on_start = [&](const exp::Job& j) {
+    if (!quiet)
+      std::cout << "  start trial " << j.id << " (" << m.trials[j.id].trial.id << ")" << std::endl;
+  };
+  auto on_finish = [&](const exp::JobOutcome& o) {
+    if (o.ok) {
+      ++n_done;
+    } else {
+      ++n_failed;
+      // A child that died without recording its outcome leaves "running": record it here.
+      const auto now = exp::read_manifest((sweep_dir / "sweep.json").string());
+      if (now.trials.at(o.id).status != "failed")
+        exp::update_trial_status(sweep_dir.string(), o.id, "failed", o.why);
+    }
+    std::cout
+        << "  trial " << o.id << " (" << m.trials[o.id].trial.id << ") "
+        << (o.ok ? "done" : "FAILED") << " in " << static_cast<int>(o.seconds + 0.5) << " s"
+        << (o.ok ? ""
+                 : "; log: " +
+                       (sweep_dir / "logs" / ("trial_" + std::to_string(o.id) + ".log")).string())
+        << std::endl;
+  };
+  exp::run_job_pool(self, pool_jobs, jobs, on_start, on_finish);
+  std::cout << "powerzoo sweep: " << n_done << " done, " << n_failed << " failed, " << skipped
+            << " skipped; summarize with `powerzoo summarize " << sweep_dir.string() << "`"
+            << std::endl;
+  return n_failed > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int cmd_sweep(const Args& args) {
@@ -143,12 +237,7 @@ int cmd_sweep(const Args& args) {
                      std::to_string(index)};
 
   if (vm.count("list")) {
-    std::cout << trials.size() << " trials\n";
-    for (const auto& t : trials) {
-      std::cout << t.index << "\t" << t.id << "\t";
-      for (size_t i = 0; i < t.overrides.size(); ++i) std::cout << (i ? " " : "") << t.overrides[i];
-      std::cout << "\n";
-    }
+    list_trials(trials);
     return 0;
   }
 
@@ -166,14 +255,7 @@ int cmd_sweep(const Args& args) {
     so.mem = mem;
     so.cpus = cpus;
     so.parallel = vm.count("jobs") ? jobs : 0;
-    const std::string self = fs::read_symlink("/proc/self/exe").string();
-    const std::string script =
-        exp::slurm_script(self, abs_spec, sweep_args, sweep_dir.string(),
-                          base.experiment.name + "-sweep", static_cast<int>(trials.size()), so);
-    // The manifest and logs/ exist before any task starts (SLURM cannot create log directories).
-    exp::init_manifest(sweep_dir.string(), abs_spec, sweep_args, trials);
-    fs::create_directories(sweep_dir / "logs");
-    std::cout << script;
+    emit_slurm(abs_spec, sweep_args, sweep_dir, base.experiment.name + "-sweep", trials, so);
     return 0;
   }
   exp::Manifest m = exp::init_manifest(sweep_dir.string(), abs_spec, sweep_args, trials);
@@ -181,63 +263,9 @@ int cmd_sweep(const Args& args) {
   const bool quiet = vm.count("quiet") > 0;
   if (index >= 0) return run_one(spec_text, spec_file, sweep_dir, m, index, threads, quiet);
 
-  // All trials: child processes of this binary, at most `jobs` at a time.
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const int per_trial = vm.count("threads") ? threads : std::max(1, static_cast<int>(hw) / jobs);
-  std::vector<int> todo;
-  int skipped = 0;
-  for (const auto& t : m.trials) {
-    if (t.status == "done" && fs::exists(sweep_dir / t.run_dir / "run.h5"))
-      ++skipped;
-    else
-      todo.push_back(t.trial.index);
-  }
-  fs::create_directories(sweep_dir / "logs");
-  std::cout << "powerzoo sweep: " << trials.size() << " trials in " << sweep_dir.string() << " ("
-            << skipped << " already done, " << todo.size() << " to run, " << jobs << " at a time x "
-            << per_trial << " threads)" << std::endl;
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  std::vector<exp::Job> pool_jobs;
-  for (const int i : todo) {
-    exp::Job job;
-    job.id = i;
-    job.argv = {"powerzoo", "sweep", spec_file};
-    job.argv.insert(job.argv.end(), sweep_args.begin(), sweep_args.end());
-    for (const std::string& s :
-         {std::string("--out"), sweep_dir.string(), std::string("--index"), std::to_string(i),
-          std::string("--threads"), std::to_string(per_trial), std::string("--quiet")})
-      job.argv.push_back(s);
-    job.log_file = (sweep_dir / "logs" / ("trial_" + std::to_string(i) + ".log")).string();
-    pool_jobs.push_back(std::move(job));
-  }
-  int n_done = 0, n_failed = 0;
-  auto on_start = [&](const exp::Job& j) {
-    if (!quiet)
-      std::cout << "  start trial " << j.id << " (" << m.trials[j.id].trial.id << ")" << std::endl;
-  };
-  auto on_finish = [&](const exp::JobOutcome& o) {
-    if (o.ok) {
-      ++n_done;
-    } else {
-      ++n_failed;
-      // A child that died without recording its outcome leaves "running": record it here.
-      const auto now = exp::read_manifest((sweep_dir / "sweep.json").string());
-      if (now.trials.at(o.id).status != "failed")
-        exp::update_trial_status(sweep_dir.string(), o.id, "failed", o.why);
-    }
-    std::cout
-        << "  trial " << o.id << " (" << m.trials[o.id].trial.id << ") "
-        << (o.ok ? "done" : "FAILED") << " in " << static_cast<int>(o.seconds + 0.5) << " s"
-        << (o.ok ? ""
-                 : "; log: " +
-                       (sweep_dir / "logs" / ("trial_" + std::to_string(o.id) + ".log")).string())
-        << std::endl;
-  };
-  exp::run_job_pool(self, pool_jobs, jobs, on_start, on_finish);
-  std::cout << "powerzoo sweep: " << n_done << " done, " << n_failed << " failed, " << skipped
-            << " skipped; summarize with `powerzoo summarize " << sweep_dir.string() << "`"
-            << std::endl;
-  return n_failed > 0 ? 1 : 0;
+  return run_all(spec_file, sweep_args, sweep_dir, m, trials.size(), jobs, per_trial, quiet);
 }
 
 }  // namespace pz::cli

@@ -189,6 +189,58 @@ void print_progress(long long steps, long long total, double wall, double train_
   std::fflush(stdout);
 }
 
+// Root attributes and resolved spec of a new run.h5.
+RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N, size_t threads,
+                              const std::string& resolved) {
+  return {
+      {{"schema_version", "1"},
+       {"powerzoo_version", PZ_VERSION},
+       {"git_sha", PZ_GIT_SHA},
+       {"env_id", esp.id},
+       {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+       {"hostname", hostname()},
+       {"data", describe_data(spec)}},
+      {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
+      resolved};
+}
+
+// With --resume, restores the newest checkpoint of `dir` (if any) into learner, streams, envs,
+// counters and history; returns its path ("" when starting fresh).
+std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
+                                   const std::string& resolved, rl::Learner& learner,
+                                   RunStreams& rngs, vec::VectorEnv& venv, LoopCounters& ctr,
+                                   MetricHistory& history) {
+  core::StateDict sd;
+  std::string ck_resolved;
+  const std::string resumed_from = dir.newest_checkpoint(&sd, &ck_resolved);
+  if (!resumed_from.empty()) {
+    check_resume_spec(spec, ck_resolved, resumed_from, resolved);
+    venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
+    restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
+  }
+  return resumed_from;
+}
+
+void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size_t threads,
+                  const std::string& run_dir, const std::string& resumed_from, long long step) {
+  std::cout << "powerzoo run: " << spec.experiment.name << " | env " << esp.id << " (obs "
+            << esp.obs_dim << ", act " << esp.act_dim << ") | " << N << " envs x " << T
+            << " steps | " << threads << " threads\n"
+            << "  " << describe_data(spec) << "\n  run directory: " << run_dir << std::endl;
+  if (!resumed_from.empty())
+    std::cout << "  resuming from " << resumed_from << " (global step " << step << ")" << std::endl;
+}
+
+// Throws core::RunError on the first non-finite learner metric.
+void check_finite_metrics(const std::map<std::string, double>& metrics, long long steps,
+                          int64_t iteration) {
+  for (const auto& [k, v] : metrics)
+    if (!std::isfinite(v))
+      throw core::RunError("non-finite learner metric " + k + " at global step " +
+                           std::to_string(steps) + " (iteration " + std::to_string(iteration) +
+                           ")");
+}
+
 }  // namespace
 
 TrainResult train(const Spec& spec, const TrainOptions& opt) {
@@ -221,40 +273,14 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   ctr.last_ckpt = -spec.output.checkpoint_every_steps;
   MetricHistory history;
   std::string resumed_from;
-  if (opt.resume) {
-    core::StateDict sd;
-    std::string ck_resolved;
-    resumed_from = dir.newest_checkpoint(&sd, &ck_resolved);
-    if (!resumed_from.empty()) {
-      check_resume_spec(spec, ck_resolved, resumed_from, resolved);
-      venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
-      restore_run_checkpoint(sd, *learner, rngs, venv, ctr, history);
-    }
-  }
-  io::RunFile out = dir.start({{{"schema_version", "1"},
-                                {"powerzoo_version", PZ_VERSION},
-                                {"git_sha", PZ_GIT_SHA},
-                                {"env_id", esp.id},
-                                {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
-                                {"hostname", hostname()},
-                                {"data", describe_data(spec)}},
-                               {{"seed", spec.experiment.seed},
-                                {"n_envs", N},
-                                {"threads", static_cast<int64_t>(pool.size())}},
-                               resolved},
+  if (opt.resume)
+    resumed_from = resume_from_checkpoint(spec, dir, resolved, *learner, rngs, venv, ctr, history);
+  io::RunFile out = dir.start(run_file_header(spec, esp, N, pool.size(), resolved),
                               resumed_from.empty() ? nullptr : &history, ctr.global_step);
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
-  if (!opt.quiet) {
-    std::cout << "powerzoo run: " << spec.experiment.name << " | env " << esp.id << " (obs "
-              << esp.obs_dim << ", act " << esp.act_dim << ") | " << N << " envs x " << T
-              << " steps | " << pool.size() << " threads\n"
-              << "  " << describe_data(spec) << "\n  run directory: " << result.run_dir
-              << std::endl;
-    if (!resumed_from.empty())
-      std::cout << "  resuming from " << resumed_from << " (global step " << ctr.global_step << ")"
-                << std::endl;
-  }
+  if (!opt.quiet)
+    print_banner(spec, esp, N, T, pool.size(), result.run_dir, resumed_from, ctr.global_step);
 
   long long& steps = ctr.global_step;
   const long long total = spec.ppo.total_steps;
@@ -311,11 +337,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     const auto t_iter = Clock::now();
     const vec::CollectStats st = collector.collect(*learner, rngs.action, T, steps);
     auto metrics = learner->update(rngs.shuffle);
-    for (const auto& [k, v] : metrics)
-      if (!std::isfinite(v))
-        throw core::RunError("non-finite learner metric " + k + " at global step " +
-                             std::to_string(steps) + " (iteration " +
-                             std::to_string(ctr.iteration) + ")");
+    check_finite_metrics(metrics, steps, ctr.iteration);
     steps += static_cast<long long>(T) * N;
     ++ctr.iteration;
     metrics["global_step"] = static_cast<double>(steps);

@@ -40,6 +40,24 @@ const char* to_string(DcOpfStatus s) {
   return "failed";
 }
 
+/// Column data of the LP/QP: PG columns first, then epigraph columns, then the two balance slacks.
+struct DcOpf::Impl::Columns {
+  std::vector<double> lb, ub, obj, qdiag;  // qdiag: CLP objective cᵀx + ½ xᵀQx, Q diagonal
+  std::vector<int> pwl_gens;               // gens with a piecewise-linear cost of >= 2 points
+  std::vector<int> epi_col;                // [ng] epigraph column of the gen, -1 if none
+};
+
+/// Row-wise triplets (converted to a column-major packed matrix) and row bounds.
+struct DcOpf::Impl::Rows {
+  std::vector<int> ri, ci;
+  std::vector<double> val, lb, ub;
+  void add(int r, int col, double v) {
+    ri.push_back(r);
+    ci.push_back(col);
+    val.push_back(v);
+  }
+};
+
 DcOpf::Impl::Impl(const Case& cs) : c(cs) {
   nb = c.n_bus();
   nl = c.n_branch();
@@ -54,7 +72,17 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
   }
   const int ref = c.ref_bus_idx;
   ptdf = PtdfFlow(c, ref);  // throws on islanding / zero reactance
+  build_shift_injections();
+  build_angle_tree(ref);
+  Columns cols;
+  build_columns(cols);
+  Rows rows;
+  build_rows(cols, rows);
+  load_model(cols, rows);
+}
 
+/// Series susceptance and phase-shifter injections of every in-service branch.
+void DcOpf::Impl::build_shift_injections() {
   b.assign(nl, 0.0);
   pfinj.assign(nl, 0.0);
   pbusinj.assign(nb, 0.0);
@@ -66,95 +94,101 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
     pbusinj[c.branch_from_idx[l]] += pfinj[l];
     pbusinj[c.branch_to_idx[l]] -= pfinj[l];
   }
+}
 
-  // Angle tree (BFS over in-service branches from the reference bus).
-  {
-    std::vector<std::vector<int>> adj(nb);
-    for (int l = 0; l < nl; ++l) {
-      if (b[l] == 0.0) continue;
-      adj[c.branch_from_idx[l]].push_back(l);
-      adj[c.branch_to_idx[l]].push_back(l);
-    }
-    std::vector<char> seen(nb, 0);
-    std::queue<int> q;
-    q.push(ref);
-    seen[ref] = 1;
-    while (!q.empty()) {
-      const int k = q.front();
-      q.pop();
-      for (int l : adj[k]) {
-        const int o = c.branch_from_idx[l] == k ? c.branch_to_idx[l] : c.branch_from_idx[l];
-        if (seen[o]) continue;
-        seen[o] = 1;
-        tree.push_back({l, k, o});
-        q.push(o);
-      }
+/// Angle tree (BFS over in-service branches from the reference bus).
+void DcOpf::Impl::build_angle_tree(int ref) {
+  std::vector<std::vector<int>> adj(nb);
+  for (int l = 0; l < nl; ++l) {
+    if (b[l] == 0.0) continue;
+    adj[c.branch_from_idx[l]].push_back(l);
+    adj[c.branch_to_idx[l]].push_back(l);
+  }
+  std::vector<char> seen(nb, 0);
+  std::queue<int> q;
+  q.push(ref);
+  seen[ref] = 1;
+  while (!q.empty()) {
+    const int k = q.front();
+    q.pop();
+    for (int l : adj[k]) {
+      const int o = c.branch_from_idx[l] == k ? c.branch_to_idx[l] : c.branch_from_idx[l];
+      if (seen[o]) continue;
+      seen[o] = 1;
+      tree.push_back({l, k, o});
+      q.push(o);
     }
   }
+}
 
-  // Columns.
-  gen_col.assign(ng, -1);
-  std::vector<double> col_lb, col_ub, obj, qdiag;
-  std::vector<int> pwl_gens;
-  for (int g = 0; g < ng; ++g) {
-    const Gen& gen = c.gen[g];
-    if (gen.status <= 0) continue;
-    const GenCost& gc = c.gencost[g];
-    gen_col[g] = static_cast<int>(col_lb.size());
-    on_gens.push_back(g);
-    col_lb.push_back(gen.pmin_mw);
-    col_ub.push_back(gen.pmax_mw);
-    double lin = 0, quad = 0;
-    if (gc.model == 2) {
-      const auto& k = gc.coeffs;
-      const size_t n = k.size();
-      for (size_t i = 0; i + 3 < n; ++i) {
-        if (k[i] != 0.0) {
+/// Checks the cost of in-service gen row g and sets its linear and quadratic coefficients; adds
+/// constant terms to const_cost and piecewise-linear gens (>= 2 points) to pwl_gens.
+void DcOpf::Impl::gen_cost_terms(int g, double& lin, double& quad, std::vector<int>& pwl_gens) {
+  const GenCost& gc = c.gencost[g];
+  if (gc.model == 2) {
+    const auto& k = gc.coeffs;
+    const size_t n = k.size();
+    for (size_t i = 0; i + 3 < n; ++i) {
+      if (k[i] != 0.0) {
+        throw core::ConfigError("case '" + c.name +
+                                "': expected gencost of degree <= 2 for "
+                                "DC-OPF, found degree " +
+                                std::to_string(n - 1 - i) + " on gen row " + std::to_string(g + 1));
+      }
+    }
+    if (n >= 1) const_cost += k[n - 1];
+    if (n >= 2) lin = k[n - 2];
+    if (n >= 3) quad = k[n - 3];
+    if (quad < 0) {
+      throw core::ConfigError("case '" + c.name +
+                              "': expected a convex gencost (quadratic "
+                              "coefficient >= 0) on gen row " +
+                              std::to_string(g + 1) + ", found " + std::to_string(quad));
+    }
+  } else if (gc.model == 1) {
+    const size_t np = gc.coeffs.size() / 2;
+    if (gc.coeffs.size() % 2 != 0 || np == 0) {
+      throw core::ConfigError("case '" + c.name +
+                              "': expected (x, y) pairs in piecewise-linear "
+                              "gencost of gen row " +
+                              std::to_string(g + 1));
+    }
+    if (np == 1) {
+      const_cost += gc.coeffs[1];
+    } else {
+      for (size_t i = 0; i + 1 < np; ++i) {
+        if (!(gc.coeffs[2 * i + 2] > gc.coeffs[2 * i])) {
           throw core::ConfigError("case '" + c.name +
-                                  "': expected gencost of degree <= 2 for "
-                                  "DC-OPF, found degree " +
-                                  std::to_string(n - 1 - i) + " on gen row " +
+                                  "': expected increasing x in piecewise-"
+                                  "linear gencost of gen row " +
                                   std::to_string(g + 1));
         }
       }
-      if (n >= 1) const_cost += k[n - 1];
-      if (n >= 2) lin = k[n - 2];
-      if (n >= 3) quad = k[n - 3];
-      if (quad < 0) {
-        throw core::ConfigError("case '" + c.name +
-                                "': expected a convex gencost (quadratic "
-                                "coefficient >= 0) on gen row " +
-                                std::to_string(g + 1) + ", found " + std::to_string(quad));
-      }
-    } else if (gc.model == 1) {
-      const size_t np = gc.coeffs.size() / 2;
-      if (gc.coeffs.size() % 2 != 0 || np == 0) {
-        throw core::ConfigError("case '" + c.name +
-                                "': expected (x, y) pairs in piecewise-linear "
-                                "gencost of gen row " +
-                                std::to_string(g + 1));
-      }
-      if (np == 1) {
-        const_cost += gc.coeffs[1];
-      } else {
-        for (size_t i = 0; i + 1 < np; ++i) {
-          if (!(gc.coeffs[2 * i + 2] > gc.coeffs[2 * i])) {
-            throw core::ConfigError("case '" + c.name +
-                                    "': expected increasing x in piecewise-"
-                                    "linear gencost of gen row " +
-                                    std::to_string(g + 1));
-          }
-        }
-        pwl_gens.push_back(g);
-      }
-    } else {
-      throw core::ConfigError("case '" + c.name + "': expected gencost model 1 or 2 on gen row " +
-                              std::to_string(g + 1) + ", found " + std::to_string(gc.model));
+      pwl_gens.push_back(g);
     }
-    obj.push_back(lin);
+  } else {
+    throw core::ConfigError("case '" + c.name + "': expected gencost model 1 or 2 on gen row " +
+                            std::to_string(g + 1) + ", found " + std::to_string(gc.model));
+  }
+}
+
+/// Columns: PG of every in-service gen, then one epigraph column per piecewise-linear gen, then
+/// the balance slacks (unserved, spilled), fixed at 0 unless an override enables them.
+void DcOpf::Impl::build_columns(Columns& cols) {
+  gen_col.assign(ng, -1);
+  for (int g = 0; g < ng; ++g) {
+    const Gen& gen = c.gen[g];
+    if (gen.status <= 0) continue;
+    gen_col[g] = static_cast<int>(cols.lb.size());
+    on_gens.push_back(g);
+    cols.lb.push_back(gen.pmin_mw);
+    cols.ub.push_back(gen.pmax_mw);
+    double lin = 0, quad = 0;
+    gen_cost_terms(g, lin, quad, cols.pwl_gens);
+    cols.obj.push_back(lin);
     lin_cost.push_back(lin);
     quad_cost.push_back(quad);
-    qdiag.push_back(2.0 * quad);  // CLP objective: cᵀx + ½ xᵀQx
+    cols.qdiag.push_back(2.0 * quad);  // CLP objective: cᵀx + ½ xᵀQx
     if (quad != 0.0) qp = true;
   }
   if (on_gens.empty()) {
@@ -162,97 +196,89 @@ DcOpf::Impl::Impl(const Case& cs) : c(cs) {
   }
   const int n_pg = static_cast<int>(on_gens.size());
   base_lin = lin_cost;
-  base_obj.assign(obj.begin(), obj.begin() + n_pg);
-  base_lb.assign(col_lb.begin(), col_lb.begin() + n_pg);
-  base_ub.assign(col_ub.begin(), col_ub.begin() + n_pg);
-  has_pwl = !pwl_gens.empty();
-  std::vector<int> epi_col(ng, -1);
-  for (int g : pwl_gens) {
-    epi_col[g] = static_cast<int>(col_lb.size());
-    col_lb.push_back(-COIN_DBL_MAX);
-    col_ub.push_back(COIN_DBL_MAX);
-    obj.push_back(1.0);
-    qdiag.push_back(0.0);
+  base_obj.assign(cols.obj.begin(), cols.obj.begin() + n_pg);
+  base_lb.assign(cols.lb.begin(), cols.lb.begin() + n_pg);
+  base_ub.assign(cols.ub.begin(), cols.ub.begin() + n_pg);
+  has_pwl = !cols.pwl_gens.empty();
+  cols.epi_col.assign(ng, -1);
+  for (int g : cols.pwl_gens) {
+    cols.epi_col[g] = static_cast<int>(cols.lb.size());
+    cols.lb.push_back(-COIN_DBL_MAX);
+    cols.ub.push_back(COIN_DBL_MAX);
+    cols.obj.push_back(1.0);
+    cols.qdiag.push_back(0.0);
   }
-  // Balance slacks (unserved, spilled), fixed at 0 unless an override enables them.
-  slack_col = static_cast<int>(col_lb.size());
+  slack_col = static_cast<int>(cols.lb.size());
   for (int k = 0; k < 2; ++k) {
-    col_lb.push_back(0.0);
-    col_ub.push_back(0.0);
-    obj.push_back(0.0);
-    qdiag.push_back(0.0);
+    cols.lb.push_back(0.0);
+    cols.ub.push_back(0.0);
+    cols.obj.push_back(0.0);
+    cols.qdiag.push_back(0.0);
   }
-  const int n_cols = static_cast<int>(col_lb.size());
+}
 
-  // Rows (row-wise triplets, converted to a column-major packed matrix).
-  std::vector<int> ri, ci;
-  std::vector<double> val, row_lb, row_ub;
+/// Rows: balance, flow limit of every rated in-service branch, piecewise-linear epigraphs.
+void DcOpf::Impl::build_rows(const Columns& cols, Rows& rows) {
+  const int n_pg = static_cast<int>(on_gens.size());
   // Balance.
-  for (int j = 0; j < n_pg; ++j) {
-    ri.push_back(0);
-    ci.push_back(j);
-    val.push_back(1.0);
-  }
-  row_lb.push_back(0);
-  row_ub.push_back(0);
-  ri.push_back(0);
-  ci.push_back(slack_col);
-  val.push_back(1.0);
-  ri.push_back(0);
-  ci.push_back(slack_col + 1);
-  val.push_back(-1.0);
+  for (int j = 0; j < n_pg; ++j) rows.add(0, j, 1.0);
+  rows.lb.push_back(0);
+  rows.ub.push_back(0);
+  rows.add(0, slack_col, 1.0);
+  rows.add(0, slack_col + 1, -1.0);
   // Flow limits.
   for (int l = 0; l < nl; ++l) {
     const double rate = c.branch[l].rate_a_mva;
     if (c.branch[l].status <= 0 || !(rate > 0) || rate >= kUnlimited) continue;
-    const int r = static_cast<int>(row_lb.size());
+    const int r = static_cast<int>(rows.lb.size());
     lim.push_back(l);
     for (int j = 0; j < n_pg; ++j) {
       const double a = ptdf.at(l, c.gen_bus_idx[on_gens[j]]);
       if (a == 0.0) continue;
-      ri.push_back(r);
-      ci.push_back(j);
-      val.push_back(a);
+      rows.add(r, j, a);
     }
-    row_lb.push_back(-rate);
-    row_ub.push_back(rate);
+    rows.lb.push_back(-rate);
+    rows.ub.push_back(rate);
   }
   mlim.assign(lim.size() * static_cast<size_t>(n_pg), 0.0);
   for (size_t k = 0; k < lim.size(); ++k) {
     for (int j = 0; j < n_pg; ++j) mlim[k * n_pg + j] = ptdf.at(lim[k], c.gen_bus_idx[on_gens[j]]);
   }
   // Piecewise-linear epigraphs: y − slope·p ≥ intercept.
-  for (int g : pwl_gens) {
+  for (int g : cols.pwl_gens) {
     const auto& k = c.gencost[g].coeffs;
     const size_t np = k.size() / 2;
     for (size_t i = 0; i + 1 < np; ++i) {
       const double slope = (k[2 * i + 3] - k[2 * i + 1]) / (k[2 * i + 2] - k[2 * i]);
       const double icpt = k[2 * i + 1] - slope * k[2 * i];
-      const int r = static_cast<int>(row_lb.size());
-      ri.push_back(r);
-      ci.push_back(epi_col[g]);
-      val.push_back(1.0);
-      ri.push_back(r);
-      ci.push_back(gen_col[g]);
-      val.push_back(-slope);
-      row_lb.push_back(icpt);
-      row_ub.push_back(COIN_DBL_MAX);
+      const int r = static_cast<int>(rows.lb.size());
+      rows.add(r, cols.epi_col[g], 1.0);
+      rows.add(r, gen_col[g], -slope);
+      rows.lb.push_back(icpt);
+      rows.ub.push_back(COIN_DBL_MAX);
     }
   }
-  n_rows = static_cast<int>(row_lb.size());
-  CoinPackedMatrix m(true, ri.data(), ci.data(), val.data(), static_cast<CoinBigIndex>(val.size()));
+  n_rows = static_cast<int>(rows.lb.size());
+}
+
+/// Loads the matrix, bounds and objective (and, for a QP, the quadratic objective) into CLP.
+void DcOpf::Impl::load_model(const Columns& cols, const Rows& rows) {
+  const int n_cols = static_cast<int>(cols.lb.size());
+  CoinPackedMatrix m(true, rows.ri.data(), rows.ci.data(), rows.val.data(),
+                     static_cast<CoinBigIndex>(rows.val.size()));
   m.setDimensions(n_rows, n_cols);
   model.setLogLevel(0);
-  model.loadProblem(m, col_lb.data(), col_ub.data(), obj.data(), row_lb.data(), row_ub.data());
+  model.loadProblem(m, cols.lb.data(), cols.ub.data(), cols.obj.data(), rows.lb.data(),
+                    rows.ub.data());
   if (qp) {
     std::vector<CoinBigIndex> start(n_cols + 1, 0);
     std::vector<int> qcol;
     std::vector<double> qval;
     for (int j = 0; j < n_cols; ++j) {
       start[j] = static_cast<CoinBigIndex>(qval.size());
-      if (qdiag[j] != 0.0) {
+      if (cols.qdiag[j] != 0.0) {
         qcol.push_back(j);
-        qval.push_back(qdiag[j]);
+        qval.push_back(cols.qdiag[j]);
       }
     }
     start[n_cols] = static_cast<CoinBigIndex>(qval.size());

@@ -43,6 +43,15 @@ struct DcOpf::Impl {
   bool have_basis = false;
 
   explicit Impl(const Case& cs);
+  // Model building, in the order the constructor runs them (dcopf.cpp).
+  struct Columns;  ///< column bounds, objective and Q diagonal while the model is built
+  struct Rows;     ///< row-wise triplets and row bounds while the model is built
+  void build_shift_injections();
+  void build_angle_tree(int ref);
+  void gen_cost_terms(int g, double& lin, double& quad, std::vector<int>& pwl_gens);
+  void build_columns(Columns& cols);
+  void build_rows(const Columns& cols, Rows& rows);
+  void load_model(const Columns& cols, const Rows& rows);
   DcOpfResult solve(const std::vector<double>& pd, const DcOpfOverrides* o = nullptr);
   bool apply_overrides(const DcOpfOverrides* o, std::string& err);
   bool run_solver(bool warm);

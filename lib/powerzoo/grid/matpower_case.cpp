@@ -1,0 +1,162 @@
+// MATPOWER matrices to Case: bus, gen, branch and gencost rows converted and checked (ids,
+// bus references, cost models) once every statement of the file has run.
+#include <cmath>
+#include <sstream>
+#include <unordered_map>
+
+#include "powerzoo/grid/matpower_parser_impl.hpp"
+
+namespace pz::grid::detail {
+namespace {
+
+using core::ConfigError;
+
+int as_id(double x, const std::string& file, int line, const std::string& what) {
+  if (!std::isfinite(x) || x != std::floor(x) || std::fabs(x) > 2e9) {
+    std::ostringstream os;
+    os << x;
+    throw ConfigError(file + ":" + std::to_string(line) + ": expected an integer " + what +
+                      ", found " + os.str());
+  }
+  return static_cast<int>(x);
+}
+
+int as_int(double x) { return std::isfinite(x) ? static_cast<int>(std::lround(x)) : 0; }
+
+}  // namespace
+
+Case Parser::build() {
+  const int last_line = toks_.back().line;
+  for (const char* f : {"bus", "gen", "branch"}) {
+    if (!mats_[f].present) {
+      fail(last_line, std::string("an mpc.") + f + " matrix", "end of file without one");
+    }
+  }
+  if (mats_["bus"].rows.empty()) fail(mats_["bus"].open_line, "at least one bus row", "none");
+  if (!base_mva_) fail(last_line, "an mpc.baseMVA statement", "end of file without one");
+  if (!(*base_mva_ > 0) || !std::isfinite(*base_mva_)) {
+    std::ostringstream os;
+    os << *base_mva_;
+    fail(base_mva_line_, "mpc.baseMVA > 0", os.str());
+  }
+  Case c;
+  c.base_mva = *base_mva_;
+  c.name = func_name_;
+  std::unordered_map<int, int> id_line;  // bus id -> source line of its row
+  build_buses(c, id_line);
+  build_gens(c, id_line);
+  build_branches(c, id_line);
+  const RawMat& cm = mats_["gencost"];
+  if (cm.present && !cm.rows.empty()) build_gencost(c, cm);
+  c.finalize();
+  return c;
+}
+
+void Parser::build_buses(Case& c, std::unordered_map<int, int>& id_line) const {
+  const RawMat& bm = mats_.at("bus");
+  for (size_t k = 0; k < bm.rows.size(); ++k) {
+    const auto& r = bm.rows[k];
+    const int line = bm.lines[k];
+    Bus b;
+    b.id = as_id(r[0], file_, line, "bus id");
+    if (const auto [it, fresh] = id_line.emplace(b.id, line); !fresh) {
+      fail(line, "unique bus ids",
+           "bus " + std::to_string(b.id) + " again (first at line " + std::to_string(it->second) +
+               ")");
+    }
+    b.type = as_int(r[1]);
+    b.pd_mw = r[2];
+    b.qd_mvar = r[3];
+    b.gs_mw = r[4];
+    b.bs_mvar = r[5];
+    b.area = as_int(r[6]);
+    b.vm_pu = r[7];
+    b.va_deg = r[8];
+    b.base_kv = r[9];
+    b.zone = as_int(r[10]);
+    b.vmax_pu = r[11];
+    b.vmin_pu = r[12];
+    c.bus.push_back(b);
+  }
+}
+
+int Parser::bus_ref(const std::unordered_map<int, int>& id_line, double v, int line,
+                    const std::string& what) const {
+  const int id = as_id(v, file_, line, what);
+  if (!id_line.count(id)) fail(line, what + " to be a bus id of mpc.bus", std::to_string(id));
+  return id;
+}
+
+void Parser::build_gens(Case& c, const std::unordered_map<int, int>& id_line) const {
+  const RawMat& gm = mats_.at("gen");
+  for (size_t k = 0; k < gm.rows.size(); ++k) {
+    const auto& r = gm.rows[k];
+    Gen g;
+    g.bus = bus_ref(id_line, r[0], gm.lines[k], "gen bus");
+    g.pg_mw = r[1];
+    g.qg_mvar = r[2];
+    g.qmax_mvar = r[3];
+    g.qmin_mvar = r[4];
+    g.vg_pu = r[5];
+    g.mbase_mva = r[6];
+    g.status = r[7] > 0 ? 1 : 0;
+    g.pmax_mw = r[8];
+    g.pmin_mw = r[9];
+    c.gen.push_back(g);
+  }
+}
+
+void Parser::build_branches(Case& c, const std::unordered_map<int, int>& id_line) const {
+  const RawMat& rm = mats_.at("branch");
+  for (size_t k = 0; k < rm.rows.size(); ++k) {
+    const auto& r = rm.rows[k];
+    Branch br;
+    br.from = bus_ref(id_line, r[0], rm.lines[k], "branch from-bus");
+    br.to = bus_ref(id_line, r[1], rm.lines[k], "branch to-bus");
+    br.r_pu = r[2];
+    br.x_pu = r[3];
+    br.b_pu = r[4];
+    br.rate_a_mva = r[5];
+    br.rate_b_mva = r[6];
+    br.rate_c_mva = r[7];
+    br.tap = r[8];
+    br.shift_deg = r[9];
+    br.status = r[10] > 0 ? 1 : 0;
+    if (r.size() >= 13) {
+      br.angmin_deg = r[11];
+      br.angmax_deg = r[12];
+    }
+    c.branch.push_back(br);
+  }
+}
+
+void Parser::build_gencost(Case& c, const RawMat& cm) const {
+  const size_t ng = c.gen.size();
+  if (cm.rows.size() != ng && cm.rows.size() != 2 * ng) {
+    fail(cm.open_line,
+         std::to_string(ng) + " or " + std::to_string(2 * ng) +
+             " rows in mpc.gencost (one or two per gen)",
+         std::to_string(cm.rows.size()));
+  }
+  for (size_t k = 0; k < ng; ++k) {
+    const auto& r = cm.rows[k];
+    const int line = cm.lines[k];
+    GenCost gc;
+    gc.model = as_id(r[0], file_, line, "gencost MODEL");
+    if (gc.model != 1 && gc.model != 2) {
+      fail(line, "gencost MODEL 1 (piecewise linear) or 2 (polynomial)", std::to_string(gc.model));
+    }
+    gc.startup = r[1];
+    gc.shutdown = r[2];
+    const int ncost = as_id(r[3], file_, line, "gencost NCOST");
+    const size_t need = 4 + static_cast<size_t>(std::max(ncost, 0)) * (gc.model == 1 ? 2 : 1);
+    if (ncost < 0 || need > r.size()) {
+      fail(line, std::to_string(need) + " columns for NCOST = " + std::to_string(ncost),
+           std::to_string(r.size()));
+    }
+    gc.coeffs.assign(r.begin() + 4, r.begin() + static_cast<long>(need));
+    c.gencost.push_back(gc);
+  }
+}
+
+}  // namespace pz::grid::detail

@@ -1,0 +1,147 @@
+// HDF5 checkpoint files: a core::StateDict plus the resolved config, written atomically
+// (temporary file, fsync, rename) and read back with type checks.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/io/hdf5_impl.hpp"
+
+namespace pz::io {
+
+using namespace detail;
+using core::ConfigError;
+using core::RunError;
+
+namespace {
+
+/// Contiguous 1-D dataset (checkpoint entries).
+void write_vector(hid_t f, const std::string& file, const std::string& path, hid_t file_type,
+                  hid_t mem_type, size_t n, const void* data) {
+  hsize_t dims[1] = {n};
+  Handle space = checked(H5Screate_simple(1, dims, nullptr), H5Sclose, file, "H5Screate", path);
+  Handle lcpl = intermediate_lcpl();
+  Handle ds = checked(
+      H5Dcreate2(f, path.c_str(), file_type, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, file, "create dataset", path);
+  if (n > 0) {
+    check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file, "write dataset",
+          path);
+  }
+}
+
+}  // namespace
+
+void write_checkpoint(const std::string& path, const core::StateDict& sd,
+                      const std::string& resolved_toml) {
+  silence_hdf5();
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  try {
+    {
+      // Strong close degree: H5Fclose really closes the file before the fsync below.
+      Handle fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, tmp, "H5Pcreate");
+      H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+      Handle f = checked(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
+                         tmp, "create checkpoint file");
+      hid_t fid = f.get();
+      auto name_ok = [&](const std::string& name) {
+        validate_name(tmp, name);
+        if (name == "config" || name.rfind("config/", 0) == 0) {
+          throw RunError("HDF5: checkpoint entry '" + name + "' collides with /config");
+        }
+      };
+      for (const auto& [name, v] : sd.f32) {
+        name_ok(name);
+        write_vector(fid, tmp, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v.size(), v.data());
+      }
+      for (const auto& [name, v] : sd.f64) {
+        name_ok(name);
+        write_vector(fid, tmp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.size(), v.data());
+      }
+      for (const auto& [name, v] : sd.i64) {
+        name_ok(name);
+        write_vector(fid, tmp, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.size(), v.data());
+      }
+      for (const auto& [name, v] : sd.str) {
+        name_ok(name);
+        write_string_dataset(fid, tmp, name, v);
+      }
+      write_string_dataset(fid, tmp, "config/resolved", resolved_toml);
+      write_int_attr(fid, tmp, "powerzoo_checkpoint", 1);
+      if (!f.reset()) fail_run(tmp, "close checkpoint file");
+    }
+    int fd = ::open(tmp.c_str(), O_RDONLY);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw RunError("cannot fsync checkpoint '" + tmp + "': " + std::strerror(err));
+    }
+    ::close(fd);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      throw RunError("cannot rename checkpoint '" + tmp + "' to '" + path +
+                     "': " + std::strerror(errno));
+    }
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  // Make the rename durable (best effort: some file systems refuse fsync on directories).
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+core::StateDict read_checkpoint(const std::string& path, std::string* resolved_toml) {
+  Handle f = open_for_reading(path);
+  const hid_t fid = f.get();
+  if (H5Aexists(fid, "powerzoo_checkpoint") <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw ConfigError("'" + path +
+                      "' is not a powerzoo checkpoint (no 'powerzoo_checkpoint' attribute)");
+  }
+  std::vector<std::string> names;
+  auto visit = [](hid_t, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+    if (info->type == H5O_TYPE_DATASET)
+      static_cast<std::vector<std::string>*>(data)->push_back(name);
+    return 0;
+  };
+  if (H5Ovisit(fid, H5_INDEX_NAME, H5_ITER_INC, visit, &names) < 0) fail_config(path, "visit");
+
+  core::StateDict sd;
+  for (const auto& name : names) {
+    Handle ds = open_dataset(fid, path, name);
+    if (name == "config/resolved") {
+      if (resolved_toml) *resolved_toml = read_string_dataset(ds.get(), path, name);
+      continue;
+    }
+    Handle type = checked(H5Dget_type(ds.get()), H5Tclose, path, "H5Dget_type", name);
+    H5T_class_t cls = H5Tget_class(type.get());
+    size_t size = H5Tget_size(type.get());
+    if (cls == H5T_FLOAT && size == 4) {
+      sd.f32[name] = read_vector<float>(ds.get(), H5T_NATIVE_FLOAT, path, name);
+    } else if (cls == H5T_FLOAT && size == 8) {
+      sd.f64[name] = read_vector<double>(ds.get(), H5T_NATIVE_DOUBLE, path, name);
+    } else if (cls == H5T_INTEGER && size == 8 && H5Tget_sign(type.get()) == H5T_SGN_2) {
+      sd.i64[name] = read_vector<int64_t>(ds.get(), H5T_NATIVE_INT64, path, name);
+    } else if (cls == H5T_STRING) {
+      sd.str[name] = read_string_dataset(ds.get(), path, name);
+    } else {
+      throw ConfigError("'" + path + "': checkpoint dataset '" + name +
+                        "' has an unsupported type (expected float32, float64, int64 or string)");
+    }
+  }
+  if (resolved_toml && std::find(names.begin(), names.end(), "config/resolved") == names.end()) {
+    throw ConfigError("'" + path + "': checkpoint has no /config/resolved");
+  }
+  return sd;
+}
+
+}  // namespace pz::io

@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Checks the architecture issue's three house rules over lib/ and cli/ (stdlib only).
+
+  1. No source file (.hpp/.cpp) in lib/ or cli/ is over 600 lines.
+  2. No function in lib/ is over 150 lines, counted from the first line of its signature to its
+     closing brace. Functions are found with a brace-matching scan that skips comments, string
+     and character literals (raw strings included) and preprocessor lines: a `{ ... }` block at
+     namespace or class scope whose header has a `(` is a function body (lambdas, local classes
+     and control blocks inside it count as part of it). Functions in cli/ are listed as notes.
+  3. No upward include between layers: an `#include "powerzoo/<layer>/..."` names the file's own
+     layer or a layer to its right in
+       cli -> exp -> {rl, vec, io} -> tasks -> envs -> {grid, devices, market, data} -> core
+     (layers that share a rank don't include each other).
+
+Each file length, lib/ function and powerzoo include is one check. Every violation is printed as
+file:line; the last line is "N passed, M failed". Exit code 1 on any violation, 0 otherwise.
+
+usage: scripts/check_house.py [ROOT]   (ROOT defaults to the repository holding this script)
+"""
+import os
+import re
+import sys
+
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 150
+
+# Layer -> rank: a layer may include its own layer or any layer of strictly lower rank.
+LAYER_RANK = {
+    "cli": 7,
+    "exp": 6,
+    "rl": 5, "vec": 5, "io": 5,
+    "tasks": 4,
+    "envs": 3,
+    "grid": 2, "devices": 2, "market": 2, "data": 2,
+    "core": 1,
+}
+
+SCOPE_KEYWORDS = ("namespace", "class", "struct", "union", "enum", "extern")
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"powerzoo/([^/"]+)/[^"]*"')
+
+
+def source_files(root):
+    """Every .hpp/.cpp under lib/ and cli/, as paths relative to root, sorted."""
+    out = []
+    for top in ("lib", "cli"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                if name.endswith((".hpp", ".cpp")):
+                    out.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return sorted(out)
+
+
+def layer_of(rel):
+    """The layer a file belongs to: "cli" for cli/, else the directory under lib/powerzoo/."""
+    parts = rel.split(os.sep)
+    if parts[0] == "cli":
+        return "cli"
+    if len(parts) >= 4 and parts[0] == "lib" and parts[1] == "powerzoo":
+        return parts[2]
+    return None
+
+
+def strip_code(text):
+    """The text with comments, literals and preprocessor lines blanked out; newlines are kept
+    so that offsets still map to the same line numbers."""
+    out = []
+    i, n = 0, len(text)
+    line_start = True  # only whitespace seen since the last newline
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            out.append(c)
+            line_start = True
+            i += 1
+            continue
+        if line_start and c == "#":  # preprocessor directive, with backslash continuations
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    out.append("\n")
+                    i += 2
+                    continue
+                i += 1
+            continue
+        if c in " \t\r":
+            out.append(c)
+            i += 1
+            continue
+        line_start = False
+        if text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:end]))
+            i = end
+            continue
+        raw = re.match(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(', text[i:i + 24])
+        if raw and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            close = ")" + raw.group(1) + '"'
+            end = text.find(close, i + raw.end())
+            end = n if end < 0 else end + len(close)
+            out.append(re.sub(r"[^\n]", " ", text[i:end]))
+            i = end
+            continue
+        # A quote after an alphanumeric is a digit separator (1'000), not a character literal.
+        if c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum())):
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(" " * (min(j, n - 1) - i + 1))
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def find_functions(code):
+    """(name, first line, last line) of every function body at namespace or class scope."""
+    line_of = [0] * (len(code) + 1)
+    line = 1
+    for k, ch in enumerate(code):
+        line_of[k] = line
+        if ch == "\n":
+            line += 1
+    line_of[len(code)] = line
+
+    functions = []
+
+    def matching_brace(open_pos):
+        depth = 0
+        for k in range(open_pos, len(code)):
+            if code[k] == "{":
+                depth += 1
+            elif code[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    return k
+        return len(code) - 1
+
+    def scan(begin, end):
+        header_start = begin
+        k = begin
+        while k < end:
+            ch = code[k]
+            if ch in ";}":
+                header_start = k + 1
+            elif ch == "{":
+                header = code[header_start:k]
+                close = matching_brace(k)
+                words = re.findall(r"[A-Za-z_]\w*", header)
+                if any(w in SCOPE_KEYWORDS for w in words) and "(" not in header.split("=")[0]:
+                    if "enum" not in words:
+                        scan(k + 1, close)  # namespace, class or struct body: look inside
+                elif "(" in header:  # a function (or namespace-scope lambda) body
+                    label = re.match(r"\s*(?:(?:public|private|protected)\s*:)?\s*", header)
+                    first = header_start + label.end()
+                    name = re.findall(r"([~\w:<>]+)\s*\(", header)
+                    functions.append((name[0] if name else "?", line_of[first], line_of[close]))
+                k = close
+                header_start = close + 1
+            k += 1
+
+    scan(0, len(code))
+    return functions
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))
+    passed, failed = 0, 0
+    notes = []
+
+    def check(ok, where, message):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"{where}: {message}")
+
+    for rel in source_files(root):
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            text = f.read()
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        check(lines <= MAX_FILE_LINES, f"{rel}:{lines}",
+              f"file has {lines} lines (max {MAX_FILE_LINES})")
+
+        for name, first, last in find_functions(strip_code(text)):
+            length = last - first + 1
+            if rel.startswith("lib" + os.sep):
+                check(length <= MAX_FUNCTION_LINES, f"{rel}:{first}",
+                      f"function {name} has {length} lines (max {MAX_FUNCTION_LINES})")
+            elif length > MAX_FUNCTION_LINES:
+                notes.append(f"{rel}:{first}: note: function {name} has {length} lines "
+                             f"(cli/ is not checked)")
+
+        layer = layer_of(rel)
+        for number, source_line in enumerate(text.splitlines(), 1):
+            m = INCLUDE_RE.match(source_line)
+            if not m:
+                continue
+            target = m.group(1)
+            where = f"{rel}:{number}"
+            if layer not in LAYER_RANK:
+                check(False, where, f"file is in no known layer ({layer})")
+            elif target not in LAYER_RANK:
+                check(False, where, f"includes unknown layer powerzoo/{target}/")
+            else:
+                ok = target == layer or LAYER_RANK[target] < LAYER_RANK[layer]
+                check(ok, where, f"upward include: {layer} includes powerzoo/{target}/")
+
+    for note in notes:
+        print(note)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
