@@ -8,20 +8,12 @@
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/vec/vector_env.hpp"
+#include "test_env_util.hpp"
 
 using namespace pz;
 
 namespace {
-std::shared_ptr<const envs::Env> gb_case5(int horizon) {
-  envs::TransGridParams p;
-  p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
-  const auto prof = data::load_profile("gb_demand");
-  p.profile = prof.values;
-  p.profile_mean = data::split_mean(prof, data::split_by_name("train"));
-  p.episode_starts = data::episode_starts(prof, data::split_by_name("train"), horizon);
-  p.horizon = horizon;
-  return std::make_shared<envs::TransGrid>(std::move(p));
-}
+using test::gb_case5;
 
 struct Trace {
   std::vector<float> obs, reward, costs, final_obs;
