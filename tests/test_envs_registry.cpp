@@ -1,0 +1,116 @@
+// Registry: every registered env and task builds from its defaults; resolution of [env] id/task;
+// observation fields tile the observation and mean what their names say.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/registry.hpp"
+#include "powerzoo/exp/build.hpp"
+#include "test_util.hpp"
+
+using namespace pz;
+
+namespace {
+
+/// The spec text that selects a registry entry with all its defaults.
+std::string spec_of(const envs::EnvEntry& e) {
+  return e.is_task ? "[env]\ntask = \"" + e.id + "\"\n" : "[env]\nid = \"" + e.id + "\"\n";
+}
+
+std::vector<const envs::EnvEntry*> all_entries() {
+  auto out = envs::registered_envs();
+  for (const auto* t : envs::registered_tasks()) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("envs_registry") {
+  TEST_CASE("every entry builds from its defaults; fields tile the observation") {
+    for (const envs::EnvEntry* e : all_entries()) {
+      CAPTURE(e->id);
+      const auto spec = exp::parse_spec(spec_of(*e), "x.toml");
+      const auto env = exp::make_env(spec, "train");
+      const auto& sp = env->spec();
+      int offset = 0;
+      for (const auto& f : sp.obs_fields) {
+        CAPTURE(f.name);
+        CHECK(f.slice.offset == offset);
+        CHECK(f.slice.size >= 1);
+        offset += f.slice.size;
+      }
+      CHECK(offset == sp.obs_dim);
+      CHECK(sp.n_agents() == 1);
+      CHECK(sp.agent_list()[0].act.size == sp.act_dim);
+    }
+  }
+
+  TEST_CASE("time_of_day holds sin/cos of the step's phase in every env") {
+    for (const envs::EnvEntry* e : all_entries()) {
+      CAPTURE(e->id);
+      const auto env = exp::make_env(exp::parse_spec(spec_of(*e), "x.toml"), "train");
+      const auto& sp = env->spec();
+      if (e->id.rfind("test_", 0) == 0) continue;  // test-only envs have no clock
+      const envs::Slice tod = sp.obs_field("time_of_day");
+      REQUIRE(tod.size == 2);
+      auto st = env->make_state();
+      core::Rng rng(3, 0);
+      std::vector<float> obs(sp.obs_dim), costs(sp.cost_names.size()), act(sp.act_dim, 0.0f);
+      env->reset(*st, rng, obs);
+      CHECK(obs[tod.offset] == doctest::Approx(0.0));
+      CHECK(obs[tod.offset + 1] == doctest::Approx(1.0));
+      envs::Info info;
+      env->step(*st, act, rng, obs, costs, &info);
+      const double phase = 2 * std::numbers::pi / std::lround(24.0 / sp.dt_hours);
+      CHECK(obs[tod.offset] == doctest::Approx(std::sin(phase)).epsilon(1e-6));
+      CHECK(obs[tod.offset + 1] == doctest::Approx(std::cos(phase)).epsilon(1e-6));
+    }
+  }
+
+  TEST_CASE("an unknown field name is an error naming the env and its fields") {
+    const auto env = exp::make_env(exp::parse_spec("", "x.toml"), "train");
+    CHECK_THROWS_WITH_AS(env->spec().obs_field("voltage"),
+                         "env trans_grid: no observation field 'voltage' (fields: branch_flow, "
+                         "load, unit_output, time_of_day)",
+                         core::ConfigError);
+  }
+
+  TEST_CASE("[env] id and task resolve through the registry, with did-you-mean errors") {
+    CHECK(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml").env.task.empty());
+    CHECK(exp::env_entry(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml")).id == "dso");
+    CHECK(exp::parse_spec("[env]\ntask = \"tso\"\n", "x.toml").env.id == "unit_commitment");
+    CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\nid = \"trans_grd\"\n", "x.toml"),
+                         doctest::Contains("x.toml:2: [env] id: expected one of "),
+                         core::ConfigError);
+    CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\nid = \"trans_grd\"\n", "x.toml"),
+                         doctest::Contains("(did you mean 'trans_grid'?)"), core::ConfigError);
+    CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\ntask = \"tsoo\"\n", "x.toml"),
+                         doctest::Contains("x.toml:2: [env] task: expected no task preset or one "
+                                           "of dso, "),
+                         core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        exp::parse_spec("[env]\nid = \"trans_grid\"\ntask = \"tso\"\n", "x.toml"),
+        "x.toml:2: [env] id: task \"tso\" builds env 'unit_commitment', found 'trans_grid' "
+        "(drop id or set id = \"unit_commitment\")",
+        core::ConfigError);
+    CHECK_THROWS_WITH_AS(exp::parse_spec("", "x.toml", {"env.id=nope"}),
+                         doctest::Contains("command line override 'env.id=nope': [env] id:"),
+                         core::ConfigError);
+    // A key of another env is unknown for this one, with the valid keys listed.
+    CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\ntask = \"dso\"\ncase = \"case5\"\n", "x.toml"),
+                         "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
+                         "horizon, dt_hours)",
+                         core::ConfigError);
+  }
+
+  TEST_CASE("the binary's registry holds the shipped envs, not the test-only one") {
+    const auto r = test::sh(std::string(PZ_BINARY) + " envs");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("trans_grid") != std::string::npos);
+    CHECK(r.out.find("tso") != std::string::npos);
+    CHECK(r.out.find("test_target") == std::string::npos);
+    CHECK(envs::find_env("test_target") != nullptr);  // registered in this test binary
+  }
+}
