@@ -111,6 +111,7 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->last.assign(nu, 0.0);
   s->flow.assign(p_.grid_case.n_branch(), 0.0);
   s->opf = std::make_unique<grid::DcOpf>(p_.grid_case);
+  s->opf->set_lazy_line_limits(true);
   return s;
 }
 
@@ -217,13 +218,14 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   const bool within = ms == grid::MeritOrderStatus::kOptimal;
   // The merit-order point is the OPF optimum when it meets every rating; otherwise CLP with the
   // limits, and if those make it infeasible, the optimum without them (= merit order).
-  grid::DcOpfResult r;
+  grid::DcOpfResult& r = s.opf_result;
+  r.status = grid::DcOpfStatus::kFailed;
   if (!within) {
     bus_load(k, load);
-    r = s.opf->solve(load, o);
+    s.opf->solve_into(load, o, r);
     if (!r.ok() && !have_mo) {
       o.line_limits = false;
-      r = s.opf->solve(load, o);
+      s.opf->solve_into(load, o, r);
     }
   }
   if (have_mo && (within || !r.ok())) {

@@ -83,8 +83,19 @@ class DcOpf {
   /// problem. The warm start is kept across calls with different overrides.
   DcOpfResult solve(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o);
 
+  /// As solve(bus_pd_mw, o) into `out`, whose vectors are reused (no allocation once sized).
+  void solve_into(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o, DcOpfResult& out);
+
   /// Solves with the case's own PD.
   DcOpfResult solve();
+
+  /// Lazy line limits (LPs without piecewise-linear costs; ignored for others): the LP is
+  /// solved with only the flow rows found violated so far (kept across solves), every rated
+  /// branch's flow is checked against its limit, violated rows are added and the LP re-solved
+  /// warm until none is violated. The optimum is that of the full LP (a relaxation whose
+  /// optimum is feasible for the full LP is optimal for it); where the optimum is not unique
+  /// (degenerate costs) another optimal vertex and other duals may be returned. Off by default.
+  void set_lazy_line_limits(bool on);
 
   /// Forgets the stored basis, so the next solve() starts cold.
   void reset_warm_start();

@@ -10,23 +10,30 @@
 
 namespace pz::grid {
 
-bool DcOpf::Impl::verify_lp() const {
-  const int nc = model.numberColumns(), nr = model.numberRows();
-  const double* x = model.primalColumnSolution();
-  const double* y = model.dualRowSolution();
-  const double* cl = model.columnLower();
-  const double* cu = model.columnUpper();
-  const double* rl = model.rowLower();
-  const double* ru = model.rowUpper();
-  const double* cost = model.objective();
-  std::vector<double> act(nr, 0.0), aty(nc, 0.0);
-  model.matrix()->times(x, act.data());
-  model.matrix()->transposeTimes(y, aty.data());
+bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
+  const int nc = m.numberColumns(), nr = m.numberRows();
+  const double* x = m.primalColumnSolution();
+  const double* y = m.dualRowSolution();
+  const double* cl = m.columnLower();
+  const double* cu = m.columnUpper();
+  const double* rl = m.rowLower();
+  const double* ru = m.rowUpper();
+  const double* cost = m.objective();
+  std::vector<double>& act = v_act;
+  std::vector<double>& aty = v_aty;
+  act.assign(nr, 0.0);
+  aty.assign(nc, 0.0);
+  m.matrix()->times(x, act.data());
+  m.matrix()->transposeTimes(y, aty.data());
   constexpr double kTol = 1e-6;
   for (int i = 0; i < nr; ++i) {
-    if (act[i] < rl[i] - kTol * (1 + std::abs(rl[i])) ||
-        act[i] > ru[i] + kTol * (1 + std::abs(ru[i])))
-      return false;
+    const double tl = kTol * (1 + std::abs(rl[i])), tu = kTol * (1 + std::abs(ru[i]));
+    if (act[i] < rl[i] - tl || act[i] > ru[i] + tu) return false;
+    // Row duals (d objective / d bound): ≥ 0 at the lower bound, ≤ 0 at the upper, 0 between.
+    const bool at_lo = act[i] <= rl[i] + tl, at_hi = act[i] >= ru[i] - tu;
+    if (at_lo && at_hi) continue;
+    const double yt = kTol * (1 + std::abs(y[i]));
+    if (at_lo ? y[i] < -yt : at_hi ? y[i] > yt : std::abs(y[i]) > yt) return false;
   }
   for (int j = 0; j < nc; ++j) {
     const double tol = kTol * (1 + std::abs(x[j]));
