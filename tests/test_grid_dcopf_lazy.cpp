@@ -89,4 +89,31 @@ TEST_SUITE("grid_dcopf_lazy") {
     CHECK(congested > 10);
     CHECK(infeasible > 0);
   }
+
+  TEST_CASE("solve_scaled_into equals solve_into at the scaled loads") {
+    std::vector<envs::UcUnit> units;
+    const grid::Case c = uc_case118(units);
+    std::vector<double> ref(c.n_bus());
+    for (int b = 0; b < c.n_bus(); ++b) ref[b] = c.bus[b].pd_mw;
+    grid::DcOpf scaled(c), plain(c);
+    grid::DcOpfOverrides o;
+    o.balance_slack_cost = 1000.0;
+    grid::DcOpfResult a, b;
+    scaled.solve_scaled_into(1.0, o, a);
+    CHECK(a.status == grid::DcOpfStatus::kFailed);  // no reference loads yet
+    scaled.set_reference_loads(ref);
+    for (double f : {0.8, 1.0, 1.3, 1.6}) {
+      CAPTURE(f);
+      std::vector<double> pd(ref);
+      for (double& v : pd) v *= f;
+      scaled.solve_scaled_into(f, o, a);
+      plain.solve_into(pd, o, b);
+      REQUIRE(a.status == b.status);
+      if (!a.ok()) continue;
+      CHECK(a.objective == doctest::Approx(b.objective).epsilon(1e-9));
+      for (int l = 0; l < c.n_branch(); ++l)
+        CHECK(a.branch_pf_mw[l] ==
+              doctest::Approx(b.branch_pf_mw[l]).epsilon(1e-9).scale(1.0));  // MW
+    }
+  }
 }

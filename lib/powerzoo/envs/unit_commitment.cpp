@@ -112,6 +112,7 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->flow.assign(p_.grid_case.n_branch(), 0.0);
   s->opf = std::make_unique<grid::DcOpf>(p_.grid_case);
   s->opf->set_lazy_line_limits(true);
+  s->opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
   return s;
 }
 
@@ -206,7 +207,7 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     o.pmax_mw[u] = ehi;
     o.linear_cost_delta[u] = -p_.dispatch_preference * target;
   }
-  thread_local std::vector<double> load, mc;
+  thread_local std::vector<double> mc;
   thread_local grid::MeritOrderResult mo;
   const int64_t k = index(s, s.t);
   const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
@@ -221,11 +222,10 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   grid::DcOpfResult& r = s.opf_result;
   r.status = grid::DcOpfStatus::kFailed;
   if (!within) {
-    bus_load(k, load);
-    s.opf->solve_into(load, o, r);
+    s.opf->solve_scaled_into(f, o, r);
     if (!r.ok() && !have_mo) {
       o.line_limits = false;
-      s.opf->solve_into(load, o, r);
+      s.opf->solve_scaled_into(f, o, r);
     }
   }
   if (have_mo && (within || !r.ok())) {

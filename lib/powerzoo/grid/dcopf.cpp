@@ -244,6 +244,12 @@ void DcOpf::Impl::build_rows(const Columns& cols, Rows& rows) {
   for (size_t k = 0; k < lim.size(); ++k) {
     for (int j = 0; j < n_pg; ++j) mlim[k * n_pg + j] = ptdf.at(lim[k], c.gen_bus_idx[on_gens[j]]);
   }
+  gmat.assign(static_cast<size_t>(n_pg) * nl, 0.0);
+  for (int j = 0; j < n_pg; ++j) {
+    for (int l = 0; l < nl; ++l)
+      if (b[l] != 0.0)
+        gmat[static_cast<size_t>(j) * nl + l] = ptdf.at(l, c.gen_bus_idx[on_gens[j]]);
+  }
   // Piecewise-linear epigraphs: y − slope·p ≥ intercept.
   for (int g : cols.pwl_gens) {
     const auto& k = c.gencost[g].coeffs;
@@ -402,7 +408,7 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
   return true;
 }
 
-void DcOpf::Impl::solve_into(const std::vector<double>& pd, const DcOpfOverrides* o,
+void DcOpf::Impl::solve_into(const std::vector<double>* pd, double factor, const DcOpfOverrides* o,
                              DcOpfResult& res) {
   res.status = DcOpfStatus::kFailed;
   res.message.clear();
@@ -419,20 +425,26 @@ void DcOpf::Impl::solve_into(const std::vector<double>& pd, const DcOpfOverrides
   res.iterations = 0;
   res.warm_started = false;
   res.polished = false;
-  if (static_cast<int>(pd.size()) != nb) {
+  if (pd && static_cast<int>(pd->size()) != nb) {
     res.message =
-        "expected " + std::to_string(nb) + " bus loads, found " + std::to_string(pd.size());
+        "expected " + std::to_string(nb) + " bus loads, found " + std::to_string(pd->size());
     return;
   }
-  for (double x : pd) {
-    if (!std::isfinite(x)) {
-      res.message = "expected finite bus loads, found a non-finite value";
-      return;
-    }
+  if (!pd && ref_flow.empty()) {
+    res.message = "expected reference loads (set_reference_loads) before a scaled solve";
+    return;
+  }
+  bool finite = std::isfinite(factor);
+  if (pd)
+    for (double x : *pd) finite = finite && std::isfinite(x);
+  if (!finite) {
+    res.message = "expected finite bus loads, found a non-finite value";
+    return;
   }
   if (!check_overrides(o, res.message)) return;
   try {
-    solve_checked(pd, o, res);
+    fixed_flows(pd, factor);
+    solve_checked(o, res);
   } catch (const std::exception& e) {
     have_basis = lazy_have_basis = false;
     res.status = DcOpfStatus::kFailed;
@@ -444,18 +456,63 @@ void DcOpf::Impl::solve_into(const std::vector<double>& pd, const DcOpfOverrides
   }
 }
 
-// solve_into after the input checks: fixed flows, the LP/QP, then the result in case units.
-void DcOpf::Impl::solve_checked(const std::vector<double>& pd, const DcOpfOverrides* o,
-                                DcOpfResult& res) {
-  // Fixed injections (MW) and the flow they cause on every rated branch.
+// Demand and the flow of the fixed injections (loads, shunts, phase shifters) on every
+// in-service branch, from loads pd or from factor × the reference loads (pd null).
+void DcOpf::Impl::fixed_flows(const std::vector<double>* pd, double factor) {
+  base_flow.assign(nl, 0.0);
+  if (!pd) {
+    demand_ = factor * ref_demand + gs_demand;
+    for (int l = 0; l < nl; ++l) base_flow[l] = factor * ref_flow[l] + off_flow[l];
+    return;
+  }
   inj.resize(nb);
   double demand = 0;
   for (int k = 0; k < nb; ++k) {
-    demand += pd[k] + c.bus[k].gs_mw;
-    inj[k] = -pd[k] - c.bus[k].gs_mw - pbusinj[k];
+    demand += (*pd)[k] + c.bus[k].gs_mw;
+    inj[k] = -(*pd)[k] - c.bus[k].gs_mw - pbusinj[k];
   }
-  base_flow.assign(nl, 0.0);
-  for (int l : lim) base_flow[l] = ptdf.branch_flow(l, inj.data(), pfinj[l]);
+  demand_ = demand;
+  for (int l = 0; l < nl; ++l)
+    if (b[l] != 0.0) base_flow[l] = ptdf.branch_flow(l, inj.data(), pfinj[l]);
+}
+
+void DcOpf::Impl::set_reference_loads(const std::vector<double>& pd) {
+  if (static_cast<int>(pd.size()) != nb)
+    throw core::ConfigError("DcOpf: expected " + std::to_string(nb) +
+                            " reference bus loads, found " + std::to_string(pd.size()));
+  ref_flow.assign(nl, 0.0);
+  off_flow.assign(nl, 0.0);
+  std::vector<double> load(nb), fixed(nb);
+  ref_demand = gs_demand = 0;
+  for (int k = 0; k < nb; ++k) {
+    ref_demand += pd[k];
+    gs_demand += c.bus[k].gs_mw;
+    load[k] = -pd[k];
+    fixed[k] = -c.bus[k].gs_mw - pbusinj[k];
+  }
+  for (int l = 0; l < nl; ++l) {
+    if (b[l] == 0.0) continue;
+    ref_flow[l] = ptdf.branch_flow(l, load.data());
+    off_flow[l] = ptdf.branch_flow(l, fixed.data(), pfinj[l]);
+  }
+}
+
+/// out[l] = base_flow[l] + Σ_j PTDF[l, bus_j]·x[j] for every branch (0 out of service); the
+/// balance slack sits at the reference bus, whose PTDF column is zero.
+void DcOpf::Impl::flows_at(const double* x, double* out) const {
+  for (int l = 0; l < nl; ++l) out[l] = base_flow[l];
+  const int n_pg = static_cast<int>(on_gens.size());
+  for (int j = 0; j < n_pg; ++j) {
+    const double p = x[j];
+    if (p == 0.0) continue;
+    const double* g = &gmat[static_cast<size_t>(j) * nl];
+    for (int l = 0; l < nl; ++l) out[l] += g[l] * p;
+  }
+}
+
+// The LP/QP after the input checks and fixed_flows, then the result in case units.
+void DcOpf::Impl::solve_checked(const DcOpfOverrides* o, DcOpfResult& res) {
+  const double demand = demand_;
   const bool lines = !o || o->line_limits;
   const bool use_lazy = lazy && !qp && !has_pwl;
   bool ok = false, unverified = false;
@@ -487,16 +544,11 @@ void DcOpf::Impl::fill_result(DcOpfResult& res) {
   for (int g : on_gens) {
     const double p = xs[gen_col[g]];
     res.gen_pg_mw[g] = p;
-    inj[c.gen_bus_idx[g]] += p;
     obj += gen_cost(c.gencost[g], p);
   }
   res.objective = obj;
   res.balance_slack_mw = slack_mw_;
-  inj[c.ref_bus_idx] += slack_mw_;  // the slack acts at the reference bus
-  for (int l = 0; l < nl; ++l) {
-    if (b[l] == 0.0) continue;
-    res.branch_pf_mw[l] = ptdf.branch_flow(l, inj.data(), pfinj[l]);  // inj includes dispatch
-  }
+  flows_at(xs.data(), res.branch_pf_mw.data());
   // LMP = d objective / d PD_b: λ from the balance row plus the flow rows' bound shifts.
   const double lambda = ys[0];
   for (int k = 0; k < nb; ++k) res.bus_lam_p[k] = lambda;
@@ -529,19 +581,27 @@ DcOpf& DcOpf::operator=(DcOpf&&) noexcept = default;
 
 DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw) {
   DcOpfResult r;
-  impl_->solve_into(bus_pd_mw, nullptr, r);
+  impl_->solve_into(&bus_pd_mw, 1.0, nullptr, r);
   return r;
 }
 
 DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o) {
   DcOpfResult r;
-  impl_->solve_into(bus_pd_mw, &o, r);
+  impl_->solve_into(&bus_pd_mw, 1.0, &o, r);
   return r;
 }
 
 void DcOpf::solve_into(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o,
                        DcOpfResult& out) {
-  impl_->solve_into(bus_pd_mw, &o, out);
+  impl_->solve_into(&bus_pd_mw, 1.0, &o, out);
+}
+
+void DcOpf::set_reference_loads(const std::vector<double>& bus_pd_mw) {
+  impl_->set_reference_loads(bus_pd_mw);
+}
+
+void DcOpf::solve_scaled_into(double load_factor, const DcOpfOverrides& o, DcOpfResult& out) {
+  impl_->solve_into(nullptr, load_factor, &o, out);
 }
 
 DcOpfResult DcOpf::solve() {

@@ -86,6 +86,15 @@ class DcOpf {
   /// As solve(bus_pd_mw, o) into `out`, whose vectors are reused (no allocation once sized).
   void solve_into(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o, DcOpfResult& out);
 
+  /// Sets the reference bus loads (MW, [n_bus], case row order) of solve_scaled_into and
+  /// precomputes their branch flows. Throws core::ConfigError on a wrong size.
+  void set_reference_loads(const std::vector<double>& bus_pd_mw);
+
+  /// As solve_into(load_factor · reference loads, o, out), with the loads' branch flows scaled
+  /// from set_reference_loads instead of recomputed (O(n_branch) instead of O(n_branch·n_bus)).
+  /// Without reference loads the result is kFailed.
+  void solve_scaled_into(double load_factor, const DcOpfOverrides& o, DcOpfResult& out);
+
   /// Solves with the case's own PD.
   DcOpfResult solve();
 

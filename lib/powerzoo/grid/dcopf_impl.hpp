@@ -56,8 +56,13 @@ struct DcOpf::Impl {
   std::vector<double> pend_val, pend_lo, pend_hi;
   // Per-solve scratch (sized once): fixed injections, flows of the fixed injections, solution.
   std::vector<double> inj, base_flow, xs, ys, th;
-  bool polished_ = false;  // QP: the last solve's point was polished
-  double slack_mw_ = 0;    // the last solve's balance slack (unserved − spilled), MW
+  std::vector<double> gmat;                // [n_pg x nl] PTDF at the gen buses, per column
+  std::vector<double> ref_flow, off_flow;  // [nl] flows of −reference loads; of shunts + shifters
+  double ref_demand = 0, gs_demand = 0;    // Σ reference loads, Σ GS (MW)
+  double demand_ = 0;                      // this solve's Σ(PD + GS), MW
+  std::vector<double> flow_scratch;        // [nl] lazy screening
+  bool polished_ = false;                  // QP: the last solve's point was polished
+  double slack_mw_ = 0;  // the last solve's balance slack (unserved − spilled), MW
 
   explicit Impl(const Case& cs);
   // Model building, in the order the constructor runs them (dcopf.cpp).
@@ -69,8 +74,12 @@ struct DcOpf::Impl {
   void build_columns(Columns& cols);
   void build_rows(const Columns& cols, Rows& rows);
   void load_model(const Columns& cols, const Rows& rows);
-  void solve_into(const std::vector<double>& pd, const DcOpfOverrides* o, DcOpfResult& res);
-  void solve_checked(const std::vector<double>& pd, const DcOpfOverrides* o, DcOpfResult& res);
+  void solve_into(const std::vector<double>* pd, double factor, const DcOpfOverrides* o,
+                  DcOpfResult& res);
+  void fixed_flows(const std::vector<double>* pd, double factor);
+  void set_reference_loads(const std::vector<double>& pd);
+  void flows_at(const double* x, double* out) const;
+  void solve_checked(const DcOpfOverrides* o, DcOpfResult& res);
   void fill_result(DcOpfResult& res);
   bool check_overrides(const DcOpfOverrides* o, std::string& err) const;
   void apply_overrides(ClpSimplex& m, bool& m_overridden, const DcOpfOverrides* o);

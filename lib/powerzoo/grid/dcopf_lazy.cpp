@@ -62,16 +62,15 @@ bool DcOpf::Impl::lazy_add_violated(const double* x) {
   pend_val.clear();
   pend_lo.clear();
   pend_hi.clear();
+  flow_scratch.resize(nl);
+  flows_at(x, flow_scratch.data());
   for (int k = 0; k < n_lim; ++k) {
     if (lazy_pos[k] >= 0) continue;
-    const double* row = &mlim[static_cast<size_t>(k) * n_pg];
-    double a = 0;
-    for (int j = 0; j < n_pg; ++j) a += row[j] * x[j];
     const int l = lim[k];
     const double rate = c.branch[l].rate_a_mva;
+    if (std::abs(flow_scratch[l]) <= rate + kViolTol * (1 + rate)) continue;
+    const double* row = &mlim[static_cast<size_t>(k) * n_pg];
     const double hi = rate - base_flow[l], lo = -rate - base_flow[l];
-    if (a <= hi + kViolTol * (1 + std::abs(hi)) && a >= lo - kViolTol * (1 + std::abs(lo)))
-      continue;
     pend_k.push_back(k);
     pend_start.push_back(static_cast<CoinBigIndex>(pend_val.size()));
     for (int j = 0; j < n_pg; ++j) {
