@@ -13,10 +13,11 @@
 
 namespace pz::tasks {
 
-/// Reads `<case>_unit_commitment.csv` (columns by header name: bus_id, mc_a, mc_b, mc_c, p_max,
-/// p_min, ramp_up, ramp_down, min_up_time, min_down_time, init_state, keep_time,
-/// init_start_up_cost, init_no_load_cost), one row per gen of `c` in order, converted with step
-/// length dt_hours (reference §7.1). Throws core::ConfigError naming file:line.
+/// Reads `<case>_unit_commitment.csv` (data::read_unit_commitment_table: one row per gen of `c`
+/// in order) and converts it with step length dt_hours (reference §7.1): ramps × p_max × dt (MW
+/// per step), no-load cost × dt ($ per step), min up/down ≥ 1 step, |keep_time| clipped to 1000.
+/// Throws core::ConfigError naming file:line (the table's errors, a bus_id that is not the gen's
+/// bus, more or fewer rows than gens).
 std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Case& c,
                                         double dt_hours);
 
