@@ -13,6 +13,7 @@
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/data/profile_cache.hpp"
+#include "powerzoo/data/synthetic_shapes.hpp"
 #include "powerzoo/data/unit_commitment_table.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
@@ -101,20 +102,6 @@ void apply_tso_line_ratings(grid::Case& c, double scale) {
   for (auto& br : c.branch) br.rate_a_mva *= scale;
 }
 
-double tso_synthetic_gross(double t_h) { return 0.75 + 0.25 * std::sin(2 * kPi * (t_h - 3) / 24); }
-double tso_synthetic_wind(double t_h) {
-  return 0.3 + 0.2 * std::sin(2 * kPi * (t_h - 2) / 24 + kPi);
-}
-double tso_synthetic_solar(double t_h) {
-  const double h = std::fmod(t_h, 24.0);
-  const double on = std::abs(h - 12.0) < 6.0 ? 1.0 : 0.0;
-  return 0.4 * std::max(std::cos(2 * kPi * (t_h - 12) / 24) * on, 0.0);
-}
-double tso_net(double gross_norm, double t_h) {
-  return std::clamp(gross_norm - 0.7 * tso_synthetic_wind(t_h) - 0.5 * tso_synthetic_solar(t_h),
-                    0.05, 1.0);
-}
-
 std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   const core::ParamTable& e = ctx.params;
   const std::string& split = ctx.split;
@@ -169,7 +156,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   for (size_t k = 0; k < p.net.size(); ++k) {
     const double v = prof.values[k];
     const double t_h = static_cast<double>(k) * dt_hours;  // profile starts at 00:00 UTC
-    p.net[k] = std::isfinite(v) ? tso_net(v / gmax, t_h) : 0.05;
+    p.net[k] = std::isfinite(v) ? data::synthetic_net_load(v / gmax, t_h) : 0.05;
   }
   p.horizon = horizon;
   p.dt_hours = dt_hours;

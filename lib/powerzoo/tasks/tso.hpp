@@ -25,13 +25,6 @@ std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Cas
 /// |x| ≤ 1e-9), as the reference's TSO factory does; then multiplies every rating by `scale`.
 void apply_tso_line_ratings(grid::Case& c, double scale);
 
-/// The reference's synthetic shapes at hour t_h: gross, wind, solar (envs-grid.md §7.6).
-double tso_synthetic_gross(double t_h);
-double tso_synthetic_wind(double t_h);
-double tso_synthetic_solar(double t_h);
-/// Net-load factor clip(gross − 0.7·wind − 0.5·solar, 0.05, 1).
-double tso_net(double gross_norm, double t_h);
-
 /// The unit-commitment env of the spec (task "tso" or id "unit_commitment") on `split`:
 /// train, iid, load_stress (iid, load ×1.15) or line_tightening (iid, ratings ×0.85).
 std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx);
