@@ -110,4 +110,16 @@ PolicyFn make_baseline(const EnvEntry& entry, const std::string& name,
   throw core::ConfigError("--policy: expected one of " + known + ", found '" + name + "'");
 }
 
+std::vector<std::pair<std::string, BaselineFactory>> named_baselines(
+    const std::vector<std::string>& names, const std::string& owner, MaybePolicyFn make) {
+  std::vector<std::pair<std::string, BaselineFactory>> out;
+  for (const auto& name : names)
+    out.emplace_back(name, [name, owner, make](const std::shared_ptr<const Env>& env) {
+      auto fn = make(name, env);
+      if (!fn) throw core::ConfigError("--policy " + name + ": needs the " + owner + "'s env");
+      return *fn;
+    });
+  return out;
+}
+
 }  // namespace pz::envs

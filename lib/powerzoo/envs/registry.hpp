@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,14 @@ std::vector<std::string> baseline_names(const EnvEntry& entry);
 /// The named baseline for `env` (built by `entry`). Throws core::ConfigError listing the names.
 PolicyFn make_baseline(const EnvEntry& entry, const std::string& name,
                        const std::shared_ptr<const Env>& env);
+
+/// A policy builder that returns nullopt for a name it does not know or an env it cannot drive.
+using MaybePolicyFn = std::function<std::optional<PolicyFn>(const std::string& name,
+                                                            const std::shared_ptr<const Env>&)>;
+/// Baselines `names` for an entry, each built by make(name, env); a nullopt from `make` becomes a
+/// core::ConfigError ("--policy NAME: needs the <owner>'s env").
+std::vector<std::pair<std::string, BaselineFactory>> named_baselines(
+    const std::vector<std::string>& names, const std::string& owner, MaybePolicyFn make);
 
 /// Registers an entry at static-initialization time: `static const Registrar kReg{entry()};`.
 struct Registrar {

@@ -213,12 +213,7 @@ envs::EnvEntry dso_entry() {
   e.params = {envs::episode_params()[0], envs::episode_params()[1]};
   e.splits = dso_splits();
   e.make = make_dso_env;
-  for (const auto& name : dso_baseline_names())
-    e.baselines.emplace_back(name, [name](const std::shared_ptr<const envs::Env>& env) {
-      auto fn = dso_baseline(name, env);
-      if (!fn) throw core::ConfigError("--policy " + name + ": needs the dso task's env");
-      return *fn;
-    });
+  e.baselines = envs::named_baselines(dso_baseline_names(), "dso task", dso_baseline);
   e.describe_data = [](const core::ParamTable&) { return describe_dso_data(); };
   return e;
 }

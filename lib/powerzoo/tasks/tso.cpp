@@ -232,13 +232,7 @@ envs::EnvEntry tso_entry() {
   e.params = envs::concat(envs::data_params("case118"), envs::episode_params());
   e.splits = {"train", "iid", "load_stress", "line_tightening"};
   e.make = make_tso_env;
-  for (const char* name : {"all_on", "merit_order"})
-    e.baselines.emplace_back(
-        name, [name = std::string(name)](const std::shared_ptr<const envs::Env>& env) {
-          auto fn = tso_baseline(name, env);
-          if (!fn) throw core::ConfigError("--policy " + name + ": needs the tso task's env");
-          return *fn;
-        });
+  e.baselines = envs::named_baselines({"all_on", "merit_order"}, "tso task", tso_baseline);
   e.describe_data = [](const core::ParamTable& p) {
     const data::Profile& prof = data::cached_profile(p.str("profile"));
     std::ostringstream os;
