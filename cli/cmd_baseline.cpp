@@ -61,7 +61,9 @@ int cmd_baseline(const Args& args) {
                      std::to_string(threads)};
   const exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
-  if (episodes <= 0) episodes = spec.eval.n_episodes;
+  if (vm.count("episodes") && episodes < 1)
+    throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
+  if (!vm.count("episodes")) episodes = spec.eval.n_episodes;
   core::ThreadPool pool(static_cast<size_t>(threads));
   std::map<std::string, double> row;
   for (size_t s = 0; s < spec.eval.splits.size(); ++s) {

@@ -11,9 +11,9 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/exp/spec.hpp"
 
 namespace po = boost::program_options;
 
@@ -107,7 +107,10 @@ int cmd_bench(const Args& args) {
   std::cout << "powerzoo bench: " << spec_path << " (OpenBLAS kernel " << core::blas_kernel_name()
             << ")\n";
   if (what.find("env") != std::string::npos) {
-    std::cout << "vector env (" << spec.env.id << " on " << (spec.env.params.has("case") ? spec.env.params.str("case") : "task " + spec.env.task) << "):\n";
+    std::cout << "vector env (" << spec.env.id << " on "
+              << (spec.env.params.has("case") ? spec.env.params.str("case")
+                                              : "task " + spec.env.task)
+              << "):\n";
     for (int t : thread_list)
       for (int n : env_list) {
         if (n < 1) continue;

@@ -25,6 +25,10 @@ struct BuildContext {
   const core::ParamTable& params;
   std::string split;
   std::string source;  ///< "spec.toml: " (or "spec: " for specs built in code)
+  /// Error prefix of one [env] key: where the spec set it ("spec.toml:7: ", "command line
+  /// override 'env.case=x': "), else `source`.
+  std::function<std::string(const std::string& key)> where_key;
+  std::string at(const std::string& key) const { return where_key ? where_key(key) : source; }
 };
 
 /// One registered env or task preset.

@@ -64,14 +64,17 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
   const double dt_hours = ctx.params.number("dt_hours");
   const int si = split_index(split);
   if (si < 0)
-    throw core::ConfigError(
-        ctx.source + "split: expected one of train, iid (the dso task), found '" + split + "'");
+    throw core::ConfigError(ctx.at("split") +
+                            "[env] split: expected one of train, iid (the dso task), found '" +
+                            split + "'");
   if (horizon != kSteps)
-    throw core::ConfigError(ctx.source + "[env] horizon: the dso task fixes 48 steps, found " +
+    throw core::ConfigError(ctx.at("horizon") +
+                            "[env] horizon: the dso task fixes 48 steps, found " +
                             std::to_string(horizon));
   if (std::abs(dt_hours - kDt) > 1e-12)
-    throw core::ConfigError(ctx.source + "[env] dt_hours: the dso task fixes 0.5 h, found " +
-                            std::to_string(dt_hours));
+    throw core::ConfigError(ctx.at("dt_hours") +
+                            "[env] dt_hours: the dso task fixes 0.5 h, found " +
+                            core::format_number(dt_hours));
   const data::AemoFeeders& data = dso_data();
   envs::DistGridParams p;
   p.grid_case = case33bw();
@@ -209,8 +212,13 @@ envs::EnvEntry dso_entry() {
       "DSO benchmark: case33bw with six flexible loads, the frozen calibration, AEMO regional "
       "demand shapes as feeder profiles, days split every 4th to iid";
   // The preset fixes case, demand data and calibration; horizon and dt_hours are kept as keys
-  // (with the only values it accepts) so specs can state them.
-  e.params = {envs::episode_params()[0], envs::episode_params()[1]};
+  // that accept only the preset's values, so specs can state them.
+  core::ParamDef horizon = core::int_param("horizon", kSteps, kSteps, kSteps, "steps per episode");
+  horizon.expected = "48 (the dso task fixes a day of half-hour steps)";
+  core::ParamDef dt = core::float_param(
+      "dt_hours", kDt, [](double x) { return x == kDt; },
+      "0.5 (the dso task fixes a day of half-hour steps)", "step length (h)");
+  e.params = {horizon, dt};
   e.splits = dso_splits();
   e.make = make_dso_env;
   e.baselines = envs::named_baselines(dso_baseline_names(), "dso task", dso_baseline);

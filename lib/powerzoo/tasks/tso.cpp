@@ -110,7 +110,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   const double dt_hours = e.number("dt_hours");
   const int horizon = static_cast<int>(e.integer("horizon"));
   if (case_name == "case5")  // the spec's default case; silently swapping it would mislabel runs
-    throw core::ConfigError(src +
+    throw core::ConfigError(ctx.at("case") +
                             "[env] case: expected a case with unit-commitment data for task = "
                             "\"tso\" (case118 or case14), found 'case5' (set case = \"case118\")");
   double load_mult = 1.0, rating_mult = 1.0;
@@ -122,8 +122,8 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
     window = "iid";
     rating_mult = 0.85;
   } else if (split != "train" && split != "iid") {
-    throw core::ConfigError(src +
-                            "split: expected one of train, iid, load_stress, "
+    throw core::ConfigError(ctx.at("split") +
+                            "[env] split: expected one of train, iid, load_stress, "
                             "line_tightening, found '" +
                             split + "'");
   }
@@ -131,13 +131,14 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   try {
     base = &cached_base(case_name, e.str("profile"), dt_hours);
   } catch (const core::ConfigError& err) {
-    throw core::ConfigError(src + "[env] case/profile: " + err.what());
+    throw core::ConfigError(ctx.at("case") + "[env] case/profile: " + err.what());
   }
   const data::Profile& prof = base->prof;
   const double step_h = prof.step_seconds / 3600.0;
   if (std::abs(step_h - dt_hours) > 1e-9)
-    throw core::ConfigError(src + "[env] dt_hours: expected the profile's step of " +
-                            std::to_string(step_h) + " h, found " + std::to_string(dt_hours));
+    throw core::ConfigError(ctx.at("dt_hours") + "[env] dt_hours: expected the profile's step of " +
+                            core::format_number(step_h) + " h, found " +
+                            core::format_number(dt_hours));
   envs::UnitCommitmentParams p;
   p.grid_case = base->c;
   apply_tso_line_ratings(p.grid_case, rating_mult);
@@ -230,6 +231,8 @@ envs::EnvEntry tso_entry() {
       "TSO benchmark: unit commitment on case118 with GB demand net of synthetic wind/solar, "
       "synthetic 8° line ratings; splits train, iid, load_stress (×1.15), line_tightening (×0.85)";
   e.params = envs::concat(envs::data_params("case118"), envs::episode_params());
+  for (auto& d : e.params)  // the benchmark's frozen reward scale (tasks-benchmarks.md §1.1)
+    if (d.key == "reward_scale") d.def = 1e-4;
   e.splits = {"train", "iid", "load_stress", "line_tightening"};
   e.make = make_tso_env;
   e.baselines = envs::named_baselines({"all_on", "merit_order"}, "tso task", tso_baseline);
