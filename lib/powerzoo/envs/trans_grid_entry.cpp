@@ -50,7 +50,7 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
   p.reward_scale = e.number("reward_scale");
   p.opf_dispatch = e.str("dispatch") == "dcopf";
   p.report_opf_gap = e.boolean("report_opf_gap");
-  return std::make_shared<TransGrid>(std::move(p));
+  return with_key(ctx, "case", [&] { return std::make_shared<TransGrid>(std::move(p)); });
 }
 
 std::string describe_trans_grid_data(const core::ParamTable& e) {
