@@ -15,6 +15,8 @@ namespace {
 
 /// Minibatch rows per block: enough that each block's products stay efficient.
 constexpr size_t kMinBlockRows = 96;
+/// Parameters from which the gradient reduction is split over the pool.
+constexpr size_t kMinParallelReduce = 1 << 17;
 
 template <class T>
 void grow(std::vector<T>& v, size_t n) {
@@ -334,10 +336,12 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
     for (int d = 0; d < A; ++d) dlog_std[d] += blocks[b].dlog_std[d];
   }
   if (g != nullptr && nb > 1) {
-    // g += Σ_{b ≥ 1} grad_b in block order, over nb fixed chunks of the parameters.
+    // g += Σ_{b ≥ 1} grad_b in block order, over fixed chunks of the parameters (on the pool only
+    // when it is large enough to repay a dispatch).
     const size_t P = static_cast<size_t>(n_params);
-    run(nb, [&](size_t c) {
-      const size_t p0 = block_row(P, nb, c), p1 = block_row(P, nb, c + 1);
+    const int nc = P >= kMinParallelReduce ? nb : 1;
+    run(nc, [&](size_t c) {
+      const size_t p0 = block_row(P, nc, c), p1 = block_row(P, nc, c + 1);
       auto gv = detail::vec(g + p0, p1 - p0);
       for (int b = 1; b < nb; ++b) gv += detail::vec(blocks[b].grad.data() + p0, p1 - p0);
     });
