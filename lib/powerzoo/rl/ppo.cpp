@@ -32,8 +32,9 @@ void fill_metrics(const LossStats& s, double scale, std::map<std::string, double
   m["policy/log_std_mean"] = s.log_std_mean * scale;
 }
 
-/// Rows per block of act(): smaller batches run on the calling thread.
-constexpr size_t kMinActRows = 32;
+/// Rows per block of act() (training batches and evaluation episodes alike): batches under twice
+/// this run on the calling thread.
+constexpr size_t kMinActRows = 24;
 
 template <class T>
 void grow(std::vector<T>& v, size_t n) {
@@ -134,11 +135,13 @@ void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions, fl
   const float* log_std = s.params.data() + s.log_std_off;
   const int A = s.act_dim;
   const bool squash = s.cfg.squash == Squash::kTanh;
+  s.act_sigma.resize(A);
+  for (int d = 0; d < A; ++d) s.act_sigma[d] = std::exp(double(log_std[d]));
   for (int i = 0; i < n; ++i) {
     double lp = 0.0;
     for (int d = 0; d < A; ++d) {
       const size_t k = static_cast<size_t>(i) * A + d;
-      const double sigma = std::exp(double(log_std[d]));
+      const double sigma = s.act_sigma[d];
       const float a = rng != nullptr ? static_cast<float>(mu[k] + sigma * rng->normal()) : mu[k];
       if (raw_actions != nullptr) raw_actions[k] = a;
       const double z = (double(a) - double(mu[k])) / sigma;

@@ -118,7 +118,7 @@ struct PpoLearner::Impl {
   std::vector<uint8_t> col_d, col_t;                                   // [T]
   std::vector<float> act_mb;                                           // [T·B, act] actions
   std::vector<float> act_obs, act_mu, act_v;  // [n, obs], [n, act], [n] for act()
-  std::vector<double> inv_sigma;              // [act]
+  std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
 
   /// Runs fn(b) for the n blocks on the pool (or inline) and waits.
