@@ -120,13 +120,17 @@ int cmd_bench(const Args& args) {
       }
   }
   if (what.find("learner") != std::string::npos) {
-    const auto r = exp::bench_learner(spec, seconds);
     std::printf("learner (hidden");
     for (int h : spec.ppo.hidden) std::printf(" %d", h);
     std::printf(", T %d x N %d, %d epochs x %d minibatches):\n", spec.ppo.rollout_length,
                 spec.vec.n_envs, spec.ppo.n_epochs, spec.ppo.n_minibatches);
-    std::printf("  update %12.0f samples/s  %6.2f GFLOP/s (GEMM estimate)  act %8.1f us/batch\n",
-                r.samples_per_sec, r.gflops, r.act_us);
+    for (int t : thread_list) {
+      const auto r = exp::bench_learner(spec, seconds, t);
+      std::printf(
+          "  threads %2d  update %12.0f samples/s  %6.2f GFLOP/s (executed GEMM)  act %8.1f "
+          "us/batch\n",
+          r.threads, r.samples_per_sec, r.gflops, r.act_us);
+    }
   }
   if (what.find("dcopf") != std::string::npos) {
     std::cout << "DC-OPF (COIN-OR CLP):\n";

@@ -78,13 +78,14 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
 
 }  // namespace
 
-LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
+LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) {
   auto env = make_learner_env(spec, spec.env.split, true);
   const auto& sp = env->spec();
   const rl::PpoConfig& cfg = spec.ppo;
   const int N = spec.vec.n_envs;
   core::Rng rng(3, 3);
-  const auto learner = make_spec_learner(spec, sp, N, rng);
+  core::ThreadPool pool(static_cast<size_t>(threads));
+  const auto learner = make_spec_learner(spec, sp, N, rng, &pool);
   const int T = learner->collect_steps();
   feed_synthetic(*learner, sp, N, rng);
   learner->update(rng);  // warm-up (buffer allocation)
@@ -99,8 +100,9 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
     ++updates;
   }
   r.samples_per_sec = static_cast<double>(updates) * T * N / update_secs;
-  // GEMM flops per sample and gradient step: forward 2·Σ in·out, backward 4·Σ in·out, for the
-  // actor and the critic; each sample is seen n_epochs times.
+  // Executed GEMM flops per sample and gradient step, for the actor and the critic: forward
+  // 2·Σ in·out, weight gradients 2·Σ in·out, input gradients 2·Σ in·out over every layer but the
+  // first (dLoss/dx is never formed); each sample is seen n_epochs times.
   auto mlp_macs = [&](int in, int out) {
     double m = 0;
     int prev = in;
@@ -110,8 +112,11 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
     }
     return m + static_cast<double>(prev) * out;
   };
+  const int h0 = cfg.hidden.empty() ? 0 : cfg.hidden[0];
+  const double first = cfg.hidden.empty() ? 0.0 : static_cast<double>(sp.obs_dim) * h0;
   const double macs = mlp_macs(sp.obs_dim, sp.act_dim) + mlp_macs(sp.obs_dim, 1);
-  r.gflops = r.samples_per_sec * cfg.n_epochs * 6.0 * macs / 1e9;
+  r.gflops = r.samples_per_sec * cfg.n_epochs * (6.0 * macs - 2.0 * 2.0 * first) / 1e9;
+  r.threads = static_cast<int>(pool.size());
   r.act_us = 1e6 * act_secs / (static_cast<double>(updates) * T);
   return r;
 }

@@ -22,10 +22,12 @@ struct LearnerBenchResult {
   double samples_per_sec = 0;  ///< rollout samples (T·N) consumed per second by update()
   double gflops = 0;           ///< estimated matrix-product rate of the update (GEMM flops only)
   double act_us = 0;           ///< microseconds per batched collect_act over N envs
+  int threads = 1;             ///< workers of the learner's pool
 };
 
 /// Times rl::Learner::update of the spec's learner on synthetic collections (N envs x
-/// collect_steps(), standard-normal observations and rewards); collect_act is timed apart.
-LearnerBenchResult bench_learner(const Spec& spec, double seconds);
+/// collect_steps(), standard-normal observations and rewards) with its batched work on a pool of
+/// `threads` workers; collect_act is timed apart.
+LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads = 1);
 
 }  // namespace pz::exp

@@ -8,8 +8,8 @@
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,8 +25,9 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
   auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
   const auto& esp = env->spec();
+  core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
-  const auto learner = make_spec_learner(spec, esp, 1, init);
+  const auto learner = make_spec_learner(spec, esp, 1, init, &pool);
   learner->load(sd);
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
@@ -35,7 +36,6 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
     res.eval_file =
         (run_dir / "eval" / (fs::path(ckpt).stem().string() + "_" + split + ".h5")).string();
   }
-  core::ThreadPool pool(static_cast<size_t>(opt.threads));
   Trajectories traj;
   auto& m = res.metrics;
   m = evaluate_with_reference(env, deterministic_policy(*learner), opt.episodes,

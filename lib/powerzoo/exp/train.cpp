@@ -257,7 +257,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
   RunStreams rngs(seed);
-  const std::unique_ptr<rl::Learner> learner = make_spec_learner(spec, esp, N, rngs.init);
+  const std::unique_ptr<rl::Learner> learner = make_spec_learner(spec, esp, N, rngs.init, &pool);
   const int T = learner->collect_steps();
   vec::VectorEnv venv(envs::with_penalty(train_env, penalty), N, seed, kEnvStreamBase, pool);
   vec::RolloutCollector collector(venv, spec.output.trajectories == "train-sample");
