@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "powerzoo/io/hdf5.hpp"
+#include "test_run_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -42,23 +43,8 @@ n_episodes = 64
 checkpoint_every_steps = 15360
 )";
 
-std::vector<std::string> datasets(const std::string& file, const std::string& group) {
-  std::vector<std::string> out;
-  for (const auto& name : pz::io::list_group(file, group)) {
-    const std::string p = group + "/" + name;
-    const auto kids = pz::io::list_group(file, p);
-    if (kids.empty()) {
-      out.push_back(p);
-    } else {
-      for (const auto& d : datasets(file, p)) out.push_back(d);
-    }
-  }
-  return out;
-}
-
-bool timing_column(const std::string& p) {
-  return p.find("wall_time") != std::string::npos || p.find("throughput/") != std::string::npos;
-}
+using pz::test::datasets;
+using pz::test::timing_column;
 
 }  // namespace
 
