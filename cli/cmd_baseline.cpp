@@ -74,7 +74,7 @@ int cmd_baseline(const Args& args) {
         exp::evaluate_with_reference(env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed),
                                      env->spec().dt_hours, penalty, pool);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
-              << " episodes\n";
+              << (episodes == 1 ? " episode\n" : " episodes\n");
     for (const auto& [k, v] : m) {
       std::cout << "  " << k << " = " << v << "\n";
       row[(s == 0 ? "" : spec.eval.splits[s] + "/") + k] = v;

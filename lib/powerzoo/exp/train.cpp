@@ -225,8 +225,8 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
                   const std::string& run_dir, const std::string& resumed_from, long long step) {
   std::cout << "powerzoo run: " << spec.experiment.name << " | env " << esp.id << " (obs "
             << esp.obs_dim << ", act " << esp.act_dim << ") | " << N << " envs x " << T
-            << " steps | " << threads << " threads\n"
-            << "  " << describe_data(spec) << "\n  run directory: " << run_dir << std::endl;
+            << " steps | " << threads << (threads == 1 ? " thread\n" : " threads\n") << "  "
+            << describe_data(spec) << "\n  run directory: " << run_dir << std::endl;
   if (!resumed_from.empty())
     std::cout << "  resuming from " << resumed_from << " (global step " << step << ")" << std::endl;
 }
