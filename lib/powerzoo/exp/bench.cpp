@@ -11,12 +11,7 @@
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
-namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-}  // namespace
 
 EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
   auto env = make_env(spec, spec.env.split);
@@ -37,9 +32,9 @@ EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double secon
   for (int i = 0; el < seconds; ++i) {
     venv.step_all(bank[i % 8].data());
     steps += n_envs;
-    if ((i & 15) == 0) el = since(t0);
+    if ((i & 15) == 0) el = seconds_since(t0);
   }
-  el = since(t0);
+  el = seconds_since(t0);
   EnvBenchResult r;
   r.n_envs = n_envs;
   r.threads = static_cast<int>(pool.size());
@@ -65,7 +60,7 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
     for (auto& x : rew) x = static_cast<float>(rng.normal());
     const auto t0 = Clock::now();
     learner.collect_act(obs.data(), N, rng, act.data());
-    act_secs += since(t0);
+    act_secs += seconds_since(t0);
     core::StepView v;
     v.n = N, v.obs_dim = sp.obs_dim, v.act_dim = sp.act_dim, v.n_costs = static_cast<int>(k);
     v.t = t, v.obs = obs.data(), v.actions = act.data(), v.reward = rew.data();
@@ -96,7 +91,7 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) 
     act_secs += feed_synthetic(*learner, sp, N, rng);
     const auto t0 = Clock::now();
     learner->update(rng);
-    update_secs += since(t0);
+    update_secs += seconds_since(t0);
     ++updates;
   }
   r.samples_per_sec = static_cast<double>(updates) * T * N / update_secs;

@@ -1,11 +1,17 @@
 // Throughput measurements for `powerzoo bench`: vector-env steps/s and learner samples/s.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
+
+/// Wall seconds since t0 (steady clock), for the throughput measurements.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 struct EnvBenchResult {
   int n_envs = 0;

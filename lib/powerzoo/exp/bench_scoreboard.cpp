@@ -15,14 +15,7 @@
 #include "powerzoo/exp/train.hpp"
 
 namespace pz::exp {
-namespace {
-
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-}  // namespace
 
 double sgemm_peak_gflops(int m, int n, int k, double seconds) {
   core::Rng rng(9, 9);
@@ -41,7 +34,7 @@ double sgemm_peak_gflops(int m, int n, int k, double seconds) {
   while (el < seconds) {
     for (int i = 0; i < 16; ++i) call();
     calls += 16;
-    el = since(t0);
+    el = seconds_since(t0);
   }
   return 2.0 * m * n * k * static_cast<double>(calls) / el / 1e9;
 }
@@ -72,7 +65,7 @@ double train_steps_per_sec(const Spec& spec_in, int threads, int iterations) {
   opt.quiet = true;
   const auto t0 = Clock::now();
   train(spec, opt);
-  const double el = since(t0);
+  const double el = seconds_since(t0);
   std::error_code ec;
   fs::remove_all(dir, ec);
   return static_cast<double>(spec.ppo.total_steps) / el;

@@ -55,14 +55,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   m["global_step"] =
       it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
   f.append_row("metrics/eval", m);
-  const std::string p = "trajectories/" + split + "/";
-  const int64_t T = traj.T, K = traj.K;
-  f.write_f32(p + "obs", {T, K, traj.obs_dim}, traj.obs.data());
-  f.write_f32(p + "action", {T, K, traj.act_dim}, traj.action.data());
-  f.write_f32(p + "reward", {T, K}, traj.reward.data());
-  f.write_f32(p + "costs", {T, K, traj.n_costs}, traj.costs.data());
-  f.write_u8(p + "terminated", {T, K}, traj.terminated.data());
-  f.write_u8(p + "truncated", {T, K}, traj.truncated.data());
+  write_trajectories(f, "trajectories/" + split + "/", traj);
   f.close();
   return res;
 }

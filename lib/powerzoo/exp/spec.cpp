@@ -143,7 +143,7 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   if (auto it = v.sections.find("env"); it != v.sections.end())
     for (const auto& [key, val] : it->second.items())
       if (const core::ParamDef* d = core::find_param(entry->params, key))
-        s.env.params.set(key, d->is_path && v.at("env." + key).rfind("command line", 0) != 0
+        s.env.params.set(key, d->is_path && !v.from_override.count("env." + key)
                                   ? relative_to_spec(std::get<std::string>(val), file)
                                   : val);
   if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;

@@ -147,6 +147,7 @@ class Reader {
           throw ConfigError(msg);
         }
         out.where[name + "." + key] = where(name + "." + key, vn->source());
+        if (overridden_.count(name + "." + key)) out.from_override.insert(name + "." + key);
         values.set(key, value(name, *def, *vn));
       }
     }
