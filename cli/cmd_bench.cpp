@@ -78,7 +78,7 @@ void bench_dcopf(const std::string& name, int reps) {
 int cmd_bench(const Args& args) {
   po::options_description opts(
       "usage: powerzoo bench [SPEC.toml] [key=value ...] [options]\n\n"
-      "Without SPEC: the scoreboard, one row per task (quickstart, dso, tso): env steps/s on 1\n"
+      "Without SPEC: the scoreboard, one row per bundled task spec: env steps/s on 1\n"
       "and 2 threads, learner samples/s and GEMM GFLOP/s against this machine's own single-core\n"
       "SGEMM peak at the learner's shape, end-to-end training steps/s on 2 threads (a short real\n"
       "run), then DC-OPF solve times. With SPEC: vector-env steps/s for several batch sizes and\n"
@@ -103,8 +103,8 @@ int cmd_bench(const Args& args) {
     if (t > 1024) throw UsageError{"--threads: expected values in [0, 1024]"};
   if (positional.empty() && !vm.count("only") && !vm.count("envs")) {
     std::vector<exp::ScoreRow> rows;
-    for (const auto& [task, rel] : exp::scoreboard_specs())
-      rows.push_back(exp::score_spec(task, std::string(PZ_SOURCE_DIR) + "/" + rel, seconds));
+    for (const auto& rel : exp::scoreboard_specs())
+      rows.push_back(exp::score_spec(std::string(PZ_SOURCE_DIR) + "/" + rel, seconds));
     if (vm.count("json")) {
       std::cout << exp::scoreboard_json(rows);
       return 0;

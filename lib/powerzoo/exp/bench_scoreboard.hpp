@@ -27,7 +27,7 @@ double train_steps_per_sec(const Spec& spec, int threads, int iterations);
 
 /// One scoreboard row (all rates per second; ratio = 2 threads / 1 thread).
 struct ScoreRow {
-  std::string task, spec_path;
+  std::string task, spec_path;  ///< task: the spec's experiment name
   int n_envs = 0;
   double env_sps_1 = 0, env_sps_2 = 0;
   double learner_sps_1 = 0, learner_sps_2 = 0;
@@ -36,11 +36,11 @@ struct ScoreRow {
   double train_sps_2 = 0;
 };
 
-/// The scoreboard row of one spec (`seconds` per measurement).
-ScoreRow score_spec(const std::string& task, const std::string& spec_path, double seconds);
+/// The scoreboard row of one spec, labelled by its experiment name (`seconds` per measurement).
+ScoreRow score_spec(const std::string& spec_path, double seconds);
 
-/// The bundled specs the scoreboard runs, one per task: (task, path relative to the source dir).
-const std::vector<std::pair<std::string, std::string>>& scoreboard_specs();
+/// The bundled specs the scoreboard runs, one per task, relative to the source dir.
+const std::vector<std::string>& scoreboard_specs();
 
 /// Rows as a fixed-width table, and as JSON (an array of objects with the ScoreRow fields).
 std::string scoreboard_table(const std::vector<ScoreRow>& rows);
