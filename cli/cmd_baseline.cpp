@@ -61,7 +61,9 @@ int cmd_baseline(const Args& args) {
                      std::to_string(threads)};
   const exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
-  if (episodes <= 0) episodes = spec.eval.n_episodes;
+  if (vm.count("episodes") && episodes < 1)
+    throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
+  if (!vm.count("episodes")) episodes = spec.eval.n_episodes;
   core::ThreadPool pool(static_cast<size_t>(threads));
   std::map<std::string, double> row;
   for (size_t s = 0; s < spec.eval.splits.size(); ++s) {
@@ -72,7 +74,7 @@ int cmd_baseline(const Args& args) {
         exp::evaluate_with_reference(env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed),
                                      env->spec().dt_hours, penalty, pool);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
-              << " episodes\n";
+              << (episodes == 1 ? " episode\n" : " episodes\n");
     for (const auto& [k, v] : m) {
       std::cout << "  " << k << " = " << v << "\n";
       row[(s == 0 ? "" : spec.eval.splits[s] + "/") + k] = v;

@@ -11,9 +11,10 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
+#include "powerzoo/exp/bench_scoreboard.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/exp/spec.hpp"
 
 namespace po = boost::program_options;
 
@@ -77,17 +78,20 @@ void bench_dcopf(const std::string& name, int reps) {
 int cmd_bench(const Args& args) {
   po::options_description opts(
       "usage: powerzoo bench [SPEC.toml] [key=value ...] [options]\n\n"
-      "Measures throughput on this machine: vector-env steps/s for several batch sizes and\n"
-      "thread counts (random actions), PPO learner samples/s and GEMM GFLOP/s for the spec's\n"
-      "network, and median DC-OPF solve times (cold and warm) for case5, case118, case300.\n"
-      "SPEC defaults to experiments/quickstart.toml.\n\noptions");
+      "Without SPEC: the scoreboard, one row per bundled task spec: env steps/s on 1\n"
+      "and 2 threads, learner samples/s and GEMM GFLOP/s against this machine's own single-core\n"
+      "SGEMM peak at the learner's shape, end-to-end training steps/s on 2 threads (a short real\n"
+      "run), then DC-OPF solve times. With SPEC: vector-env steps/s for several batch sizes and\n"
+      "thread counts (random actions), the learner's rates for the spec's network, and median\n"
+      "DC-OPF solve times (cold and warm) for case5, case118, case300.\n\noptions");
   std::string envs_s = "1,8,64,256", threads_s = "1,2", what = "env,learner,dcopf";
   double seconds = 1.0;
   opts.add_options()("help,h", "show this help")("envs", po::value<std::string>(&envs_s),
                                                  "batch sizes (default 1,8,64,256)")(
       "threads", po::value<std::string>(&threads_s), "thread counts (default 1,2)")(
       "seconds", po::value<double>(&seconds), "time per measurement (default 1)")(
-      "only", po::value<std::string>(&what), "subset of env,learner,dcopf");
+      "only", po::value<std::string>(&what), "subset of env,learner,dcopf")(
+      "json", "scoreboard as JSON on stdout (without SPEC)");
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
@@ -97,6 +101,21 @@ int cmd_bench(const Args& args) {
   const auto thread_list = parse_list(threads_s, "--threads");
   for (int t : thread_list)
     if (t > 1024) throw UsageError{"--threads: expected values in [0, 1024]"};
+  if (positional.empty() && !vm.count("only") && !vm.count("envs")) {
+    std::vector<exp::ScoreRow> rows;
+    for (const auto& rel : exp::scoreboard_specs())
+      rows.push_back(exp::score_spec(std::string(PZ_SOURCE_DIR) + "/" + rel, seconds));
+    if (vm.count("json")) {
+      std::cout << exp::scoreboard_json(rows);
+      return 0;
+    }
+    std::cout << "powerzoo bench scoreboard (OpenBLAS kernel " << core::blas_kernel_name()
+              << "; rates per second; GF = executed learner GEMM GFLOP/s, peak = single-core "
+                 "cblas_sgemm at the learner's shape)\n"
+              << exp::scoreboard_table(rows) << "DC-OPF (COIN-OR CLP):\n";
+    for (const char* c : {"case5", "case118", "case300"}) bench_dcopf(c, 51);
+    return 0;
+  }
   const std::string spec_path = positional.empty()
                                     ? std::string(PZ_SOURCE_DIR) + "/experiments/quickstart.toml"
                                     : positional[0];
@@ -107,7 +126,10 @@ int cmd_bench(const Args& args) {
   std::cout << "powerzoo bench: " << spec_path << " (OpenBLAS kernel " << core::blas_kernel_name()
             << ")\n";
   if (what.find("env") != std::string::npos) {
-    std::cout << "vector env (" << spec.env.id << " on " << (spec.env.params.has("case") ? spec.env.params.str("case") : "task " + spec.env.task) << "):\n";
+    std::cout << "vector env (" << spec.env.id << " on "
+              << (spec.env.params.has("case") ? spec.env.params.str("case")
+                                              : "task " + spec.env.task)
+              << "):\n";
     for (int t : thread_list)
       for (int n : env_list) {
         if (n < 1) continue;
@@ -117,13 +139,17 @@ int cmd_bench(const Args& args) {
       }
   }
   if (what.find("learner") != std::string::npos) {
-    const auto r = exp::bench_learner(spec, seconds);
     std::printf("learner (hidden");
     for (int h : spec.ppo.hidden) std::printf(" %d", h);
     std::printf(", T %d x N %d, %d epochs x %d minibatches):\n", spec.ppo.rollout_length,
                 spec.vec.n_envs, spec.ppo.n_epochs, spec.ppo.n_minibatches);
-    std::printf("  update %12.0f samples/s  %6.2f GFLOP/s (GEMM estimate)  act %8.1f us/batch\n",
-                r.samples_per_sec, r.gflops, r.act_us);
+    for (int t : thread_list) {
+      const auto r = exp::bench_learner(spec, seconds, t);
+      std::printf(
+          "  threads %2d  update %12.0f samples/s  %6.2f GFLOP/s (executed GEMM)  act %8.1f "
+          "us/batch\n",
+          r.threads, r.samples_per_sec, r.gflops, r.act_us);
+    }
   }
   if (what.find("dcopf") != std::string::npos) {
     std::cout << "DC-OPF (COIN-OR CLP):\n";

@@ -43,7 +43,8 @@ int cmd_eval(const Args& args) {
   const std::string& ckpt = r.checkpoint;
   const auto& m = r.metrics;
   out = r.eval_file;
-  std::cout << "eval of " << ckpt << " on split " << split << ", " << episodes << " episodes\n";
+  std::cout << "eval of " << ckpt << " on split " << split << ", " << episodes
+            << (episodes == 1 ? " episode\n" : " episodes\n");
   std::cout.precision(10);
   for (const auto& [k, v] : m) std::cout << "  " << k << " = " << v << "\n";
   std::cout << "eval file: " << out << std::endl;

@@ -28,6 +28,14 @@ void print_env(const envs::EnvEntry& entry, const std::string& spec_text, const 
   std::cout << "]\n  keys:";
   for (const auto& p : entry.params) std::cout << " " << p.key;
   if (!entry.make && !entry.is_task) std::cout << " those of task " << entry.default_task;
+  if (!entry.splits.empty()) {
+    std::cout << "\n  splits:";
+    for (const auto& x : entry.splits) std::cout << " " << x;
+  }
+  if (!entry.baselines.empty()) {
+    std::cout << "\n  baselines: zero_action";
+    for (const auto& [n, f] : entry.baselines) std::cout << " " << n;
+  }
   std::cout << "\n";
 }
 

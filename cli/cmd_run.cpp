@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/train.hpp"
@@ -33,9 +34,24 @@ int cmd_run(const Args& args) {
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) {
     // --help: the key reference, for the env or task named after it (default env otherwise).
+    // The keys of the env or task named on the line, or of a spec file's env.
     std::string entry;
-    for (const auto& a : args)
-      if (envs::find_env(a) || envs::find_task(a)) entry = a;
+    for (const auto& a : args) {
+      if (a.empty() || a[0] == '-') continue;
+      if (a.ends_with(".toml")) {
+        const exp::Spec sp = exp::load_spec(a);
+        entry = sp.env.task.empty() ? sp.env.id : sp.env.task;
+      } else if (envs::find_env(a) || envs::find_task(a)) {
+        entry = a;
+      } else {
+        std::vector<std::string> names;
+        for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
+          for (const auto* e : list) names.push_back(e->id);
+        const std::string dym = core::did_you_mean(a, names);
+        throw UsageError{"--help: expected an env, a task or a spec file, found '" + a + "'" +
+                         (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};
+      }
+    }
     std::cout << "\nspec keys:\n" << exp::spec_reference(entry);
     return 0;
   }

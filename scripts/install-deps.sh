@@ -2,7 +2,7 @@
 # Installs every Debian 12 package powerzoo needs to build, test and run (idempotent, non-interactive).
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config git ccache
-      libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
+      libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
       libboost-program-options-dev libboost-dev libhdf5-dev hdf5-tools
       libtomlplusplus-dev doctest-dev coinor-libclp-dev nlohmann-json3-dev
       python3 python3-h5py python3-numpy python3-matplotlib)

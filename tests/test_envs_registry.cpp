@@ -78,7 +78,7 @@ TEST_SUITE("envs_registry") {
   }
 
   TEST_CASE("[env] id and task resolve through the registry, with did-you-mean errors") {
-    CHECK(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml").env.task.empty());
+    CHECK(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml").env.task == "dso");
     CHECK(exp::env_entry(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml")).id == "dso");
     CHECK(exp::parse_spec("[env]\ntask = \"tso\"\n", "x.toml").env.id == "unit_commitment");
     CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\nid = \"trans_grd\"\n", "x.toml"),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/data/synthetic_shapes.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -28,7 +29,7 @@ envs::UnitCommitmentParams case14_params(double dt = 0.5) {
   for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
   for (int k = 0; k < 48; ++k) {
     const double t_h = k * dt;
-    p.net.push_back(tasks::tso_net(tasks::tso_synthetic_gross(t_h), t_h));
+    p.net.push_back(data::synthetic_net_load(data::synthetic_gross(t_h), t_h));
   }
   p.episode_starts = {0};
   p.horizon = 48;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "powerzoo/io/hdf5.hpp"
+#include "test_run_util.hpp"
 #include "test_util.hpp"
 
 extern char** environ;
@@ -70,24 +71,8 @@ long long last_progress_step(const fs::path& csv) {
   return last.empty() ? -1 : std::atoll(last.c_str());
 }
 
-// Every dataset path below `group` (recursing into nested groups such as losses/).
-std::vector<std::string> datasets(const std::string& file, const std::string& group) {
-  std::vector<std::string> out;
-  for (const auto& name : pz::io::list_group(file, group)) {
-    const std::string p = group + "/" + name;
-    const auto kids = pz::io::list_group(file, p);
-    if (kids.empty()) {
-      out.push_back(p);
-    } else {
-      for (const auto& d : datasets(file, p)) out.push_back(d);
-    }
-  }
-  return out;
-}
-
-bool timing_column(const std::string& p) {
-  return p.find("wall_time") != std::string::npos || p.find("throughput/") != std::string::npos;
-}
+using pz::test::datasets;
+using pz::test::timing_column;
 
 }  // namespace
 

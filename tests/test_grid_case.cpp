@@ -1,6 +1,7 @@
 // Tests of the MATPOWER case parser, case path resolution and generator cost evaluation.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -342,5 +343,49 @@ TEST_SUITE("grid_case") {
       }
       CHECK(dev < 1e-9);
     }
+  }
+
+  TEST_CASE("regression: NaN and Inf in case columns are bad input (QMAX/QMIN may be Inf)") {
+    const std::string base = read_text(pz::grid::resolve_case_path("case5"));
+    auto with_gen_col = [&](int col, const std::string& value) {
+      // The first gen row of case5: replace column `col` (1-based).
+      const size_t at = base.find("mpc.gen = [");
+      const size_t row = base.find('\n', at) + 1, end = base.find('\n', row);
+      std::stringstream ss(base.substr(row, end - row));
+      std::string out, cell;
+      for (int k = 1; ss >> cell; ++k) out += (k > 1 ? "\t" : "\t") + (k == col ? value : cell);
+      return base.substr(0, row) + out + base.substr(end);
+    };
+    CHECK(parse_error(with_gen_col(9, "nan"), "c.m") ==
+          "c.m:34: expected a finite number in mpc.gen row 1 column 9 (PMAX), found nan");
+    CHECK(parse_error(with_gen_col(9, "Inf"), "c.m") ==
+          "c.m:34: expected a finite number in mpc.gen row 1 column 9 (PMAX), found inf");
+    CHECK(parse_error(with_gen_col(4, "Inf"), "c.m").empty());
+    std::string rate = base;
+    rate.replace(rate.find("400\t400\t400"), 3, "NaN");
+    CHECK(parse_error(rate, "c.m").find("mpc.branch row") != std::string::npos);
+    std::string cost = base;
+    const size_t gc = cost.find('\n', cost.find("mpc.gencost = [")) + 1;
+    cost.replace(cost.find("14", gc), 2, "1e30");
+    CHECK(parse_error(cost, "c.m").find("magnitude <= 1e15 in mpc.gencost row 1") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("regression: control flow is refused, block comments are skipped") {
+    const std::string base = read_text(pz::grid::resolve_case_path("case5"));
+    const int n_lines = static_cast<int>(std::count(base.begin(), base.end(), '\n'));
+    CHECK(parse_error(base + "if 0\n  mpc.bus(:, PD) = mpc.bus(:, PD) * 2;\nend\n", "c.m") ==
+          "c.m:" + std::to_string(n_lines + 1) +
+              ": expected a MATPOWER case statement (control flow is not evaluated), found 'if'");
+    CHECK(parse_error(base + "return;\nmpc.baseMVA = 1;\n", "c.m").find("found 'return'") !=
+          std::string::npos);
+    CHECK(parse_error(base + "end\nmpc.baseMVA = 1;\n", "c.m").find("nothing after the 'end'") !=
+          std::string::npos);
+    CHECK(parse_error(base + "end\n\n", "c.m").empty());  // the end of the case function
+    const Case c = pz::grid::parse_case(
+        base + "%{\nmpc.bus(:, PD) = mpc.bus(:, PD) * 2;\n  %{\n nested\n  %}\n%}\n", "c.m");
+    double pd = 0;
+    for (const auto& b : c.bus) pd += b.pd_mw;
+    CHECK(pd == doctest::Approx(1000.0));
   }
 }

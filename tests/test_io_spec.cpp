@@ -338,11 +338,11 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     s.ppo.gamma = 1.0;
     s.ppo.init_log_std = -0.5;
     s.ppo.adam_eps = 1e-8;
-    s.env.params.set("load_scale", 1e20);
+    s.ppo.lambda_init = 1e20;
     s.ppo.truncation = pz::rl::Truncation::kZeroTd;
     s.penalty = {{"thermal_overload", 10.0}, {"odd name", 0.125}};
     s.ppo.hidden = {128, 64, 32};
-    s.eval.splits = {"iid", "ood"};
+    s.eval.splits = {"iid", "train"};
     std::string text = pz::exp::to_toml(s);
     Spec back = parse_spec(text, "spec.toml");
     check_same(s, back);

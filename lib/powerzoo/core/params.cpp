@@ -1,6 +1,7 @@
 // Declared parameters: builders, error texts and the value table.
 #include "powerzoo/core/params.hpp"
 
+#include <charconv>
 #include <climits>
 
 #include "powerzoo/core/error.hpp"
@@ -129,6 +130,12 @@ ParamTable ParamTable::defaults(const std::vector<ParamDef>& defs) {
   ParamTable t;
   for (const auto& d : defs) t.set(d.key, d.def);
   return t;
+}
+
+std::string format_number(double x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
 }
 
 const ParamDef* find_param(const std::vector<ParamDef>& defs, const std::string& key) {

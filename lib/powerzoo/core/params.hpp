@@ -46,6 +46,9 @@ struct ParamDef {
   bool non_empty = false;  ///< kStr: non-empty; arrays: at least one element
   bool distinct = false;   ///< kStrArray: elements distinct
   bool no_slash = false;   ///< kStr: no '/' (names that become directory names)
+  /// kStr: a file path (or a bundled name); a relative path is resolved against the directory of
+  /// the spec file that sets it.
+  bool is_path = false;
 
   /// The "expected ..." text of error messages (explicit `expected`, else derived from the kind).
   std::string expected_text() const;
@@ -80,6 +83,9 @@ class ParamTable {
  private:
   std::vector<std::pair<std::string, ParamValue>> items_;
 };
+
+/// A number for messages: the shortest text that reads back exactly (0.5, 1e-04 → 0.0001).
+std::string format_number(double x);
 
 /// Finds a key in a list of definitions; nullptr if absent.
 const ParamDef* find_param(const std::vector<ParamDef>& defs, const std::string& key);

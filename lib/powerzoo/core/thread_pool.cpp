@@ -4,12 +4,15 @@
 #include <cblas.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -30,31 +33,45 @@ ThreadPool::~ThreadPool() {
   if (impl_) impl_->pool.join();
 }
 
+// The caller runs blocks too: it and min(n_threads, n_blocks) − 1 posted helpers take block
+// indices from one atomic counter until none is left, and the caller returns once every block
+// has finished. A helper that starts late finds no block and only touches the shared state, which
+// it co-owns, so the caller never waits for a thread that has nothing to do.
 void ThreadPool::run_blocks(std::size_t n_blocks, const std::function<void(std::size_t)>& fn) {
   if (!impl_ || n_blocks <= 1) {
     for (std::size_t b = 0; b < n_blocks; ++b) fn(b);
     return;
   }
-  std::mutex mu;
-  std::condition_variable cv;
-  std::size_t remaining = n_blocks;
-  std::exception_ptr first_error;
-  for (std::size_t b = 0; b < n_blocks; ++b) {
-    boost::asio::post(impl_->pool, [&, b] {
+  struct Shared {
+    std::atomic<std::size_t> next{0};
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t done = 0;
+    std::exception_ptr first_error;
+  };
+  auto sh = std::make_shared<Shared>();
+  const std::function<void(std::size_t)>* f = &fn;
+  auto work = [sh, f, n_blocks] {
+    for (;;) {
+      const std::size_t b = sh->next.fetch_add(1);
+      if (b >= n_blocks) return;
       std::exception_ptr err;
       try {
-        fn(b);
+        (*f)(b);
       } catch (...) {
         err = std::current_exception();
       }
-      std::lock_guard<std::mutex> lock(mu);
-      if (err && !first_error) first_error = err;
-      if (--remaining == 0) cv.notify_one();
-    });
-  }
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return remaining == 0; });
-  if (first_error) std::rethrow_exception(first_error);
+      std::lock_guard<std::mutex> lock(sh->mu);
+      if (err && !sh->first_error) sh->first_error = err;
+      if (++sh->done == n_blocks) sh->cv.notify_one();
+    }
+  };
+  const std::size_t helpers = std::min(n_threads_, n_blocks) - 1;
+  for (std::size_t h = 0; h < helpers; ++h) boost::asio::post(impl_->pool, work);
+  work();
+  std::unique_lock<std::mutex> lock(sh->mu);
+  sh->cv.wait(lock, [&] { return sh->done == n_blocks; });
+  if (sh->first_error) std::rethrow_exception(sh->first_error);
 }
 
 void limit_blas_threads(int n) { openblas_set_num_threads(n); }

@@ -7,9 +7,10 @@
 
 namespace pz::core {
 
-/// Runs `fn(block)` for block = 0..n_blocks-1 and waits for all. Work is split statically, so
-/// which thread runs a block never changes results. Exceptions thrown by a block are captured
-/// and the first one is rethrown on the calling thread after all blocks finished.
+/// Runs `fn(block)` for block = 0..n_blocks-1 and waits for all; the calling thread runs blocks
+/// too, with at most size() threads at work. Blocks are fixed by the caller, so which thread runs
+/// a block never changes results. Exceptions thrown by a block are captured and the first one is
+/// rethrown on the calling thread after all blocks finished.
 class ThreadPool {
  public:
   /// n_threads = 0 means one per hardware core. n_threads = 1 runs everything inline.

@@ -4,32 +4,17 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
+#include "powerzoo/data/csv.hpp"
 
 namespace pz::data {
 namespace {
 
 using core::ConfigError;
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  for (char c : line) {
-    if (c == ',') {
-      out.push_back(cell);
-      cell.clear();
-    } else if (c != '\r' && c != '"') {
-      cell.push_back(c);
-    }
-  }
-  out.push_back(cell);
-  return out;
-}
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
@@ -94,33 +79,25 @@ bool Profile::day_complete(int64_t d) const {
 
 Profile load_profile_csv(const std::string& path, const std::string& time_column,
                          const std::string& value_column, int step_seconds, int max_fill_seconds) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("profile file '" + path + "' not found or not readable");
-  std::string line;
-  if (!std::getline(in, line))
+  CsvReader csv(path);
+  if (!csv.is_open()) throw ConfigError("profile file '" + path + "' not found or not readable");
+  if (!csv.read_header())
     throw ConfigError(path + ":1: expected a CSV header row, found an empty file");
-  const auto header = split_csv(line);
-  int tcol = -1, vcol = -1;
-  for (size_t i = 0; i < header.size(); ++i) {
-    if (header[i] == time_column) tcol = static_cast<int>(i);
-    if (header[i] == value_column) vcol = static_cast<int>(i);
-  }
+  const auto& header = csv.header();
+  const int tcol = csv.column(time_column), vcol = csv.column(value_column);
   if (tcol < 0 || vcol < 0)
     throw ConfigError(path + ":1: expected columns '" + time_column + "' and '" + value_column +
-                      "' in the header, found '" + line + "'");
+                      "' in the header, found '" + csv.header_line() + "'");
   std::vector<std::pair<int64_t, double>> rows;  // (timestamp, value or NaN)
   GapReport rep;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  int64_t lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line == "\r") continue;
-    const auto cells = split_csv(line);
-    const auto where = path + ":" + std::to_string(lineno) + ": ";
+  while (csv.next_row()) {
+    const auto& cells = csv.cells();
+    const auto where = csv.where();
     if (cells.size() != header.size())
       throw ConfigError(where + "expected " + std::to_string(header.size()) +
                         " comma-separated fields, found " + std::to_string(cells.size()) + " in '" +
-                        line + "'");
+                        csv.line() + "'");
     int64_t ts;
     if (!parse_timestamp(cells[tcol], ts))
       throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" + time_column +
@@ -214,16 +191,16 @@ Profile load_profile(const std::string& name_or_path) {
         "[env] profile: expected a bundled profile name (gb_demand) or a path to a "
         "CSV file, found '" +
         name_or_path + "'");
-  std::ifstream in(name_or_path);
-  if (!in) throw ConfigError("profile file '" + name_or_path + "' not found or not readable");
-  std::string line;
-  std::getline(in, line);
-  const auto header = split_csv(line);
+  CsvReader csv(name_or_path);
+  if (!csv.is_open())
+    throw ConfigError("profile file '" + name_or_path + "' not found or not readable");
+  csv.read_header();  // an empty file leaves the header empty: rejected just below
+  const auto& header = csv.header();
   if (header.size() < 2)
     throw ConfigError(name_or_path +
                       ":1: expected a header with a time column and a value "
                       "column, found '" +
-                      line + "'");
+                      csv.header_line() + "'");
   std::string value_col = header[1];
   for (const auto& h : header)
     if (h == "Actual") value_col = h;

@@ -13,9 +13,9 @@ std::vector<core::ParamDef> episode_params() {
       core::int_param("horizon", 48, 1, INT_MAX, "steps per episode"),
       core::float_param(
           "dt_hours", 0.5, [](double x) { return x > 0 && x <= 24; }, "a number in (0, 24]",
-          "step length (h)"),
+          "step length (h); must equal the data's step"),
       core::float_param(
-          "load_scale", 1.0, [](double x) { return x > 0; }, "a number > 0",
+          "load_scale", 1.0, [](double x) { return x > 0 && x <= 1000; }, "a number in (0, 1000]",
           "multiplies every load"),
       core::float_param(
           "reward_scale", 0.01, [](double x) { return x > 0; }, "a number > 0",
@@ -25,11 +25,14 @@ std::vector<core::ParamDef> episode_params() {
 
 std::vector<core::ParamDef> data_params(const std::string& default_case,
                                         const std::string& default_profile) {
-  return {
-      core::str_param("case", default_case, "bundled MATPOWER case name or path to a .m file"),
+  std::vector<core::ParamDef> out = {
+      core::str_param("case", default_case,
+                      "bundled MATPOWER case name or path to a .m file (relative to the spec)"),
       core::str_param("profile", default_profile,
-                      "bundled demand profile name or path to a CSV (MW)"),
+                      "bundled demand profile name or path to a CSV in MW (relative to the spec)"),
   };
+  for (auto& d : out) d.is_path = true;
+  return out;
 }
 
 int64_t choose_episode_start(const std::vector<int64_t>& starts, core::Rng& rng,

@@ -105,9 +105,30 @@ PolicyFn make_baseline(const EnvEntry& entry, const std::string& name,
   }
   for (const auto& [n, f] : entry.baselines)
     if (n == name) return f(env);
-  std::string known;
+  std::string known, elsewhere;
   for (const auto& n : baseline_names(entry)) known += (known.empty() ? "" : ", ") + n;
-  throw core::ConfigError("--policy: expected one of " + known + ", found '" + name + "'");
+  for (const auto& list : {registered_envs(), registered_tasks()})
+    for (const EnvEntry* other : list)
+      for (const auto& [n, f] : other->baselines)
+        if (n == name && other != &entry) elsewhere += (elsewhere.empty() ? "" : ", ") + other->id;
+  const std::string dym = core::did_you_mean(name, baseline_names(entry));
+  throw core::ConfigError("--policy: expected one of " + known + " (the baselines of " + entry.id +
+                          "), found '" + name + "'" +
+                          (!elsewhere.empty() ? " (a baseline of " + elsewhere + ")"
+                           : dym.empty()      ? ""
+                                              : " (did you mean '" + dym + "'?)"));
+}
+
+std::vector<std::pair<std::string, BaselineFactory>> named_baselines(
+    const std::vector<std::string>& names, const std::string& owner, MaybePolicyFn make) {
+  std::vector<std::pair<std::string, BaselineFactory>> out;
+  for (const auto& name : names)
+    out.emplace_back(name, [name, owner, make](const std::shared_ptr<const Env>& env) {
+      auto fn = make(name, env);
+      if (!fn) throw core::ConfigError("--policy " + name + ": needs the " + owner + "'s env");
+      return *fn;
+    });
+  return out;
 }
 
 }  // namespace pz::envs

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,10 @@ struct BuildContext {
   const core::ParamTable& params;
   std::string split;
   std::string source;  ///< "spec.toml: " (or "spec: " for specs built in code)
+  /// Error prefix of one [env] key: where the spec set it ("spec.toml:7: ", "command line
+  /// override 'env.case=x': "), else `source`.
+  std::function<std::string(const std::string& key)> where_key;
+  std::string at(const std::string& key) const { return where_key ? where_key(key) : source; }
 };
 
 /// One registered env or task preset.
@@ -64,6 +69,14 @@ std::vector<std::string> baseline_names(const EnvEntry& entry);
 /// The named baseline for `env` (built by `entry`). Throws core::ConfigError listing the names.
 PolicyFn make_baseline(const EnvEntry& entry, const std::string& name,
                        const std::shared_ptr<const Env>& env);
+
+/// A policy builder that returns nullopt for a name it does not know or an env it cannot drive.
+using MaybePolicyFn = std::function<std::optional<PolicyFn>(const std::string& name,
+                                                            const std::shared_ptr<const Env>&)>;
+/// Baselines `names` for an entry, each built by make(name, env); a nullopt from `make` becomes a
+/// core::ConfigError ("--policy NAME: needs the <owner>'s env").
+std::vector<std::pair<std::string, BaselineFactory>> named_baselines(
+    const std::vector<std::string>& names, const std::string& owner, MaybePolicyFn make);
 
 /// Registers an entry at static-initialization time: `static const Registrar kReg{entry()};`.
 struct Registrar {

@@ -24,6 +24,10 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   }
   if (unit_gen_.empty())
     throw core::ConfigError("case '" + c.name + "': expected at least one in-service generator");
+  if (static_cast<int>(c.gencost.size()) < c.n_gen())  // reward = −generation cost
+    throw core::ConfigError("case '" + c.name + "': expected an mpc.gencost row per generator (" +
+                            std::to_string(c.n_gen()) + ") for the generation cost, found " +
+                            std::to_string(c.gencost.size()));
   const int nu = n_units();
   if (!p_.pmin_override.empty()) {
     if (static_cast<int>(p_.pmin_override.size()) != nu)

@@ -12,30 +12,35 @@
 namespace pz::envs {
 namespace {
 
-// Runs f, prefixing a ConfigError with the spec file and key it came from.
+// Runs f, prefixing a ConfigError with where the spec set `key` and the key itself (once: the
+// loaders' own messages may already start with the key's name).
 template <class F>
-auto with_key(const BuildContext& ctx, const char* key, F&& f) -> decltype(f()) {
+auto with_key(const BuildContext& ctx, const std::string& key, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const core::ConfigError& err) {
-    throw core::ConfigError(ctx.source + key + ": " + err.what());
+    std::string msg = err.what();
+    for (const std::string& dup : {"[env] " + key + ": ", key + ": "})
+      if (msg.rfind(dup, 0) == 0) msg = msg.substr(dup.size());
+    throw core::ConfigError(ctx.at(key) + "[env] " + key + ": " + msg);
   }
 }
 
 std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
   const core::ParamTable& e = ctx.params;
   TransGridParams p;
-  p.grid_case = with_key(ctx, "[env] case", [&] { return grid::cached_case(e.str("case")); });
-  const data::Profile& prof = with_key(ctx, "[env] profile", [&]() -> const data::Profile& {
+  p.grid_case = with_key(ctx, "case", [&] { return grid::cached_case(e.str("case")); });
+  const data::Profile& prof = with_key(ctx, "profile", [&]() -> const data::Profile& {
     return data::cached_profile(e.str("profile"));
   });
   const double dt_hours = e.number("dt_hours");
   const int horizon = static_cast<int>(e.integer("horizon"));
   const double step_h = prof.step_seconds / 3600.0;
   if (std::abs(step_h - dt_hours) > 1e-9)
-    throw core::ConfigError(ctx.source + "[env] dt_hours: expected the profile's step of " +
-                            std::to_string(step_h) + " h, found " + std::to_string(dt_hours));
-  const data::Split sp = data::split_by_name(ctx.split);
+    throw core::ConfigError(ctx.at("dt_hours") + "[env] dt_hours: expected the profile's step of " +
+                            core::format_number(step_h) + " h, found " +
+                            core::format_number(dt_hours));
+  const data::Split sp = with_key(ctx, "split", [&] { return data::split_by_name(ctx.split); });
   p.profile = prof.values;
   p.profile_mean = data::split_mean(prof, data::split_by_name("train"));
   p.episode_starts = data::episode_starts(prof, sp, horizon);
@@ -45,7 +50,7 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
   p.reward_scale = e.number("reward_scale");
   p.opf_dispatch = e.str("dispatch") == "dcopf";
   p.report_opf_gap = e.boolean("report_opf_gap");
-  return std::make_shared<TransGrid>(std::move(p));
+  return with_key(ctx, "case", [&] { return std::make_shared<TransGrid>(std::move(p)); });
 }
 
 std::string describe_trans_grid_data(const core::ParamTable& e) {

@@ -11,12 +11,7 @@
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
-namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-}  // namespace
 
 EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
   auto env = make_env(spec, spec.env.split);
@@ -37,9 +32,9 @@ EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double secon
   for (int i = 0; el < seconds; ++i) {
     venv.step_all(bank[i % 8].data());
     steps += n_envs;
-    if ((i & 15) == 0) el = since(t0);
+    if ((i & 15) == 0) el = seconds_since(t0);
   }
-  el = since(t0);
+  el = seconds_since(t0);
   EnvBenchResult r;
   r.n_envs = n_envs;
   r.threads = static_cast<int>(pool.size());
@@ -65,7 +60,7 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
     for (auto& x : rew) x = static_cast<float>(rng.normal());
     const auto t0 = Clock::now();
     learner.collect_act(obs.data(), N, rng, act.data());
-    act_secs += since(t0);
+    act_secs += seconds_since(t0);
     core::StepView v;
     v.n = N, v.obs_dim = sp.obs_dim, v.act_dim = sp.act_dim, v.n_costs = static_cast<int>(k);
     v.t = t, v.obs = obs.data(), v.actions = act.data(), v.reward = rew.data();
@@ -78,13 +73,14 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
 
 }  // namespace
 
-LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
+LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) {
   auto env = make_learner_env(spec, spec.env.split, true);
   const auto& sp = env->spec();
   const rl::PpoConfig& cfg = spec.ppo;
   const int N = spec.vec.n_envs;
   core::Rng rng(3, 3);
-  const auto learner = make_spec_learner(spec, sp, N, rng);
+  core::ThreadPool pool(static_cast<size_t>(threads));
+  const auto learner = make_spec_learner(spec, sp, N, rng, &pool);
   const int T = learner->collect_steps();
   feed_synthetic(*learner, sp, N, rng);
   learner->update(rng);  // warm-up (buffer allocation)
@@ -95,12 +91,13 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
     act_secs += feed_synthetic(*learner, sp, N, rng);
     const auto t0 = Clock::now();
     learner->update(rng);
-    update_secs += since(t0);
+    update_secs += seconds_since(t0);
     ++updates;
   }
   r.samples_per_sec = static_cast<double>(updates) * T * N / update_secs;
-  // GEMM flops per sample and gradient step: forward 2·Σ in·out, backward 4·Σ in·out, for the
-  // actor and the critic; each sample is seen n_epochs times.
+  // Executed GEMM flops per sample and gradient step, for the actor and the critic: forward
+  // 2·Σ in·out, weight gradients 2·Σ in·out, input gradients 2·Σ in·out over every layer but the
+  // first (dLoss/dx is never formed); each sample is seen n_epochs times.
   auto mlp_macs = [&](int in, int out) {
     double m = 0;
     int prev = in;
@@ -110,8 +107,11 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds) {
     }
     return m + static_cast<double>(prev) * out;
   };
+  const int h0 = cfg.hidden.empty() ? 0 : cfg.hidden[0];
+  const double first = cfg.hidden.empty() ? 0.0 : static_cast<double>(sp.obs_dim) * h0;
   const double macs = mlp_macs(sp.obs_dim, sp.act_dim) + mlp_macs(sp.obs_dim, 1);
-  r.gflops = r.samples_per_sec * cfg.n_epochs * 6.0 * macs / 1e9;
+  r.gflops = r.samples_per_sec * cfg.n_epochs * (6.0 * macs - 2.0 * 2.0 * first) / 1e9;
+  r.threads = static_cast<int>(pool.size());
   r.act_us = 1e6 * act_secs / (static_cast<double>(updates) * T);
   return r;
 }

@@ -1,11 +1,17 @@
 // Throughput measurements for `powerzoo bench`: vector-env steps/s and learner samples/s.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
+
+/// Wall seconds since t0 (steady clock), for the throughput measurements.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 struct EnvBenchResult {
   int n_envs = 0;
@@ -22,10 +28,12 @@ struct LearnerBenchResult {
   double samples_per_sec = 0;  ///< rollout samples (T·N) consumed per second by update()
   double gflops = 0;           ///< estimated matrix-product rate of the update (GEMM flops only)
   double act_us = 0;           ///< microseconds per batched collect_act over N envs
+  int threads = 1;             ///< workers of the learner's pool
 };
 
 /// Times rl::Learner::update of the spec's learner on synthetic collections (N envs x
-/// collect_steps(), standard-normal observations and rewards); collect_act is timed apart.
-LearnerBenchResult bench_learner(const Spec& spec, double seconds);
+/// collect_steps(), standard-normal observations and rewards) with its batched work on a pool of
+/// `threads` workers; collect_act is timed apart.
+LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads = 1);
 
 }  // namespace pz::exp

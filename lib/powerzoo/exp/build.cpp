@@ -19,7 +19,9 @@ const envs::EnvEntry& env_entry(const Spec& spec) {
 
 std::shared_ptr<const envs::Env> make_env(const Spec& spec, const std::string& split) {
   const envs::EnvEntry& entry = env_entry(spec);
-  return entry.make(envs::BuildContext{spec.env.params, split, where(spec)});
+  envs::BuildContext ctx{spec.env.params, split, where(spec), nullptr};
+  ctx.where_key = [&spec](const std::string& key) { return spec.at("env." + key); };
+  return entry.make(ctx);
 }
 
 std::vector<double> penalty_weights(const Spec& spec, const envs::EnvSpec& env_spec) {

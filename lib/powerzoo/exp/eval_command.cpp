@@ -8,8 +8,8 @@
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,8 +25,9 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
   auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
   const auto& esp = env->spec();
+  core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
-  const auto learner = make_spec_learner(spec, esp, 1, init);
+  const auto learner = make_spec_learner(spec, esp, 1, init, &pool);
   learner->load(sd);
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
@@ -35,7 +36,6 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
     res.eval_file =
         (run_dir / "eval" / (fs::path(ckpt).stem().string() + "_" + split + ".h5")).string();
   }
-  core::ThreadPool pool(static_cast<size_t>(opt.threads));
   Trajectories traj;
   auto& m = res.metrics;
   m = evaluate_with_reference(env, deterministic_policy(*learner), opt.episodes,
@@ -55,14 +55,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   m["global_step"] =
       it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
   f.append_row("metrics/eval", m);
-  const std::string p = "trajectories/" + split + "/";
-  const int64_t T = traj.T, K = traj.K;
-  f.write_f32(p + "obs", {T, K, traj.obs_dim}, traj.obs.data());
-  f.write_f32(p + "action", {T, K, traj.act_dim}, traj.action.data());
-  f.write_f32(p + "reward", {T, K}, traj.reward.data());
-  f.write_f32(p + "costs", {T, K, traj.n_costs}, traj.costs.data());
-  f.write_u8(p + "terminated", {T, K}, traj.terminated.data());
-  f.write_u8(p + "truncated", {T, K}, traj.truncated.data());
+  write_trajectories(f, "trajectories/" + split + "/", traj);
   f.close();
   return res;
 }

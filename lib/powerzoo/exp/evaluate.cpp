@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "powerzoo/envs/penalty.hpp"
+#include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
@@ -41,7 +42,7 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
   if (traj) {
     *traj = Trajectories{};
     traj->T = sp.horizon;
-    traj->K = n_episodes;
+    traj->N = n_episodes;
     traj->obs_dim = sp.obs_dim;
     traj->act_dim = sp.act_dim;
     traj->n_costs = static_cast<int>(k);
@@ -139,6 +140,16 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
       m[sp.reduction_names[j]] = 100.0 * (1.0 - m[name] / base);
   }
   return m;
+}
+
+void write_trajectories(io::RunFile& out, const std::string& group, const Trajectories& t) {
+  const int64_t T = t.T, N = t.N;
+  out.write_f32(group + "obs", {T, N, t.obs_dim}, t.obs.data());
+  out.write_f32(group + "action", {T, N, t.act_dim}, t.action.data());
+  out.write_f32(group + "reward", {T, N}, t.reward.data());
+  out.write_f32(group + "costs", {T, N, t.n_costs}, t.costs.data());
+  out.write_u8(group + "terminated", {T, N}, t.terminated.data());
+  out.write_u8(group + "truncated", {T, N}, t.truncated.data());
 }
 
 }  // namespace pz::exp

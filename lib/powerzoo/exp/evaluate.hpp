@@ -12,15 +12,22 @@
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/rl/learner.hpp"
+#include "powerzoo/vec/rollout_collector.hpp"
+
+namespace pz::io {
+class RunFile;
+}
 
 namespace pz::exp {
 
-/// Per-step records of an evaluation (time-major), for /trajectories.
-struct Trajectories {
-  int T = 0, K = 0, obs_dim = 0, act_dim = 0, n_costs = 0;
-  std::vector<float> obs, action, reward, costs;  ///< [T,K,obs], [T,K,act], [T,K], [T,K,k]
-  std::vector<uint8_t> terminated, truncated;     ///< [T,K]
-};
+/// Per-step records of an evaluation, time-major over the K episodes (N = K): the same layout as a
+/// recorded training collection.
+using Trajectories = vec::CollectRecord;
+
+/// Writes the six datasets of a trajectory record under `group` ("trajectories/iid/step_0/"):
+/// obs [T, N, obs_dim], action [T, N, act_dim], reward [T, N], costs [T, N, n_costs], terminated
+/// and truncated [T, N] (uint8). Throws core::RunError on an HDF5 failure.
+void write_trajectories(io::RunFile& out, const std::string& group, const Trajectories& t);
 
 /// A policy for evaluation: writes actions [n, act_dim] for observations [n, obs_dim].
 using PolicyFn = envs::PolicyFn;

@@ -85,8 +85,10 @@ rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_sp
 }
 
 std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::EnvSpec& env_spec,
-                                               int n_envs, core::Rng& init_rng) {
-  const rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
+                                               int n_envs, core::Rng& init_rng,
+                                               core::ThreadPool* pool) {
+  rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
+  ctx.pool = pool;
   try {
     return rl::make_learner(learner_name(spec), ctx, init_rng);
   } catch (const core::ConfigError& e) {

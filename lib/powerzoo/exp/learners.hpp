@@ -43,8 +43,11 @@ std::string learner_name(const Spec& spec);
 /// Throws core::ConfigError like safety_view().
 rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_spec, int n_envs);
 
-/// rl::make_learner(learner_name(spec), learner_context(...), init_rng).
+/// rl::make_learner(learner_name(spec), learner_context(...) with ctx.pool = pool, init_rng).
+/// The learner runs its batched work on `pool` (nullptr: the calling thread), which must outlive
+/// its use.
 std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::EnvSpec& env_spec,
-                                               int n_envs, core::Rng& init_rng);
+                                               int n_envs, core::Rng& init_rng,
+                                               core::ThreadPool* pool = nullptr);
 
 }  // namespace pz::exp

@@ -1,12 +1,14 @@
 // Experiment spec: the key table and the env registry composed into one schema; parse and write.
 #include "powerzoo/exp/spec.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec_fields.hpp"
@@ -59,6 +61,38 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
   }
 }
 
+/// A relative file path set in the spec file `file` names a file next to the spec: returns it as
+/// an absolute path when it exists there; bundled names and other values pass unchanged.
+std::string relative_to_spec(const std::string& value, const std::string& file) {
+  namespace fs = std::filesystem;
+  const bool looks_like_path =
+      value.find('/') != std::string::npos || value.ends_with(".m") || value.ends_with(".csv");
+  if (!looks_like_path || fs::path(value).is_absolute() || !fs::is_regular_file(file)) return value;
+  const fs::path next_to_spec = fs::path(file).parent_path() / value;
+  std::error_code ec;
+  if (!fs::exists(next_to_spec, ec)) return value;
+  return fs::absolute(next_to_spec, ec).lexically_normal().string();
+}
+
+/// [env] split and [eval] splits against the splits the env or task declares.
+void check_splits(const Spec& s, const envs::EnvEntry& entry) {
+  if (entry.splits.empty()) return;
+  auto known = [&](const std::string& x) {
+    return std::find(entry.splits.begin(), entry.splits.end(), x) != entry.splits.end();
+  };
+  auto expected = [&](const std::string& found) {
+    std::string list;
+    for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
+    const std::string dym = core::did_you_mean(found, entry.splits);
+    return "expected one of " + list + " (the splits of " + entry.id + "), found '" + found + "'" +
+           (dym.empty() ? "" : " (did you mean '" + dym + "'?)");
+  };
+  if (!known(s.env.split))
+    throw ConfigError(s.at("env.split") + "[env] split: " + expected(s.env.split));
+  for (const auto& x : s.eval.splits)
+    if (!known(x)) throw ConfigError(s.at("eval.splits") + "[eval] splits: " + expected(x));
+}
+
 std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry) {
   std::vector<io::SectionSchema> out;
   for (const auto& name : detail::section_order()) {
@@ -77,6 +111,11 @@ std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry) {
 }  // namespace
 
 Spec::Spec() { env.params = core::ParamTable::defaults(default_entry().params); }
+
+std::string Spec::at(const std::string& dotted) const {
+  if (auto it = where.find(dotted); it != where.end()) return it->second;
+  return (source_path.empty() ? std::string("spec") : source_path) + ": ";
+}
 
 std::vector<io::SectionSchema> spec_schema(const std::string& env_entry_id) {
   if (env_entry_id.empty()) return schema_for(default_entry());
@@ -103,10 +142,16 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
     if (const core::ParamValue* val = v.find(f.section, f.def.key)) f.set(s, *val);
   if (auto it = v.sections.find("env"); it != v.sections.end())
     for (const auto& [key, val] : it->second.items())
-      if (core::find_param(entry->params, key)) s.env.params.set(key, val);
+      if (const core::ParamDef* d = core::find_param(entry->params, key))
+        s.env.params.set(key, d->is_path && !v.from_override.count("env." + key)
+                                  ? relative_to_spec(std::get<std::string>(val), file)
+                                  : val);
   if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;
   if (!v.find("env", "id")) s.env.id = entry->env_id;  // a task preset names its env
+  if (entry->is_task) s.env.task = entry->id;          // `id` alone may select a preset: record it
+  s.where = v.where;
   check_cross(s, v);
+  check_splits(s, *entry);
   return s;
 }
 

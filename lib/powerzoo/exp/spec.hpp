@@ -67,6 +67,11 @@ struct Spec {
   EvalSection eval;
   OutputSection output;
   std::string sweep_toml;  ///< the [sweep] table, kept verbatim (TOML) for `powerzoo sweep`
+  /// Where each key the spec set came from ("env.case" -> "spec.toml:7: " or "command line
+  /// override 'env.case=x': "), for errors found after parsing. Not part of the resolved TOML.
+  std::map<std::string, std::string> where;
+  /// The error prefix of `dotted`: where it was set, else "<file>: ".
+  std::string at(const std::string& dotted) const;
 
   Spec();  ///< defaults, with the [env] parameters of the default env
 };

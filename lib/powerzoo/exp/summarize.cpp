@@ -1,5 +1,4 @@
 // Summaries over seeds: result-file discovery, grouping by configuration, bootstrap CIs.
-#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/exp/summarize.hpp"
 
 #include <hdf5.h>
@@ -13,16 +12,28 @@
 #include <set>
 #include <sstream>
 
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace fs = std::filesystem;
 
 namespace pz::exp {
 namespace {
+
+/// printf into a string of whatever length the arguments need (a long label or seed list must
+/// not be cut, as a fixed buffer did).
+template <class... Args>
+std::string sformat(const char* format, Args... args) {
+  const int n = std::snprintf(nullptr, 0, format, args...);
+  std::string out(static_cast<size_t>(std::max(n, 0)) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format, args...);
+  out.pop_back();
+  return out;
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -330,19 +341,14 @@ std::string summary_table(const Summary& s) {
     << kBootstrapResamples << " resamples), std over seeds (ddof 0)\n";
   for (const auto& m : s.metrics) {
     o << "\n" << m << "\n";
-    char head[256];
-    std::snprintf(head, sizeof head, "  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w),
-                  "configuration", "seeds", "mean", "std", "iqm", "95% CI");
-    o << head;
+    o << sformat("  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w), "configuration", "seeds",
+                 "mean", "std", "iqm", "95% CI");
     for (const auto& c : s.configs) {
       const auto& st = c.stats.at(m);
       std::string label = c.kind == "ppo" ? c.label : "[" + c.kind + "] " + c.label;
-      char line[512];
       const std::string ci = "[" + fmt(st.ci_low) + ", " + fmt(st.ci_high) + "]";
-      std::snprintf(line, sizeof line, "  %-*s %5d %12s %12s %12s %27s\n", static_cast<int>(w),
-                    label.c_str(), st.n, fmt(st.mean).c_str(), fmt(st.std).c_str(),
-                    fmt(st.iqm).c_str(), ci.c_str());
-      o << line;
+      o << sformat("  %-*s %5d %12s %12s %12s %27s\n", static_cast<int>(w), label.c_str(), st.n,
+                   fmt(st.mean).c_str(), fmt(st.std).c_str(), fmt(st.iqm).c_str(), ci.c_str());
     }
   }
   for (const auto& c : s.configs)
@@ -362,11 +368,10 @@ std::string summary_csv(const Summary& s) {
       seeds += (i ? " " : "") + std::to_string(c.seeds[i]);
     for (const auto& m : s.metrics) {
       const auto& st = c.stats.at(m);
-      char buf[512];
-      std::snprintf(buf, sizeof buf, "%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n,
-                    csv_field(seeds).c_str(), fmt(c.min_final_step, 17).c_str(),
-                    csv_field(m).c_str(), st.mean, st.std, st.iqm, st.ci_low, st.ci_high);
-      o << csv_field(c.label) << "," << csv_field(c.kind) << "," << buf;
+      o << csv_field(c.label) << "," << csv_field(c.kind) << ","
+        << sformat("%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n, csv_field(seeds).c_str(),
+                   fmt(c.min_final_step, 17).c_str(), csv_field(m).c_str(), st.mean, st.std, st.iqm,
+                   st.ci_low, st.ci_high);
     }
   }
   return o.str();

@@ -106,13 +106,7 @@ std::map<std::string, double> run_eval(const Spec& spec,
     if (record) {
       const std::string p =
           "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/";
-      const int64_t T = traj.T, K = traj.K;
-      out->write_f32(p + "obs", {T, K, traj.obs_dim}, traj.obs.data());
-      out->write_f32(p + "action", {T, K, traj.act_dim}, traj.action.data());
-      out->write_f32(p + "reward", {T, K}, traj.reward.data());
-      out->write_f32(p + "costs", {T, K, traj.n_costs}, traj.costs.data());
-      out->write_u8(p + "terminated", {T, K}, traj.terminated.data());
-      out->write_u8(p + "truncated", {T, K}, traj.truncated.data());
+      write_trajectories(*out, p, traj);
     }
   }
   return row;
@@ -120,14 +114,7 @@ std::map<std::string, double> run_eval(const Spec& spec,
 
 // The latest training rollout as the envs saw it (shaped reward, actions as sent to the env).
 void write_train_sample(io::RunFile& out, const vec::CollectRecord& r, long long step) {
-  const std::string p = "trajectories/train/step_" + std::to_string(step) + "/";
-  const int64_t T = r.T, N = r.N;
-  out.write_f32(p + "obs", {T, N, r.obs_dim}, r.obs.data());
-  out.write_f32(p + "action", {T, N, r.act_dim}, r.action.data());
-  out.write_f32(p + "reward", {T, N}, r.reward.data());
-  out.write_f32(p + "costs", {T, N, r.n_costs}, r.costs.data());
-  out.write_u8(p + "terminated", {T, N}, r.terminated.data());
-  out.write_u8(p + "truncated", {T, N}, r.truncated.data());
+  write_trajectories(out, "trajectories/train/step_" + std::to_string(step) + "/", r);
 }
 
 // Env-side columns of a train row from one collection of T·N transitions.
@@ -225,8 +212,8 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
                   const std::string& run_dir, const std::string& resumed_from, long long step) {
   std::cout << "powerzoo run: " << spec.experiment.name << " | env " << esp.id << " (obs "
             << esp.obs_dim << ", act " << esp.act_dim << ") | " << N << " envs x " << T
-            << " steps | " << threads << " threads\n"
-            << "  " << describe_data(spec) << "\n  run directory: " << run_dir << std::endl;
+            << " steps | " << threads << (threads == 1 ? " thread\n" : " threads\n") << "  "
+            << describe_data(spec) << "\n  run directory: " << run_dir << std::endl;
   if (!resumed_from.empty())
     std::cout << "  resuming from " << resumed_from << " (global step " << step << ")" << std::endl;
 }
@@ -257,7 +244,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
   RunStreams rngs(seed);
-  const std::unique_ptr<rl::Learner> learner = make_spec_learner(spec, esp, N, rngs.init);
+  const std::unique_ptr<rl::Learner> learner = make_spec_learner(spec, esp, N, rngs.init, &pool);
   const int T = learner->collect_steps();
   vec::VectorEnv venv(envs::with_penalty(train_env, penalty), N, seed, kEnvStreamBase, pool);
   vec::RolloutCollector collector(venv, spec.output.trajectories == "train-sample");

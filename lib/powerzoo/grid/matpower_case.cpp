@@ -1,6 +1,8 @@
 // MATPOWER matrices to Case: bus, gen, branch and gencost rows converted and checked (ids,
 // bus references, cost models) once every statement of the file has run.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 #include <unordered_map>
 
@@ -23,7 +25,36 @@ int as_id(double x, const std::string& file, int line, const std::string& what) 
 
 int as_int(double x) { return std::isfinite(x) ? static_cast<int>(std::lround(x)) : 0; }
 
+// MATPOWER column names of the columns a row is read from (idx_bus, idx_gen, idx_brch).
+const char* const kBusCols[] = {"BUS_I", "BUS_TYPE", "PD",      "QD",   "GS",   "BS",  "BUS_AREA",
+                                "VM",    "VA",       "BASE_KV", "ZONE", "VMAX", "VMIN"};
+const char* const kGenCols[] = {"GEN_BUS", "PG",    "QG",         "QMAX", "QMIN",
+                                "VG",      "MBASE", "GEN_STATUS", "PMAX", "PMIN"};
+const char* const kBranchCols[] = {"F_BUS",     "T_BUS",  "BR_R",   "BR_X", "BR_B",
+                                   "RATE_A",    "RATE_B", "RATE_C", "TAP",  "SHIFT",
+                                   "BR_STATUS", "ANGMIN", "ANGMAX"};
+
 }  // namespace
+
+/// Every value the case is built from must be a finite number (NaN or Inf would silently unlimit
+/// a line or corrupt an OPF); QMAX / QMIN may be ±Inf (no reactive limit), as MATPOWER allows.
+void Parser::check_finite(const RawMat& m, const char* matrix, const char* const* names,
+                          size_t n_names, size_t k, bool inf_q_ok) const {
+  const auto& r = m.rows[k];
+  for (size_t j = 0; j < std::min(r.size(), n_names); ++j) {
+    const bool q_limit = inf_q_ok && (j == 3 || j == 4);
+    if (std::isnan(r[j]) || (std::isinf(r[j]) && !q_limit)) {
+      std::ostringstream os;
+      os << r[j];
+      fail(m.lines[k],
+           std::string("a finite number in mpc.") + matrix + " row " + std::to_string(k + 1) +
+               " column " + std::to_string(j + 1) + " (" + names[j] + ")",
+           os.str());
+    }
+  }
+}
+
+namespace {}  // namespace
 
 Case Parser::build() {
   const int last_line = toks_.back().line;
@@ -57,6 +88,7 @@ void Parser::build_buses(Case& c, std::unordered_map<int, int>& id_line) const {
   for (size_t k = 0; k < bm.rows.size(); ++k) {
     const auto& r = bm.rows[k];
     const int line = bm.lines[k];
+    check_finite(bm, "bus", kBusCols, std::size(kBusCols), k, false);
     Bus b;
     b.id = as_id(r[0], file_, line, "bus id");
     if (const auto [it, fresh] = id_line.emplace(b.id, line); !fresh) {
@@ -91,6 +123,7 @@ void Parser::build_gens(Case& c, const std::unordered_map<int, int>& id_line) co
   const RawMat& gm = mats_.at("gen");
   for (size_t k = 0; k < gm.rows.size(); ++k) {
     const auto& r = gm.rows[k];
+    check_finite(gm, "gen", kGenCols, std::size(kGenCols), k, true);
     Gen g;
     g.bus = bus_ref(id_line, r[0], gm.lines[k], "gen bus");
     g.pg_mw = r[1];
@@ -110,6 +143,7 @@ void Parser::build_branches(Case& c, const std::unordered_map<int, int>& id_line
   const RawMat& rm = mats_.at("branch");
   for (size_t k = 0; k < rm.rows.size(); ++k) {
     const auto& r = rm.rows[k];
+    check_finite(rm, "branch", kBranchCols, std::size(kBranchCols), k, false);
     Branch br;
     br.from = bus_ref(id_line, r[0], rm.lines[k], "branch from-bus");
     br.to = bus_ref(id_line, r[1], rm.lines[k], "branch to-bus");
@@ -153,6 +187,17 @@ void Parser::build_gencost(Case& c, const RawMat& cm) const {
     if (ncost < 0 || need > r.size()) {
       fail(line, std::to_string(need) + " columns for NCOST = " + std::to_string(ncost),
            std::to_string(r.size()));
+    }
+    for (size_t j = 1; j < need; ++j) {
+      // CLP refuses objective coefficients near 1e25; no real cost comes near 1e15 $/h.
+      if (!std::isfinite(r[j]) || std::fabs(r[j]) > 1e15) {
+        std::ostringstream os;
+        os << r[j];
+        fail(line,
+             "a finite number of magnitude <= 1e15 in mpc.gencost row " + std::to_string(k + 1) +
+                 " column " + std::to_string(j + 1),
+             os.str());
+      }
     }
     gc.coeffs.assign(r.begin() + 4, r.begin() + static_cast<long>(need));
     c.gencost.push_back(gc);

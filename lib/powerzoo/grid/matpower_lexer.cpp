@@ -1,14 +1,38 @@
 // Lexer of MATPOWER case files and the column names their statements use.
 #include "powerzoo/grid/matpower_lexer.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <limits>
 #include <numbers>
+#include <string_view>
 
 #include "powerzoo/core/error.hpp"
 
 namespace pz::grid::detail {
+namespace {
+
+// A line that holds only "%{" (or "#{") and blanks opens a block comment; "%}" closes it.
+bool block_comment_is(std::string_view s, size_t i, char brace) {
+  size_t b = s.rfind('\n', i == 0 ? 0 : i - 1);
+  b = (b == std::string_view::npos || i == 0) ? 0 : b + 1;
+  for (size_t k = b; k < i; ++k)
+    if (s[k] != ' ' && s[k] != '\t') return false;
+  if (i + 1 >= s.size() || s[i + 1] != brace) return false;
+  for (size_t k = i + 2; k < s.size() && s[k] != '\n'; ++k)
+    if (s[k] != ' ' && s[k] != '\t' && s[k] != '\r') return false;
+  return true;
+}
+bool block_comment_opens(std::string_view s, size_t i) {
+  return (s[i] == '%' || s[i] == '#') && block_comment_is(s, i, '{');
+}
+bool block_comment_closes(std::string_view s, size_t i) {
+  return (s[i] == '%' || s[i] == '#') && block_comment_is(s, i, '}');
+}
+
+}  // namespace
+
 namespace {
 
 using core::ConfigError;
@@ -32,6 +56,25 @@ std::vector<Token> lex(std::string_view s) {
     const char ch = s[i];
     if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
       ++i;
+      prev_adjacent = false;
+      continue;
+    }
+    if ((ch == '%' || ch == '#') && block_comment_opens(s, i)) {  // %{ ... %} (nested)
+      int depth = 0;
+      do {
+        size_t k = i;
+        while (k < n && (s[k] == ' ' || s[k] == '\t')) ++k;
+        if (k < n && block_comment_opens(s, k))
+          ++depth;
+        else if (k < n && block_comment_closes(s, k))
+          --depth;
+        i = std::min(s.find('\n', i), n);
+        if (i < n) {
+          push(Tok::kNewline, "\\n");
+          ++line;
+          ++i;
+        }
+      } while (depth > 0 && i < n);
       prev_adjacent = false;
       continue;
     }

@@ -2,6 +2,7 @@
 // conversions) and parse_case; expressions are in matpower_expr.cpp, the Case in matpower_case.cpp.
 #include <filesystem>
 #include <limits>
+#include <set>
 
 #include "powerzoo/grid/matpower_parser_impl.hpp"
 
@@ -97,6 +98,24 @@ void Parser::skip_balanced(const std::string& open, const std::string& close,
 
 void Parser::statement() {
   const Token& t = peek();
+  // Control flow would change what the file means (an `if 0` block, a `return` before the end):
+  // MATPOWER case files do not use it, so it is refused rather than run line by line.
+  static const std::set<std::string> kControl = {
+      "if",     "elseif", "else",  "switch", "case",  "otherwise", "while", "for",
+      "parfor", "try",    "catch", "return", "break", "continue",  "do",    "until"};
+  if (t.kind == Tok::kIdent && kControl.count(t.text))
+    fail(t.line, "a MATPOWER case statement (control flow is not evaluated)", "'" + t.text + "'");
+  if (t.kind == Tok::kIdent && (t.text == "end" || t.text == "endfunction")) {
+    // Only as the end of the case function: nothing but blank lines may follow.
+    size_t k = pos_ + 1;
+    while (k < toks_.size() && (toks_[k].kind == Tok::kNewline || is_punct(toks_[k], ";"))) ++k;
+    if (k < toks_.size() && toks_[k].kind != Tok::kEnd)
+      fail(toks_[k].line,
+           "nothing after the 'end' of the case function at line " + std::to_string(t.line),
+           describe(toks_[k]));
+    pos_ = k;
+    return;
+  }
   // `function mpc = caseN`
   if (t.kind == Tok::kIdent && t.text == "function") {
     ++pos_;

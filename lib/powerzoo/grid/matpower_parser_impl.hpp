@@ -58,6 +58,8 @@ class Parser {
   Case run();
 
  private:
+  void check_finite(const RawMat& m, const char* matrix, const char* const* names, size_t n_names,
+                    size_t k, bool inf_q_ok) const;
   [[noreturn]] void fail(int line, const std::string& expected, const std::string& found) const {
     throw core::ConfigError(file_ + ":" + std::to_string(line) + ": expected " + expected +
                             ", found " + found);

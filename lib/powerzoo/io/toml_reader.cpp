@@ -147,6 +147,7 @@ class Reader {
           throw ConfigError(msg);
         }
         out.where[name + "." + key] = where(name + "." + key, vn->source());
+        if (overridden_.count(name + "." + key)) out.from_override.insert(name + "." + key);
         values.set(key, value(name, *def, *vn));
       }
     }
@@ -373,9 +374,13 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
   if (key == "seed") key = "experiment.seed";
   std::vector<std::string> parts = split_dots(key);
 
-  auto unknown = [&](const std::string& suggestion) {
+  if (key.empty()) throw ConfigError(ctx + "expected key=value, found no key");
+  auto unknown = [&](const std::string& suggestion, const SectionSchema* in = nullptr) {
     std::string msg = ctx + "unknown key " + key;
-    if (!suggestion.empty()) msg += " (did you mean '" + suggestion + "'?)";
+    if (!suggestion.empty())
+      msg += " (did you mean '" + suggestion + "'?)";
+    else if (in && !in->keys.empty())
+      msg += " (valid keys of [" + in->name + "]: " + join(core::param_keys(in->keys), ", ") + ")";
     throw ConfigError(msg);
   };
   const SectionSchema* sec = find_section(schema, parts[0]);
@@ -384,11 +389,22 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
     std::vector<std::string> all;
     for (const auto& sd : schema)
       for (const auto& kd : sd.keys) all.push_back(sd.name + "." + kd.key);
-    std::string dym = did_you_mean(key, all);
-    if (dym.empty() && parts.size() == 1) {
+    std::string dym;
+    if (parts.size() == 1) {  // a bare key: its home section, else the closest key name
       for (const auto& sd : schema)
         if (core::find_param(sd.keys, parts[0])) dym = sd.name + "." + parts[0];
+      std::vector<std::string> names = {"seed"};
+      for (const auto& sd : schema)
+        for (const auto& kd : sd.keys) names.push_back(kd.key);
+      if (dym.empty()) {
+        const std::string near = did_you_mean(parts[0], names);
+        if (near == "seed") dym = "seed";
+        for (const auto& sd : schema)
+          if (dym.empty() && !near.empty() && core::find_param(sd.keys, near))
+            dym = sd.name + "." + near;
+      }
     }
+    if (dym.empty()) dym = did_you_mean(key, all);
     if (dym.empty() && parts.size() >= 2) {
       std::string s2 = did_you_mean(parts[0], section_names(schema));
       if (!s2.empty()) {
@@ -426,7 +442,7 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
   const ParamDef* kd = core::find_param(sec->keys, parts[1]);
   if (!kd) {
     std::string dym = did_you_mean(parts[1], core::param_keys(sec->keys));
-    unknown(dym.empty() ? "" : parts[0] + "." + dym);
+    unknown(dym.empty() ? "" : parts[0] + "." + dym, sec);
   }
   if (kd->kind == ParamKind::kFloatTable && parts.size() == 3) {
     // reward.penalty.<channel>=w sets one channel.

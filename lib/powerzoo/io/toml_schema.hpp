@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct SectionValues {
   std::map<std::string, std::string> free_form;      ///< free-form section -> TOML body
   /// "sec.key" -> error prefix: "spec.toml:12: " or "command line override 'k=v': ".
   std::map<std::string, std::string> where;
+  /// "sec.key" entries set (or changed) by a command-line override rather than the file.
+  std::set<std::string> from_override;
   /// The prefix for errors about "sec.key": its location if it was set, else "file: ".
   std::string at(const std::string& dotted) const;
   /// The value of sec.key if the document set it.

@@ -1,37 +1,36 @@
-// Adam/AdamW step with optional global-norm clipping on flat float32 arrays (optax conventions).
-#include <algorithm>
+// Adam/AdamW step with optional global-norm clipping on flat float32 arrays (optax conventions),
+// as xsimd-vectorized xtensor expressions over adaptors of the arrays.
 #include <cmath>
 
 #include "powerzoo/rl/optimizer.hpp"
+#include "powerzoo/rl/tensor_impl.hpp"
 
 namespace pz::rl {
 
 // optax chain: clip_by_global_norm(max_norm) → scale_by_adam(b1, b2, eps) → [add_decayed_weights
 // (weight_decay)] → scale(−lr). Kingma & Ba 2015; Loshchilov & Hutter 2019 (decoupled decay).
+// Moments and update in float32; the squared norm accumulates in double.
 double adam_step(std::vector<float>& params, std::vector<float>& grad, std::vector<float>& m,
                  std::vector<float>& v, int64_t step, double lr, double b1, double b2, double eps,
                  double weight_decay, double max_norm) {
   const size_t n = params.size();
-  double sq = 0.0;
-  for (size_t i = 0; i < n; ++i) sq += double(grad[i]) * double(grad[i]);
-  const double norm = std::sqrt(sq);
+  auto p = detail::vec(params.data(), n);
+  auto g = detail::vec(grad.data(), n);
+  auto mv = detail::vec(m.data(), n);
+  auto vv = detail::vec(v.data(), n);
+  const double norm = std::sqrt(detail::sum_squares(grad.data(), n));
   if (max_norm > 0.0 && norm > max_norm) {
     // optax clip_by_global_norm: g · max_norm / max(‖g‖, max_norm)
-    const double scale = max_norm / norm;
-    for (size_t i = 0; i < n; ++i) grad[i] = static_cast<float>(double(grad[i]) * scale);
+    g *= static_cast<float>(max_norm / norm);
   }
-  const double c1 = 1.0 - std::pow(b1, double(step));
-  const double c2 = 1.0 - std::pow(b2, double(step));
-  for (size_t i = 0; i < n; ++i) {
-    const double g = grad[i];
-    const double mi = b1 * double(m[i]) + (1.0 - b1) * g;
-    const double vi = b2 * double(v[i]) + (1.0 - b2) * g * g;
-    m[i] = static_cast<float>(mi);
-    v[i] = static_cast<float>(vi);
-    double u = (mi / c1) / (std::sqrt(vi / c2) + eps);
-    if (weight_decay != 0.0) u += weight_decay * double(params[i]);
-    params[i] = static_cast<float>(double(params[i]) - lr * u);
-  }
+  const float c1 = static_cast<float>(1.0 - std::pow(b1, double(step)));
+  const float c2 = static_cast<float>(1.0 - std::pow(b2, double(step)));
+  const float fb1 = static_cast<float>(b1), fb2 = static_cast<float>(b2);
+  const float feps = static_cast<float>(eps), flr = static_cast<float>(lr);
+  const float wd = static_cast<float>(weight_decay);
+  xt::noalias(mv) = fb1 * mv + (1.0f - fb1) * g;
+  xt::noalias(vv) = fb2 * vv + (1.0f - fb2) * g * g;
+  xt::noalias(p) = p - flr * ((mv / c1) / (xt::sqrt(vv / c2) + feps) + wd * p);
   return norm;
 }
 

@@ -25,6 +25,10 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/rl/config.hpp"
 
+namespace pz::core {
+class ThreadPool;
+}
+
 namespace pz::rl {
 
 /// The observation and action columns of one agent in the env's flat vectors.
@@ -47,6 +51,10 @@ struct LearnerContext {
   std::vector<std::string> constraint_names;
   std::vector<double> thresholds, cost_scale;
   PpoConfig ppo;  ///< [ppo] table (ppo, ppo_lagrangian, saute_ppo)
+  /// Workers the learner may run its batched work on (acting, updates); nullptr = the calling
+  /// thread only. Not owned; must outlive the learner's use of it. A learner's results must not
+  /// depend on it (fixed blocks, reduced in order).
+  core::ThreadPool* pool = nullptr;
 };
 
 /// A reinforcement-learning algorithm as the trainer, evaluation, checkpoints and bench see it.

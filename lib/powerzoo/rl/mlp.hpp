@@ -1,4 +1,5 @@
-// Internal: tanh MLP over a flat float32 parameter array, batched forward/backward via cblas_sgemm.
+// Internal: tanh MLP over a flat float32 parameter array, batched forward/backward (xtensor-blas
+// products, vectorized elementwise work; see mlp.cpp). No xtensor in this header.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/rl/tensor_impl.hpp"
 
 namespace pz::rl {
 
@@ -25,13 +26,15 @@ void ObsNormalizer::refresh() {
   }
 }
 
+// Row by row as one vectorized expression over [dim] (x may equal out).
 void ObsNormalizer::normalize(const float* x, int n, float* out) const {
+  const size_t d = static_cast<size_t>(dim_);
+  const auto shift = rl::detail::vec(shift_.data(), d);
+  const auto scale = rl::detail::vec(scale_.data(), d);
   for (int i = 0; i < n; ++i) {
-    const float* xi = x + static_cast<size_t>(i) * dim_;
-    float* oi = out + static_cast<size_t>(i) * dim_;
-    for (int d = 0; d < dim_; ++d) {
-      oi[d] = std::clamp((xi[d] - shift_[d]) * scale_[d], -10.0f, 10.0f);
-    }
+    auto oi = rl::detail::vec(out + static_cast<size_t>(i) * d, d);
+    const auto xi = rl::detail::vec(x + static_cast<size_t>(i) * d, d);
+    xt::noalias(oi) = xt::clip((xi - shift) * scale, -10.0f, 10.0f);
   }
 }
 

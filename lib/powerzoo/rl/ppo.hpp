@@ -54,6 +54,9 @@ class PpoLearner final : public Learner {
   /// The registered name and (PPO-Lagrangian, n_costs() entries) the constraints as in
   /// LearnerContext; sizes the collection rollout for ctx.n_envs envs.
   void set_context(const std::string& name, const LearnerContext& ctx);
+  /// Workers for the row blocks of act() and update() (nullptr: the calling thread). Results do
+  /// not depend on it: the blocks are fixed by the batch size. The pool must outlive its use.
+  void set_pool(core::ThreadPool* pool);
 
   /// Batched policy step on raw observations obs [n, obs_dim] (normalized internally).
   /// rng != nullptr: samples u = μ + σ·ξ (ξ drawn sequentially from *rng, row-major), else

@@ -1,8 +1,11 @@
-// Internal to the PPO learner: its state (PpoLearner::Impl) and per-minibatch loss statistics,
-// shared by ppo.cpp (rollout, loss, update) and ppo_state.cpp (parameters, duals, checkpoints).
+// Internal to the PPO learner: its state (PpoLearner::Impl), per-minibatch loss statistics and the
+// row blocks of the batched work, shared by ppo.cpp (act, update), ppo_loss.cpp (minibatch
+// preparation and loss) and ppo_state.cpp (parameters, duals, checkpoints).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -10,6 +13,10 @@
 #include "powerzoo/rl/lagrangian.hpp"
 #include "powerzoo/rl/mlp.hpp"
 #include "powerzoo/rl/ppo.hpp"
+
+namespace pz::core {
+class ThreadPool;
+}
 
 namespace pz::rl {
 
@@ -23,6 +30,47 @@ struct LossStats {
     clip_frac += o.clip_frac, approx_kl += o.approx_kl, r2 += o.r2, log_std_mean += o.log_std_mean;
   }
 };
+
+inline constexpr double kHalfLog2Pi = 0.91893853320467274178;   // ½·log(2π)
+inline constexpr double kHalfLog2PiE = 1.41893853320467274178;  // ½·log(2πe)
+
+/// log(1 − tanh²u) = 2(log 2 − u − softplus(−2u)), stable for large |u| (rl.md §1.10).
+inline double log1m_tanh2(double u) {
+  constexpr double kLog2 = 0.69314718055994530942;
+  const double x = -2.0 * u;
+  const double softplus = x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  return 2.0 * (kLog2 - u - softplus);
+}
+
+/// Partial sums of the per-sample loss terms over one row block (reduced in block order).
+struct LossSums {
+  double actor = 0, critic = 0, cost_critic = 0, clip = 0, kl = 0, g = 0, g_sq = 0;
+  void add(const LossSums& o) {
+    actor += o.actor, critic += o.critic, cost_critic += o.cost_critic, clip += o.clip;
+    kl += o.kl, g += o.g, g_sq += o.g_sq;
+  }
+};
+
+/// One row block of a batch: its network workspaces, its gradient and its loss partial sums. A
+/// batch of M rows is cut into n_blocks(M) contiguous blocks by a rule of M alone, each block runs
+/// on some worker, and gradients and sums are reduced in block order: results do not depend on
+/// the number of threads.
+struct RowBlock {
+  detail::MlpWorkspace actor, critic;
+  std::vector<detail::MlpWorkspace> cost;  ///< one per cost critic
+  std::vector<float> grad;                 ///< [n_params] gradient of the block's rows (b ≥ 1)
+  std::vector<double> dlog_std;            ///< [act] ∂L/∂log σ of the block's rows
+  LossSums sums;
+};
+
+/// Blocks of a batch of `rows` rows: one per `min_rows` rows, at most kMaxBlocks.
+inline constexpr int kMaxBlocks = 4;
+inline int n_blocks(size_t rows, size_t min_rows) {
+  const size_t n = rows / min_rows;
+  return static_cast<int>(n < 1 ? 1 : (n > kMaxBlocks ? kMaxBlocks : n));
+}
+/// First row of block b of n over `rows` rows (block b is [block_row(b), block_row(b + 1))).
+inline size_t block_row(size_t rows, int n, int b) { return rows * b / n; }
 
 /// What the learner needs to collect its own rollouts (Learner interface, ppo_learner.cpp).
 struct PpoCollect {
@@ -53,11 +101,14 @@ struct PpoLearner::Impl {
   int n_costs = 0;
   std::vector<detail::Mlp> cost_critics;
   LagrangeDuals duals;
-  std::vector<detail::MlpWorkspace> ws_cost;
   std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
 
+  core::ThreadPool* pool = nullptr;  ///< workers of the row blocks (null: the calling thread)
+  std::vector<RowBlock> blocks;      ///< row blocks of the minibatch (prepare, loss)
+  std::vector<RowBlock> act_blocks;  ///< row blocks of act()
+
   // Reused buffers (grow-only; constant minibatch sizes never reallocate).
-  detail::MlpWorkspace ws_actor, ws_critic, ws_extra, ws_act_actor, ws_act_critic;
+  detail::MlpWorkspace ws_extra;
   std::vector<float> obs_mb;     // [T·B, obs] normalized minibatch observations, row t·B + j
   std::vector<float> extra_obs;  // [B + n_trunc, obs] normalized next_obs / final_obs rows
   std::vector<int> trunc_row;    // [T·B] row of final_obs value in extra batch, or −1
@@ -65,10 +116,18 @@ struct PpoLearner::Impl {
   std::vector<float> dmu;                                              // [T·B, act]
   std::vector<float> col_r, col_v, col_vn, col_a;                      // [T]
   std::vector<uint8_t> col_d, col_t;                                   // [T]
-  std::vector<float> act_obs;                                          // [n, obs] for act()
-  std::vector<double> dlog_std, inv_sigma;                             // [act]
+  std::vector<float> act_mb;                                           // [T·B, act] actions
+  std::vector<float> act_obs, act_mu, act_v;  // [n, obs], [n, act], [n] for act()
+  std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
 
+  /// Runs fn(b) for the n blocks on the pool (or inline) and waits.
+  void run(int n, const std::function<void(size_t)>& fn);
+  /// `blocks` sized for n blocks (workspaces for the cost critics, gradients of n_params).
+  void ensure_blocks(std::vector<RowBlock>& bl, int n) const;
+  /// Actor mean [n, act] into act_mu and, if want_value, critic value [n] into act_v, on row
+  /// blocks of obs [n, obs] (normalized).
+  void forward_act(const float* obs, int n, bool want_value);
   void check_rollout(const Rollout& r) const;
   void check_cols(const Rollout& r, const int* cols, int B) const;
   void normalize_rows(const float* x, int n, float* out) const {
@@ -85,5 +144,11 @@ struct PpoLearner::Impl {
   /// Loss on the prepared minibatch (advantages/targets held fixed); gradient into grad if
   /// non-null.
   double loss(const Rollout& r, const int* cols, int B, float* grad, LossStats* st);
+  /// Per-sample loss terms of rows [r0, r1) of the prepared minibatch (actor forward included):
+  /// sums into blk.sums, ∂L/∂μ into dmu, ∂L/∂V into dv, dvc, ∂L/∂log σ into blk.dlog_std.
+  void loss_rows(const Rollout& r, const int* cols, int B, size_t r0, size_t r1, bool want_grad,
+                 RowBlock& blk);
+  /// Bootstrap values and GAE advantages/targets of the prepared minibatch (prepare's tail).
+  void compute_gae(const Rollout& r, const int* cols, int B);
 };
 }  // namespace pz::rl

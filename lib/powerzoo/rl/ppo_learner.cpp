@@ -38,6 +38,7 @@ void PpoLearner::set_context(const std::string& name, const LearnerContext& ctx)
   c.ro.resize(impl_->cfg.rollout_length, ctx.n_envs, impl_->obs_dim, impl_->act_dim,
               impl_->n_costs);
   c.t = 0;
+  set_pool(ctx.pool);
 }
 
 void PpoLearner::collect_act(const float* obs, int n, core::Rng& rng, float* actions) {

@@ -1,4 +1,5 @@
-// DSO task preset: calibration, AEMO feeder shapes, day splits, baselines; registers "dso".
+// DSO task preset: calibration and env assembly over the AEMO feeder shapes (data/aemo_feeders),
+// baselines; registers "dso".
 #include "powerzoo/tasks/dso.hpp"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
-#include "powerzoo/data/profile.hpp"
+#include "powerzoo/data/aemo_feeders.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
@@ -18,21 +19,11 @@
 namespace pz::tasks {
 namespace {
 
-constexpr int kSteps = 48;      // half-hour steps per day / episode
-constexpr double kDt = 0.5;     // hours
-constexpr int kDayOffset = 28;  // 00:00 NEM market time (UTC+10) = 14:00 UTC = step 28
-constexpr int kIidStride = 4;   // every 4th day (offset 0) is iid
+constexpr int kSteps = data::kAemoDaySteps;  // half-hour steps per day / episode
+constexpr double kDt = 0.5;                  // hours
 constexpr const char* kFile = "aemo_operational_demand_30min.csv";
 // Feeder shapes: A (buses 2–18) NSW1, B (19–22) QLD1, C (23–33) VIC1.
-const char* const kRegions[3] = {"NSW1", "QLD1", "VIC1"};
-
-struct DsoData {
-  std::string path;
-  std::vector<std::vector<double>> shapes;  // [3][n_steps], interval-start indexed, mean 1 on train
-  std::vector<int64_t> day_start[2];        // [train, iid] start steps of complete days
-  std::vector<data::GapReport> reports;
-  std::vector<double> train_mean_mw;
-};
+const std::vector<std::string> kRegions = {"NSW1", "QLD1", "VIC1"};
 
 int split_index(const std::string& split) {
   const auto& s = dso_splits();
@@ -41,42 +32,14 @@ int split_index(const std::string& split) {
   return -1;
 }
 
-const DsoData& dso_data() {
+// The bundled AEMO feeder shapes, loaded once per process.
+const data::AemoFeeders& dso_data() {
   static std::mutex mu;
-  static std::unique_ptr<DsoData> cache;
+  static std::unique_ptr<data::AemoFeeders> cache;
   std::lock_guard<std::mutex> lock(mu);
-  if (cache) return *cache;
-  auto d = std::make_unique<DsoData>();
-  d->path = core::data_dir() + "/profiles/" + kFile;
-  std::vector<std::vector<double>> raw;
-  for (const char* r : kRegions) {
-    data::Profile p = data::load_profile_csv(d->path, "interval_end_utc", r, 1800, 7200);
-    // The file stamps interval ENDS: values[i] is the interval ending at t0 + i·30 min, so the
-    // interval starting at t0 + j·30 min is values[j + 1].
-    std::vector<double> s(p.values.begin() + (p.values.empty() ? 0 : 1), p.values.end());
-    raw.push_back(std::move(s));
-    d->reports.push_back(p.report);
-  }
-  size_t n = raw[0].size();
-  for (const auto& s : raw) n = std::min(n, s.size());
-  for (int64_t j = kDayOffset, day = 0; j + kSteps <= static_cast<int64_t>(n); j += kSteps, ++day) {
-    bool complete = true;
-    for (const auto& s : raw)
-      for (int k = 0; k < kSteps; ++k) complete = complete && std::isfinite(s[j + k]);
-    if (complete) d->day_start[day % kIidStride == 0 ? 1 : 0].push_back(j);
-  }
-  if (d->day_start[0].empty() || d->day_start[1].empty())
-    throw core::ConfigError(d->path + ": expected complete days for both DSO splits");
-  for (auto& s : raw) {
-    double sum = 0;
-    for (int64_t j : d->day_start[0])
-      for (int k = 0; k < kSteps; ++k) sum += s[j + k];
-    const double mean = sum / (static_cast<double>(d->day_start[0].size()) * kSteps);
-    d->train_mean_mw.push_back(mean);
-    for (double& v : s) v = std::isfinite(v) ? v / mean : 1.0;
-    d->shapes.push_back(std::move(s));
-  }
-  cache = std::move(d);
+  if (!cache)
+    cache = std::make_unique<data::AemoFeeders>(
+        data::load_aemo_feeders(core::data_dir() + "/profiles/" + kFile, kRegions));
   return *cache;
 }
 
@@ -101,15 +64,18 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
   const double dt_hours = ctx.params.number("dt_hours");
   const int si = split_index(split);
   if (si < 0)
-    throw core::ConfigError(
-        ctx.source + "split: expected one of train, iid (the dso task), found '" + split + "'");
+    throw core::ConfigError(ctx.at("split") +
+                            "[env] split: expected one of train, iid (the dso task), found '" +
+                            split + "'");
   if (horizon != kSteps)
-    throw core::ConfigError(ctx.source + "[env] horizon: the dso task fixes 48 steps, found " +
+    throw core::ConfigError(ctx.at("horizon") +
+                            "[env] horizon: the dso task fixes 48 steps, found " +
                             std::to_string(horizon));
   if (std::abs(dt_hours - kDt) > 1e-12)
-    throw core::ConfigError(ctx.source + "[env] dt_hours: the dso task fixes 0.5 h, found " +
-                            std::to_string(dt_hours));
-  const DsoData& data = dso_data();
+    throw core::ConfigError(ctx.at("dt_hours") +
+                            "[env] dt_hours: the dso task fixes 0.5 h, found " +
+                            core::format_number(dt_hours));
+  const data::AemoFeeders& data = dso_data();
   envs::DistGridParams p;
   p.grid_case = case33bw();
   const grid::Case& c = p.grid_case;
@@ -144,7 +110,7 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
     p.bus_shape[b] = f;
   }
   p.shapes = data.shapes;
-  p.episode_starts = data.day_start[si];
+  p.episode_starts = si == 0 ? data.train_starts : data.iid_starts;
   p.horizon = kSteps;
   p.dt_hours = kDt;
   p.v_slack = 1.045;
@@ -168,13 +134,13 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
 }
 
 std::string describe_dso_data() {
-  const DsoData& d = dso_data();
+  const data::AemoFeeders& d = dso_data();
   std::ostringstream os;
   os << "dso task: " << d.path << ", feeder shapes A=NSW1 B=QLD1 C=VIC1 (mean 1 on train), days "
-     << "from 00:00 UTC+10; train " << d.day_start[0].size() << " days, iid "
-     << d.day_start[1].size() << " days";
+     << "from 00:00 UTC+10; train " << d.train_starts.size() << " days, iid " << d.iid_starts.size()
+     << " days";
   for (size_t r = 0; r < d.reports.size(); ++r)
-    os << "; " << kRegions[r] << ": " << d.reports[r].summary();
+    os << "; " << d.regions[r] << ": " << d.reports[r].summary();
   return os.str();
 }
 
@@ -246,16 +212,16 @@ envs::EnvEntry dso_entry() {
       "DSO benchmark: case33bw with six flexible loads, the frozen calibration, AEMO regional "
       "demand shapes as feeder profiles, days split every 4th to iid";
   // The preset fixes case, demand data and calibration; horizon and dt_hours are kept as keys
-  // (with the only values it accepts) so specs can state them.
-  e.params = {envs::episode_params()[0], envs::episode_params()[1]};
+  // that accept only the preset's values, so specs can state them.
+  core::ParamDef horizon = core::int_param("horizon", kSteps, kSteps, kSteps, "steps per episode");
+  horizon.expected = "48 (the dso task fixes a day of half-hour steps)";
+  core::ParamDef dt = core::float_param(
+      "dt_hours", kDt, [](double x) { return x == kDt; },
+      "0.5 (the dso task fixes a day of half-hour steps)", "step length (h)");
+  e.params = {horizon, dt};
   e.splits = dso_splits();
   e.make = make_dso_env;
-  for (const auto& name : dso_baseline_names())
-    e.baselines.emplace_back(name, [name](const std::shared_ptr<const envs::Env>& env) {
-      auto fn = dso_baseline(name, env);
-      if (!fn) throw core::ConfigError("--policy " + name + ": needs the dso task's env");
-      return *fn;
-    });
+  e.baselines = envs::named_baselines(dso_baseline_names(), "dso task", dso_baseline);
   e.describe_data = [](const core::ParamTable&) { return describe_dso_data(); };
   return e;
 }

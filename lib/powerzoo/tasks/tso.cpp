@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -11,8 +10,11 @@
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/data/csv.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/data/profile_cache.hpp"
+#include "powerzoo/data/synthetic_shapes.hpp"
+#include "powerzoo/data/unit_commitment_table.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/case.hpp"
@@ -21,19 +23,6 @@ namespace pz::tasks {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream is(line);
-  while (std::getline(is, cell, ',')) {
-    while (!cell.empty() && (cell.back() == '\r' || cell.back() == ' ')) cell.pop_back();
-    while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
-    out.push_back(cell);
-  }
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
 
 struct TsoBase {
   grid::Case c;
@@ -66,84 +55,32 @@ const TsoBase& cached_base(const std::string& case_name, const std::string& prof
 
 std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Case& c,
                                         double dt_hours) {
-  std::ifstream in(path);
-  if (!in)
-    throw core::ConfigError(path + ": expected a unit-commitment CSV for case '" + c.name +
-                            "', found no readable file");
-  std::string line;
-  if (!std::getline(in, line)) throw core::ConfigError(path + ":1: expected a header row");
-  const auto header = split_csv(line);
-  const std::vector<std::string> need = {"bus_id",
-                                         "mc_a",
-                                         "mc_b",
-                                         "mc_c",
-                                         "p_max",
-                                         "p_min",
-                                         "ramp_up",
-                                         "ramp_down",
-                                         "min_up_time",
-                                         "min_down_time",
-                                         "init_state",
-                                         "keep_time",
-                                         "init_start_up_cost",
-                                         "init_no_load_cost"};
-  std::map<std::string, size_t> col;
-  for (const auto& n : need) {
-    auto f = std::find(header.begin(), header.end(), n);
-    if (f == header.end())
-      throw core::ConfigError(path + ":1: expected a column '" + n + "', found none");
-    col[n] = static_cast<size_t>(f - header.begin());
-  }
+  const std::vector<data::UcTableRow> rows = data::read_unit_commitment_table(path, c.name);
   std::vector<envs::UcUnit> units;
-  int lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
-    const auto cells = split_csv(line);
-    const std::string where = path + ":" + std::to_string(lineno) + ": ";
-    auto num = [&](const std::string& n) {
-      const size_t i = col[n];
-      if (i >= cells.size())
-        throw core::ConfigError(where + "expected a value in column '" + n + "', found none");
-      const std::string& s = cells[i];
-      size_t pos = 0;
-      double v = 0;
-      try {
-        v = std::stod(s, &pos);
-      } catch (...) {
-        pos = 0;
-      }
-      if (pos != s.size() || s.empty() || !std::isfinite(v))
-        throw core::ConfigError(where + "expected a number in column '" + n + "', found '" + s +
-                                "'");
-      return v;
-    };
+  for (const data::UcTableRow& r : rows) {
+    const std::string where = data::csv_where(path, r.line);
     const int g = static_cast<int>(units.size());
     if (g >= c.n_gen())
       throw core::ConfigError(where + "expected " + std::to_string(c.n_gen()) +
                               " unit rows (one per gen of " + c.name + "), found more");
-    const double bus = num("bus_id");
-    if (static_cast<int>(bus) != c.gen[g].bus)
+    if (static_cast<int>(r.bus_id) != c.gen[g].bus)
       throw core::ConfigError(where + "expected bus_id " + std::to_string(c.gen[g].bus) +
                               " (gen row " + std::to_string(g + 1) + " of " + c.name + "), found " +
-                              cells[col["bus_id"]]);
+                              r.bus_id_text);
     envs::UcUnit u;
-    u.mc_a = num("mc_a");
-    u.mc_b = num("mc_b");
-    u.mc_c = num("mc_c");
-    u.pmax = num("p_max");
-    u.pmin = num("p_min");
-    if (!(u.pmin >= 0 && u.pmax >= u.pmin))
-      throw core::ConfigError(where + "expected 0 <= p_min <= p_max, found p_min " +
-                              std::to_string(u.pmin) + ", p_max " + std::to_string(u.pmax));
-    u.ramp_up_mw = num("ramp_up") * u.pmax * dt_hours;
-    u.ramp_down_mw = num("ramp_down") * u.pmax * dt_hours;
-    u.min_up = std::max(1, static_cast<int>(num("min_up_time")));
-    u.min_down = std::max(1, static_cast<int>(num("min_down_time")));
-    u.status0 = num("init_state") > 0.5 ? 1 : 0;
-    u.tis0 = static_cast<int>(std::clamp(std::abs(num("keep_time")), 0.0, 1000.0));
-    u.startup_cost = num("init_start_up_cost");
-    u.no_load_cost_per_step = num("init_no_load_cost") * dt_hours;
+    u.mc_a = r.mc_a;
+    u.mc_b = r.mc_b;
+    u.mc_c = r.mc_c;
+    u.pmax = r.p_max;
+    u.pmin = r.p_min;
+    u.ramp_up_mw = r.ramp_up * u.pmax * dt_hours;
+    u.ramp_down_mw = r.ramp_down * u.pmax * dt_hours;
+    u.min_up = std::max(1, static_cast<int>(r.min_up_time));
+    u.min_down = std::max(1, static_cast<int>(r.min_down_time));
+    u.status0 = r.init_state > 0.5 ? 1 : 0;
+    u.tis0 = static_cast<int>(std::clamp(std::abs(r.keep_time), 0.0, 1000.0));
+    u.startup_cost = r.init_start_up_cost;
+    u.no_load_cost_per_step = r.init_no_load_cost * dt_hours;
     units.push_back(u);
   }
   if (static_cast<int>(units.size()) != c.n_gen())
@@ -165,20 +102,6 @@ void apply_tso_line_ratings(grid::Case& c, double scale) {
   for (auto& br : c.branch) br.rate_a_mva *= scale;
 }
 
-double tso_synthetic_gross(double t_h) { return 0.75 + 0.25 * std::sin(2 * kPi * (t_h - 3) / 24); }
-double tso_synthetic_wind(double t_h) {
-  return 0.3 + 0.2 * std::sin(2 * kPi * (t_h - 2) / 24 + kPi);
-}
-double tso_synthetic_solar(double t_h) {
-  const double h = std::fmod(t_h, 24.0);
-  const double on = std::abs(h - 12.0) < 6.0 ? 1.0 : 0.0;
-  return 0.4 * std::max(std::cos(2 * kPi * (t_h - 12) / 24) * on, 0.0);
-}
-double tso_net(double gross_norm, double t_h) {
-  return std::clamp(gross_norm - 0.7 * tso_synthetic_wind(t_h) - 0.5 * tso_synthetic_solar(t_h),
-                    0.05, 1.0);
-}
-
 std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   const core::ParamTable& e = ctx.params;
   const std::string& split = ctx.split;
@@ -187,7 +110,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   const double dt_hours = e.number("dt_hours");
   const int horizon = static_cast<int>(e.integer("horizon"));
   if (case_name == "case5")  // the spec's default case; silently swapping it would mislabel runs
-    throw core::ConfigError(src +
+    throw core::ConfigError(ctx.at("case") +
                             "[env] case: expected a case with unit-commitment data for task = "
                             "\"tso\" (case118 or case14), found 'case5' (set case = \"case118\")");
   double load_mult = 1.0, rating_mult = 1.0;
@@ -199,8 +122,8 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
     window = "iid";
     rating_mult = 0.85;
   } else if (split != "train" && split != "iid") {
-    throw core::ConfigError(src +
-                            "split: expected one of train, iid, load_stress, "
+    throw core::ConfigError(ctx.at("split") +
+                            "[env] split: expected one of train, iid, load_stress, "
                             "line_tightening, found '" +
                             split + "'");
   }
@@ -208,13 +131,14 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   try {
     base = &cached_base(case_name, e.str("profile"), dt_hours);
   } catch (const core::ConfigError& err) {
-    throw core::ConfigError(src + "[env] case/profile: " + err.what());
+    throw core::ConfigError(ctx.at("case") + "[env] case/profile: " + err.what());
   }
   const data::Profile& prof = base->prof;
   const double step_h = prof.step_seconds / 3600.0;
   if (std::abs(step_h - dt_hours) > 1e-9)
-    throw core::ConfigError(src + "[env] dt_hours: expected the profile's step of " +
-                            std::to_string(step_h) + " h, found " + std::to_string(dt_hours));
+    throw core::ConfigError(ctx.at("dt_hours") + "[env] dt_hours: expected the profile's step of " +
+                            core::format_number(step_h) + " h, found " +
+                            core::format_number(dt_hours));
   envs::UnitCommitmentParams p;
   p.grid_case = base->c;
   apply_tso_line_ratings(p.grid_case, rating_mult);
@@ -233,7 +157,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   for (size_t k = 0; k < p.net.size(); ++k) {
     const double v = prof.values[k];
     const double t_h = static_cast<double>(k) * dt_hours;  // profile starts at 00:00 UTC
-    p.net[k] = std::isfinite(v) ? tso_net(v / gmax, t_h) : 0.05;
+    p.net[k] = std::isfinite(v) ? data::synthetic_net_load(v / gmax, t_h) : 0.05;
   }
   p.horizon = horizon;
   p.dt_hours = dt_hours;
@@ -307,15 +231,11 @@ envs::EnvEntry tso_entry() {
       "TSO benchmark: unit commitment on case118 with GB demand net of synthetic wind/solar, "
       "synthetic 8° line ratings; splits train, iid, load_stress (×1.15), line_tightening (×0.85)";
   e.params = envs::concat(envs::data_params("case118"), envs::episode_params());
+  for (auto& d : e.params)  // the benchmark's frozen reward scale (tasks-benchmarks.md §1.1)
+    if (d.key == "reward_scale") d.def = 1e-4;
   e.splits = {"train", "iid", "load_stress", "line_tightening"};
   e.make = make_tso_env;
-  for (const char* name : {"all_on", "merit_order"})
-    e.baselines.emplace_back(
-        name, [name = std::string(name)](const std::shared_ptr<const envs::Env>& env) {
-          auto fn = tso_baseline(name, env);
-          if (!fn) throw core::ConfigError("--policy " + name + ": needs the tso task's env");
-          return *fn;
-        });
+  e.baselines = envs::named_baselines({"all_on", "merit_order"}, "tso task", tso_baseline);
   e.describe_data = [](const core::ParamTable& p) {
     const data::Profile& prof = data::cached_profile(p.str("profile"));
     std::ostringstream os;

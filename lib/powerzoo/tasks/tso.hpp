@@ -13,23 +13,17 @@
 
 namespace pz::tasks {
 
-/// Reads `<case>_unit_commitment.csv` (columns by header name: bus_id, mc_a, mc_b, mc_c, p_max,
-/// p_min, ramp_up, ramp_down, min_up_time, min_down_time, init_state, keep_time,
-/// init_start_up_cost, init_no_load_cost), one row per gen of `c` in order, converted with step
-/// length dt_hours (reference §7.1). Throws core::ConfigError naming file:line.
+/// Reads `<case>_unit_commitment.csv` (data::read_unit_commitment_table: one row per gen of `c`
+/// in order) and converts it with step length dt_hours (reference §7.1): ramps × p_max × dt (MW
+/// per step), no-load cost × dt ($ per step), min up/down ≥ 1 step, |keep_time| clipped to 1000.
+/// Throws core::ConfigError naming file:line (the table's errors, a bus_id that is not the gen's
+/// bus, more or fewer rows than gens).
 std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Case& c,
                                         double dt_hours);
 
 /// If no in-service branch of `c` has a rating, sets RATE_A = base_mva·deg2rad(8°)/|x| (1e6 for
 /// |x| ≤ 1e-9), as the reference's TSO factory does; then multiplies every rating by `scale`.
 void apply_tso_line_ratings(grid::Case& c, double scale);
-
-/// The reference's synthetic shapes at hour t_h: gross, wind, solar (envs-grid.md §7.6).
-double tso_synthetic_gross(double t_h);
-double tso_synthetic_wind(double t_h);
-double tso_synthetic_solar(double t_h);
-/// Net-load factor clip(gross − 0.7·wind − 0.5·solar, 0.05, 1).
-double tso_net(double gross_norm, double t_h);
 
 /// The unit-commitment env of the spec (task "tso" or id "unit_commitment") on `split`:
 /// train, iid, load_stress (iid, load ×1.15) or line_tightening (iid, ratings ×0.85).

@@ -2,6 +2,7 @@
 #include "powerzoo/vec/vector_env.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <span>
 
@@ -43,6 +44,17 @@ EpisodeStats VectorEnv::fresh_stats(size_t n_costs) const {
   return ep;
 }
 
+size_t VectorEnv::choose_blocks() {
+  const size_t full = std::min<size_t>(pool_.size(), static_cast<size_t>(n_));
+  if (full <= 1) return full;
+  // Which thread steps an env never changes its result, so the split may follow the measured
+  // cost: a step cheaper than the hand-off to the workers runs inline. Every kRecheck-th step is
+  // measured inline again, so a change of cost (episode phase, solver warm-up) is seen.
+  ++steps_;
+  if (inline_ns_ < 0 || steps_ % kRecheck == 0) return 1;
+  return inline_ns_ < kInlineBelowNs ? 1 : full;
+}
+
 void VectorEnv::reset_all(const envs::ResetOptions& opt) {
   const auto& sp = env_->spec();
   const size_t k = sp.cost_names.size();
@@ -66,7 +78,9 @@ void VectorEnv::step_all(const float* actions) {
   const size_t k = sp.cost_names.size();
   const size_t od = sp.obs_dim;
   const size_t na = static_cast<size_t>(n_agents_);
-  const size_t blocks = std::min<size_t>(pool_.size(), static_cast<size_t>(n_));
+  const size_t blocks = choose_blocks();
+  const bool timed = blocks == 1 && pool_.size() > 1;
+  const auto t0 = std::chrono::steady_clock::now();
   pool_.run_blocks(blocks, [&](size_t b) {
     const int lo = static_cast<int>(b * n_ / blocks), hi = static_cast<int>((b + 1) * n_ / blocks);
     for (int i = lo; i < hi; ++i) {
@@ -119,6 +133,11 @@ void VectorEnv::step_all(const float* actions) {
       }
     }
   });
+  if (timed) {  // an inline step measures what a step of all envs costs
+    const double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    inline_ns_ = inline_ns_ < 0 ? ns : 0.75 * inline_ns_ + 0.25 * ns;
+  }
   // Collect finished episodes in env order (deterministic), outside the workers.
   finished_.clear();
   for (int i = 0; i < n_; ++i) {

@@ -72,6 +72,13 @@ class VectorEnv {
 
  private:
   EpisodeStats fresh_stats(size_t n_costs) const;
+  /// Blocks for the next step_all: 1 (inline) while a step of all envs costs less than
+  /// kInlineBelowNs, else one per worker. Results do not depend on it.
+  size_t choose_blocks();
+  static constexpr double kInlineBelowNs = 100'000;  ///< ~2× the measured hand-off cost
+  static constexpr long long kRecheck = 64;
+  double inline_ns_ = -1;  ///< EMA of an inline step_all's wall time (ns); < 0: not measured
+  long long steps_ = 0;
 
   std::shared_ptr<const envs::Env> env_;
   int n_;

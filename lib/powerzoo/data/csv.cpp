@@ -1,0 +1,72 @@
+// The project's one CSV reader (see csv.hpp).
+#include "powerzoo/data/csv.hpp"
+
+#include <utility>
+
+namespace pz::data {
+namespace {
+
+void trim_spaces(std::string& s) {
+  const size_t b = s.find_first_not_of(' ');
+  if (b == std::string::npos) {
+    s.clear();
+    return;
+  }
+  s.erase(s.find_last_not_of(' ') + 1);
+  s.erase(0, b);
+}
+
+}  // namespace
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  for (char c : line) {
+    if (c == ',') {
+      trim_spaces(cell);
+      out.push_back(std::move(cell));
+      cell.clear();
+    } else if (c != '\r' && c != '"') {
+      cell.push_back(c);
+    }
+  }
+  trim_spaces(cell);
+  out.push_back(std::move(cell));
+  return out;
+}
+
+bool is_blank_line(const std::string& line) {
+  return line.find_first_not_of(" \t\r") == std::string::npos;
+}
+
+std::string csv_where(const std::string& path, int64_t line) {
+  return path + ":" + std::to_string(line) + ": ";
+}
+
+CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {}
+
+bool CsvReader::read_header() {
+  if (!std::getline(in_, header_line_)) return false;
+  line_number_ = 1;
+  header_ = split_csv_line(header_line_);
+  return true;
+}
+
+int CsvReader::column(const std::string& name) const {
+  for (size_t i = 0; i < header_.size(); ++i)
+    if (header_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool CsvReader::next_row() {
+  while (std::getline(in_, line_)) {
+    ++line_number_;
+    if (is_blank_line(line_)) continue;
+    cells_ = split_csv_line(line_);
+    return true;
+  }
+  cells_.clear();
+  return false;
+}
+
+}  // namespace pz::data

@@ -1,0 +1,102 @@
+// Tests of the project's one CSV reader: splitting, header lookup, rows and line numbers.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "powerzoo/data/csv.hpp"
+#include "test_util.hpp"
+
+using namespace pz;
+using Cells = std::vector<std::string>;
+
+TEST_SUITE("data_csv") {
+  TEST_CASE("cells lose quotes, carriage returns and surrounding spaces") {
+    CHECK(data::split_csv_line("a,b,c") == Cells{"a", "b", "c"});
+    CHECK(data::split_csv_line(" a , b\t,\"c\"\r") == Cells{"a", "b\t", "c"});
+    CHECK(data::split_csv_line("\"2025-04-01T00:00:00Z\", 12.5 ") ==
+          Cells{"2025-04-01T00:00:00Z", "12.5"});
+    CHECK(data::split_csv_line("a,b,") == Cells{"a", "b", ""});  // trailing comma: empty cell
+    CHECK(data::split_csv_line(",") == Cells{"", ""});
+    CHECK(data::split_csv_line("") == Cells{""});
+    CHECK(data::split_csv_line("   ") == Cells{""});
+    CHECK(data::split_csv_line("\"a,b\"") == Cells{"a", "b"});  // no quoting: a comma splits
+    CHECK(data::is_blank_line(" \t\r"));
+    CHECK(data::is_blank_line(""));
+    CHECK_FALSE(data::is_blank_line(" ,"));
+    CHECK(data::csv_where("x/f.csv", 7) == "x/f.csv:7: ");
+  }
+
+  TEST_CASE("rows come with their 1-based line numbers; blank lines are skipped") {
+    const auto d = test::tmp_dir("pz_csv", "rows");
+    const std::string path = test::write(d / "t.csv",
+                                         "time, \"value\",note\r\n"
+                                         "2025-04-01,1.5,x\r\n"
+                                         "\r\n"
+                                         "   \n"
+                                         "2025-04-02,,\r\n"
+                                         "2025-04-03,3\n");
+    data::CsvReader csv(path);
+    REQUIRE(csv.is_open());
+    CHECK(csv.path() == path);
+    REQUIRE(csv.read_header());
+    CHECK(csv.header() == Cells{"time", "value", "note"});
+    CHECK(csv.header_line() == "time, \"value\",note\r");  // raw text, for error messages
+    CHECK(csv.column("time") == 0);
+    CHECK(csv.column("value") == 1);
+    CHECK(csv.column("note") == 2);
+    CHECK(csv.column("Value") == -1);
+    CHECK(csv.column("") == -1);
+
+    REQUIRE(csv.next_row());
+    CHECK(csv.line_number() == 2);
+    CHECK(csv.cells() == Cells{"2025-04-01", "1.5", "x"});
+    CHECK(csv.line() == "2025-04-01,1.5,x\r");
+    CHECK(csv.where() == path + ":2: ");
+    REQUIRE(csv.next_row());
+    CHECK(csv.line_number() == 5);
+    CHECK(csv.cells() == Cells{"2025-04-02", "", ""});
+    REQUIRE(csv.next_row());
+    CHECK(csv.line_number() == 6);
+    CHECK(csv.cells() == Cells{"2025-04-03", "3"});
+    CHECK(csv.where() == path + ":6: ");
+    CHECK_FALSE(csv.next_row());
+    CHECK(csv.cells().empty());
+    CHECK_FALSE(csv.next_row());
+  }
+
+  TEST_CASE("the first of duplicate header names is found") {
+    const auto d = test::tmp_dir("pz_csv", "dup");
+    data::CsvReader csv(test::write(d / "t.csv", "a,b,a\n1,2,3\n"));
+    REQUIRE(csv.read_header());
+    CHECK(csv.column("a") == 0);
+    CHECK(csv.column("b") == 1);
+  }
+
+  TEST_CASE("missing and empty files, header only") {
+    const auto d = test::tmp_dir("pz_csv", "empty");
+    data::CsvReader missing((d / "nope.csv").string());
+    CHECK_FALSE(missing.is_open());
+    CHECK_FALSE(missing.read_header());
+
+    data::CsvReader empty(test::write(d / "e.csv", ""));
+    CHECK(empty.is_open());
+    CHECK_FALSE(empty.read_header());
+    CHECK(empty.header().empty());
+    CHECK(empty.header_line().empty());
+    CHECK_FALSE(empty.next_row());
+
+    data::CsvReader header_only(test::write(d / "h.csv", "a,b\n\n"));
+    REQUIRE(header_only.read_header());
+    CHECK(header_only.line_number() == 1);
+    CHECK(header_only.header() == Cells{"a", "b"});
+    CHECK_FALSE(header_only.next_row());
+    CHECK(header_only.line_number() == 2);  // the blank line 2 was read and skipped
+
+    data::CsvReader no_newline(test::write(d / "n.csv", "a,b\n1,2"));
+    REQUIRE(no_newline.read_header());
+    REQUIRE(no_newline.next_row());
+    CHECK(no_newline.cells() == Cells{"1", "2"});
+    CHECK(no_newline.line_number() == 2);
+  }
+}
