@@ -116,4 +116,26 @@ TEST_SUITE("grid_dcopf_lazy") {
               doctest::Approx(b.branch_pf_mw[l]).epsilon(1e-9).scale(1.0));  // MW
     }
   }
+
+  // Guards the hang of a cycling dual simplex: a solve that hits the cap is an outcome (kFailed
+  // naming the limit), and the model answers exactly once the cap is lifted.
+  TEST_CASE("dcopf_iteration_cap_is_an_outcome") {
+    std::vector<envs::UcUnit> units;
+    const grid::Case c = uc_case118(units);
+    for (bool lazy_on : {false, true}) {
+      CAPTURE(lazy_on);
+      grid::DcOpf capped(c), ref(c);
+      capped.set_lazy_line_limits(lazy_on);
+      capped.set_iteration_limit(1);
+      const auto r = ref.solve();
+      REQUIRE(r.ok());
+      const auto a = capped.solve();
+      CHECK(a.status == grid::DcOpfStatus::kFailed);
+      CHECK(a.message.find("iteration limit (1,") != std::string::npos);
+      capped.set_iteration_limit(0);
+      const auto b = capped.solve();
+      REQUIRE(b.ok());
+      CHECK(b.objective == doctest::Approx(r.objective).epsilon(1e-9));
+    }
+  }
 }

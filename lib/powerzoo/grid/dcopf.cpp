@@ -276,6 +276,7 @@ void DcOpf::Impl::load_model(const Columns& cols, const Rows& rows) {
   model.setLogLevel(0);
   model.loadProblem(m, cols.lb.data(), cols.ub.data(), cols.obj.data(), rows.lb.data(),
                     rows.ub.data());
+  model.setMaximumIterations(iteration_limit(n_rows, n_cols));
   if (qp) {
     std::vector<CoinBigIndex> start(n_cols + 1, 0);
     std::vector<int> qcol;
@@ -384,6 +385,13 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
     ok = run_solver(model, false, true);
     iters += model.numberIterations();
   }
+  // A cold dual solve from the slack basis has been seen to report "optimal" with a few $/h
+  // left on the table (dual infeasible reduced costs): the primal simplex finishes it.
+  if (ok && !warm_used && !qp && !verify_lp(model)) {
+    model.primal(0, 1);
+    iters += model.numberIterations();
+    ok = model.status() == 0 && verify_lp(model);
+  }
   if (!ok) {
     have_basis = false;
     return false;
@@ -477,6 +485,8 @@ void DcOpf::Impl::solve_checked(const DcOpfOverrides* o, DcOpfResult& res) {
     res.status = st == 1 ? DcOpfStatus::kInfeasible : DcOpfStatus::kFailed;
     res.message = st == 1   ? "primal infeasible (load cannot be served within gen and flow limits)"
                   : st == 2 ? "dual infeasible (unbounded cost)"
+                  : st == 3 ? "CLP stopped at its iteration limit (" +
+                                  std::to_string(model.maximumIterations()) + ", cycling)"
                             : "CLP status " + std::to_string(st);
     return;
   }
@@ -565,6 +575,15 @@ void DcOpf::reset_warm_start() {
 void DcOpf::set_lazy_line_limits(bool on) {
   if (on && !impl_->lazy) impl_->init_lazy_model();
   impl_->lazy = on;
+}
+void DcOpf::set_iteration_limit(int n) {
+  Impl& m = *impl_;
+  const int full = n > 0 ? n : iteration_limit(m.model.numberRows(), m.model.numberColumns());
+  m.model.setMaximumIterations(full);
+  if (m.lazy)
+    m.lazy_model.setMaximumIterations(
+        n > 0 ? n
+              : iteration_limit(1 + static_cast<int>(m.lim.size()), m.lazy_model.numberColumns()));
 }
 bool DcOpf::is_qp() const { return impl_->qp; }
 const Case& DcOpf::case_data() const { return impl_->c; }

@@ -106,6 +106,11 @@ class DcOpf {
   /// (degenerate costs) another optimal vertex and other duals may be returned. Off by default.
   void set_lazy_line_limits(bool on);
 
+  /// Caps the simplex iterations of each CLP call at n (n <= 0: the default,
+  /// 20·(rows + cols) + 1000). A solve that reaches the cap (a cycling dual simplex) is retried
+  /// cold, then on the full model, and otherwise reported as kFailed naming the limit.
+  void set_iteration_limit(int n);
+
   /// Forgets the stored basis, so the next solve() starts cold.
   void reset_warm_start();
 

@@ -12,6 +12,11 @@
 
 namespace pz::grid {
 
+/// Simplex iteration cap of one CLP call: a degenerate LP can make the dual simplex cycle
+/// (seen on case118 unit commitment), and an uncapped solve then never returns. Warm solves
+/// take a handful of iterations and cold ones about rows + cols, so the cap is far above both.
+inline int iteration_limit(int n_rows, int n_cols) { return 20 * (n_rows + n_cols) + 1000; }
+
 struct DcOpf::Impl {
   Case c;
   int nb = 0, nl = 0, ng = 0;

@@ -39,6 +39,7 @@ void DcOpf::Impl::init_lazy_model() {
   const double zero = 0.0;
   lazy_model.setLogLevel(0);
   lazy_model.loadProblem(m, lb.data(), ub.data(), obj.data(), &zero, &zero);
+  lazy_model.setMaximumIterations(iteration_limit(1 + static_cast<int>(lim.size()), n_cols));
   lazy_rows.clear();
   lazy_pos.assign(lim.size(), -1);
   lazy_have_basis = false;
@@ -137,8 +138,10 @@ bool DcOpf::Impl::solve_lazy(bool lines, int& iters, bool& warm_used, bool& unve
   for (size_t round = 0; round <= lim.size(); ++round) {
     unverified = false;
     if (!lazy_lp(lazy_have_basis, keep_factors, iters, warm_used, unverified)) {
-      // Infeasible with a subset of the rows: infeasible with all of them.
+      // Infeasible with a subset of the rows: infeasible with all of them. Any other failure
+      // (the iteration cap, numerical trouble) is left to the full model.
       lazy_have_basis = false;
+      if (m.status() != 1) unverified = true;
       return false;
     }
     lazy_have_basis = true;
