@@ -12,6 +12,11 @@ namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;
 constexpr double kVoll = 1000.0;  // $/MWh for unserved load / spilled generation in the OPF
+// $/MWh added per unit index to the dispatch LP's costs: units of equal cost (case118 has 22 at
+// 70 $/MWh) make the optimum a face, and the vertex a solver returns then depends on its path
+// (warm basis, lazy rows, a checkpoint's cold start). The bias orders tied units by index, far
+// below the 1 $/MWh gaps of the cost table; reported costs stay unbiased.
+constexpr double kTieBreak = 1e-4;
 }  // namespace
 
 UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
@@ -156,9 +161,11 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   o.balance_slack_cost = kVoll;
   o.pmin_mw.resize(nu);
   o.pmax_mw.resize(nu);
+  o.linear_cost_delta.resize(nu);
   for (int u = 0; u < nu; ++u) {
     o.pmin_mw[u] = p_.units[u].pmin * s.status[u];
     o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
+    o.linear_cost_delta[u] = kTieBreak * u;
   }
   auto r = s.opf->solve(load, o);
   if (!r.ok()) {
@@ -205,7 +212,7 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     const double target = 0.5 * (elo + ehi) + a_d * 0.5 * (ehi - elo);
     o.pmin_mw[u] = elo;  // an inverted window (elo > ehi) is pinned to ehi by the OPF
     o.pmax_mw[u] = ehi;
-    o.linear_cost_delta[u] = -p_.dispatch_preference * target;
+    o.linear_cost_delta[u] = -p_.dispatch_preference * target + kTieBreak * u;
   }
   thread_local std::vector<double> mc;
   thread_local grid::MeritOrderResult mo;
