@@ -380,7 +380,8 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
   if (ok && warm && !kkt_warm && !qp && !verify_lp(model)) ok = false;
   iters = kkt_warm ? 0 : model.numberIterations();
   if (!ok) last_fix.clear();
-  if (!ok && warm) {  // a stale basis must never change the answer: retry cold
+  const bool proven = !ok && warm && !qp && model.status() == 1 && verify_infeasible(model);
+  if (!ok && warm && !proven) {  // a stale basis must never change the answer: retry cold
     warm_used = false;
     ok = run_solver(model, false, true);
     iters += model.numberIterations();

@@ -47,6 +47,47 @@ bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
   return true;
 }
 
+// Farkas check of a "primal infeasible" verdict: for the ray y of CLP, every feasible x has
+// yᵀAx inside the interval the row bounds allow and inside the interval the column bounds allow;
+// if the two intervals are disjoint by more than a relative 1e-7, no feasible x exists. Computed
+// from the stored model, so it holds however the verdict was reached.
+bool DcOpf::Impl::verify_infeasible(const ClpSimplex& m) {
+  double* ray = m.infeasibilityRay();
+  if (ray == nullptr) return false;
+  const int nc = m.numberColumns(), nr = m.numberRows();
+  const double* cl = m.columnLower();
+  const double* cu = m.columnUpper();
+  const double* rl = m.rowLower();
+  const double* ru = m.rowUpper();
+  const double kInf = COIN_DBL_MAX;
+  std::vector<double>& aty = v_aty;
+  aty.assign(nc, 0.0);
+  m.matrix()->transposeTimes(ray, aty.data());
+  // [lo, hi] of Σ terms v·[a, b] (v a coefficient, [a, b] a bound pair), and Σ |terms| as scale.
+  auto span = [&](const double* v, const double* a, const double* b, int n, double& lo, double& hi,
+                  double& scale) {
+    lo = hi = 0.0;
+    for (int i = 0; i < n; ++i) {
+      if (std::abs(v[i]) < 1e-12) continue;
+      const double p = v[i] * a[i], q = v[i] * b[i];
+      const bool a_inf = a[i] <= -kInf, b_inf = b[i] >= kInf;
+      const double t_lo = v[i] > 0 ? (a_inf ? -kInf : p) : (b_inf ? -kInf : q);
+      const double t_hi = v[i] > 0 ? (b_inf ? kInf : q) : (a_inf ? kInf : p);
+      lo = (lo <= -kInf || t_lo <= -kInf) ? -kInf : lo + t_lo;
+      hi = (hi >= kInf || t_hi >= kInf) ? kInf : hi + t_hi;
+      if (!a_inf) scale += std::abs(p);
+      if (!b_inf) scale += std::abs(q);
+    }
+  };
+  double r_lo, r_hi, c_lo, c_hi, scale = 0.0;
+  span(ray, rl, ru, nr, r_lo, r_hi, scale);
+  span(aty.data(), cl, cu, nc, c_lo, c_hi, scale);
+  delete[] ray;
+  const double tol = 1e-7 * (1.0 + scale);
+  return (c_hi < kInf && r_lo > -kInf && c_hi < r_lo - tol) ||
+         (c_lo > -kInf && r_hi < kInf && c_lo > r_hi + tol);
+}
+
 // CLP's QP path (reduced gradient) stops at ~1e-6 MW. Given its active set (gens at a bound,
 // flow rows at a bound), the optimum solves the KKT system of the equality-constrained QP
 //   2a_j p_j + b_j − λ − Σ_k y_k M_kj = 0 (free gens),  Σ p = D,  M_k p = bound_k (active rows),

@@ -104,6 +104,8 @@ struct DcOpf::Impl {
   /// model as it stands? Recomputed from the stored matrix, not from CLP's work arrays.
   bool verify_lp(const ClpSimplex& m);
   std::vector<double> v_act, v_aty;  // verify_lp scratch
+  /// LP: does CLP's infeasibility ray prove the model as it stands infeasible (Farkas)?
+  bool verify_infeasible(const ClpSimplex& m);
   bool polish(std::vector<double>& x, std::vector<double>& y);
   bool kkt_solve(const std::vector<int>& fix, const std::vector<int>& act, std::vector<double>& x,
                  std::vector<double>& y) const;

@@ -96,16 +96,19 @@ bool DcOpf::Impl::lazy_add_violated(const double* x) {
   return true;
 }
 
-// One LP solve of lazy_model whose answer is checked against the model (verify_lp): a warm
-// solve that fails the check is repeated cold, a cold one that fails it (seen: "optimal" from
-// the slack basis with a few $/h left on the table) is finished by the primal simplex. A CLP
-// verdict other than optimal is returned as is; an "optimal" that still fails the check sets
-// unverified (the caller then solves the full model).
+// One LP solve of lazy_model whose answer is checked against the model (verify_lp, or
+// verify_infeasible for an infeasible verdict): a warm solve that fails the check is repeated cold,
+// a cold one that fails it (seen: "optimal" from the slack basis with a few $/h left on the table)
+// is finished by the primal simplex. A CLP verdict other than optimal is returned as is; an
+// "optimal" that still fails the check sets unverified (the caller then solves the full model).
 bool DcOpf::Impl::lazy_lp(bool warm, bool keep_factors, int& iters, bool& warm_used,
                           bool& unverified) {
   ClpSimplex& m = lazy_model;
   bool ok = run_solver(m, warm, keep_factors) && verify_lp(m);
   iters += m.numberIterations();
+  // A warm "infeasible" is wrong about one time in ten (stale work areas); CLP's ray proves the
+  // rest, which then need no cold re-solve.
+  if (!ok && warm && m.status() == 1 && verify_infeasible(m)) return false;
   if (!ok && warm) {
     warm_used = false;
     ok = run_solver(m, false, keep_factors) && verify_lp(m);
@@ -139,8 +142,10 @@ bool DcOpf::Impl::solve_lazy(bool lines, int& iters, bool& warm_used, bool& unve
     unverified = false;
     if (!lazy_lp(lazy_have_basis, keep_factors, iters, warm_used, unverified)) {
       // Infeasible with a subset of the rows: infeasible with all of them. Any other failure
-      // (the iteration cap, numerical trouble) is left to the full model.
-      lazy_have_basis = false;
+      // (the iteration cap, numerical trouble) is left to the full model. The dual simplex
+      // ends an infeasible solve on a dual feasible basis, a good start for the next loads (a
+      // wrong answer from it is caught by the checks and re-solved cold).
+      lazy_have_basis = m.status() == 1;
       if (m.status() != 1) unverified = true;
       return false;
     }
