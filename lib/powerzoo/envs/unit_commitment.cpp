@@ -12,6 +12,11 @@ namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;
 constexpr double kVoll = 1000.0;  // $/MWh for unserved load / spilled generation in the OPF
+// $/MWh added per unit index to the dispatch LP's costs: units of equal cost (case118 has 22 at
+// 70 $/MWh) make the optimum a face, and the vertex a solver returns then depends on its path
+// (warm basis, lazy rows, a checkpoint's cold start). The bias orders tied units by index, far
+// below the 1 $/MWh gaps of the cost table; reported costs stay unbiased.
+constexpr double kTieBreak = 1e-4;
 }  // namespace
 
 UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
@@ -111,6 +116,8 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->last.assign(nu, 0.0);
   s->flow.assign(p_.grid_case.n_branch(), 0.0);
   s->opf = std::make_unique<grid::DcOpf>(p_.grid_case);
+  s->opf->set_lazy_line_limits(true);
+  s->opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
   return s;
 }
 
@@ -154,9 +161,11 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   o.balance_slack_cost = kVoll;
   o.pmin_mw.resize(nu);
   o.pmax_mw.resize(nu);
+  o.linear_cost_delta.resize(nu);
   for (int u = 0; u < nu; ++u) {
     o.pmin_mw[u] = p_.units[u].pmin * s.status[u];
     o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
+    o.linear_cost_delta[u] = kTieBreak * u;
   }
   auto r = s.opf->solve(load, o);
   if (!r.ok()) {
@@ -203,9 +212,9 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     const double target = 0.5 * (elo + ehi) + a_d * 0.5 * (ehi - elo);
     o.pmin_mw[u] = elo;  // an inverted window (elo > ehi) is pinned to ehi by the OPF
     o.pmax_mw[u] = ehi;
-    o.linear_cost_delta[u] = -p_.dispatch_preference * target;
+    o.linear_cost_delta[u] = -p_.dispatch_preference * target + kTieBreak * u;
   }
-  thread_local std::vector<double> load, mc;
+  thread_local std::vector<double> mc;
   thread_local grid::MeritOrderResult mo;
   const int64_t k = index(s, s.t);
   const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
@@ -217,13 +226,13 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   const bool within = ms == grid::MeritOrderStatus::kOptimal;
   // The merit-order point is the OPF optimum when it meets every rating; otherwise CLP with the
   // limits, and if those make it infeasible, the optimum without them (= merit order).
-  grid::DcOpfResult r;
+  grid::DcOpfResult& r = s.opf_result;
+  r.status = grid::DcOpfStatus::kFailed;
   if (!within) {
-    bus_load(k, load);
-    r = s.opf->solve(load, o);
+    s.opf->solve_scaled_into(f, o, r);
     if (!r.ok() && !have_mo) {
       o.line_limits = false;
-      r = s.opf->solve(load, o);
+      s.opf->solve_scaled_into(f, o, r);
     }
   }
   if (have_mo && (within || !r.ok())) {

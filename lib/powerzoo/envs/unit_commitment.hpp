@@ -79,6 +79,7 @@ class UnitCommitment final : public Env {
     std::vector<double> last;          ///< [nu] MW
     std::vector<double> flow;          ///< [n_branch] MW
     std::unique_ptr<grid::DcOpf> opf;  ///< this state's solver (warm start between steps)
+    grid::DcOpfResult opf_result;      ///< the last step's OPF answer (buffers reused)
   };
 
   const EnvSpec& spec() const override { return spec_; }

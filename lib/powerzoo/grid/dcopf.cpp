@@ -244,6 +244,12 @@ void DcOpf::Impl::build_rows(const Columns& cols, Rows& rows) {
   for (size_t k = 0; k < lim.size(); ++k) {
     for (int j = 0; j < n_pg; ++j) mlim[k * n_pg + j] = ptdf.at(lim[k], c.gen_bus_idx[on_gens[j]]);
   }
+  gmat.assign(static_cast<size_t>(n_pg) * nl, 0.0);
+  for (int j = 0; j < n_pg; ++j) {
+    for (int l = 0; l < nl; ++l)
+      if (b[l] != 0.0)
+        gmat[static_cast<size_t>(j) * nl + l] = ptdf.at(l, c.gen_bus_idx[on_gens[j]]);
+  }
   // Piecewise-linear epigraphs: y − slope·p ≥ intercept.
   for (int g : cols.pwl_gens) {
     const auto& k = c.gencost[g].coeffs;
@@ -270,6 +276,7 @@ void DcOpf::Impl::load_model(const Columns& cols, const Rows& rows) {
   model.setLogLevel(0);
   model.loadProblem(m, cols.lb.data(), cols.ub.data(), cols.obj.data(), rows.lb.data(),
                     rows.ub.data());
+  model.setMaximumIterations(iteration_limit(n_rows, n_cols));
   if (qp) {
     std::vector<CoinBigIndex> start(n_cols + 1, 0);
     std::vector<int> qcol;
@@ -286,24 +293,23 @@ void DcOpf::Impl::load_model(const Columns& cols, const Rows& rows) {
   }
 }
 
-bool DcOpf::Impl::run_solver(bool warm) {
+bool DcOpf::Impl::run_solver(ClpSimplex& m, bool warm, bool keep_factors) {
   // Keep CLP's work areas and factorization between solves (bit 1); on a warm re-solve reuse
   // the old factorization (2) and skip re-initialising what whatsChanged says is unchanged (4).
   // The ClpSimplex bound/cost setters keep the work arrays current and clear those bits.
-  const int sfo = warm ? (1 | 2 | 4) : 1;
-  if (!warm) model.allSlackBasis(true);
+  const int sfo = warm && keep_factors ? (1 | 2 | 4) : 1;
+  if (!warm) m.allSlackBasis(true);
   if (qp) {
-    model.primal(0, sfo);
+    m.primal(0, sfo);
   } else {
-    model.dual(0, sfo);  // warm: only bounds/costs changed, the old basis is reused
+    m.dual(0, sfo);  // warm: only bounds/costs changed, the old basis is reused
   }
-  return model.status() == 0;
+  return m.status() == 0;
 }
 
-// Sets column bounds and linear objective terms from the overrides (or back to the case's).
-bool DcOpf::Impl::apply_overrides(const DcOpfOverrides* o, std::string& err) {
-  if (!o && !overridden) return true;
-  const int n_pg = static_cast<int>(on_gens.size());
+// Checks the override vectors' sizes and values.
+bool DcOpf::Impl::check_overrides(const DcOpfOverrides* o, std::string& err) const {
+  if (!o) return true;
   auto check = [&](const std::vector<double>& v, const char* what) {
     if (v.empty()) return true;
     if (static_cast<int>(v.size()) != ng) {
@@ -319,9 +325,16 @@ bool DcOpf::Impl::apply_overrides(const DcOpfOverrides* o, std::string& err) {
     }
     return true;
   };
-  if (o && (!check(o->pmin_mw, "pmin") || !check(o->pmax_mw, "pmax") ||
-            !check(o->linear_cost_delta, "linear cost delta")))
-    return false;
+  return check(o->pmin_mw, "pmin") && check(o->pmax_mw, "pmax") &&
+         check(o->linear_cost_delta, "linear cost delta");
+}
+
+// Sets column bounds and linear objective terms of model m from the overrides (or back to the
+// case's); m_overridden records whether m differs from the case.
+void DcOpf::Impl::apply_overrides(ClpSimplex& m, bool& m_overridden, const DcOpfOverrides* o) {
+  slack_on = o && o->balance_slack_cost > 0;
+  if (!o && !m_overridden) return;
+  const int n_pg = static_cast<int>(on_gens.size());
   for (int j = 0; j < n_pg; ++j) {
     const int g = on_gens[j];
     double lo = base_lb[j], hi = base_ub[j], d = 0;
@@ -329,26 +342,86 @@ bool DcOpf::Impl::apply_overrides(const DcOpfOverrides* o, std::string& err) {
     if (o && !o->pmax_mw.empty()) hi = o->pmax_mw[g];
     if (o && !o->linear_cost_delta.empty()) d = o->linear_cost_delta[g];
     if (lo > hi) lo = hi;  // clip semantics of the reference: an inverted window pins to hi
-    model.setColumnBounds(j, lo, hi);
-    model.setObjectiveCoefficient(j, base_obj[j] + d);
+    m.setColumnBounds(j, lo, hi);
+    m.setObjectiveCoefficient(j, base_obj[j] + d);
     lin_cost[j] = base_lin[j] + d;
   }
-  const bool lines = !o || o->line_limits;
-  if (!lines) {
-    for (size_t k = 0; k < lim.size(); ++k)
+  for (int k = 0; k < 2; ++k) {
+    m.setColumnBounds(slack_col + k, 0.0, slack_on ? COIN_DBL_MAX : 0.0);
+    m.setObjectiveCoefficient(slack_col + k, slack_on ? o->balance_slack_cost : 0.0);
+  }
+  m_overridden = o != nullptr;
+}
+
+// The full model: every rated flow row, bounds from base_flow (or free without line limits).
+bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
+  for (size_t k = 0; k < lim.size(); ++k) {
+    const int l = lim[k];
+    const double rate = c.branch[l].rate_a_mva;
+    if (lines)
+      model.setRowBounds(static_cast<int>(k) + 1, -rate - base_flow[l], rate - base_flow[l]);
+    else
       model.setRowBounds(static_cast<int>(k) + 1, -COIN_DBL_MAX, COIN_DBL_MAX);
   }
-  slack_on = o && o->balance_slack_cost > 0;
-  for (int k = 0; k < 2; ++k) {
-    model.setColumnBounds(slack_col + k, 0.0, slack_on ? COIN_DBL_MAX : 0.0);
-    model.setObjectiveCoefficient(slack_col + k, slack_on ? o->balance_slack_cost : 0.0);
+  const bool warm = have_basis;
+  warm_used = warm;
+  const int n_pg = static_cast<int>(on_gens.size());
+  // QP warm start: if the last optimum's active set still gives a KKT point for the new loads
+  // (feasible, multipliers of the right sign), that point is the exact optimum of this convex
+  // QP and CLP is not called.
+  bool kkt_warm = false;
+  if (warm && qp && !has_pwl && !last_fix.empty() && !overridden && !slack_on) {
+    kkt_warm = kkt_solve(last_fix, last_act, xs, ys);
   }
-  overridden = o != nullptr;
+  bool ok = kkt_warm || run_solver(model, warm, true);
+  // CLP's kept work areas (startFinishOptions 2|4) can go stale when bounds change a lot (seen:
+  // after a unit-commitment reset, a warm re-solve reported "optimal" off the balance row by
+  // 235 MW). An LP answer is checked against the model itself and re-solved cold if wrong.
+  if (ok && warm && !kkt_warm && !qp && !verify_lp(model)) ok = false;
+  iters = kkt_warm ? 0 : model.numberIterations();
+  if (!ok) last_fix.clear();
+  const bool proven = !ok && warm && !qp && model.status() == 1 && verify_infeasible(model);
+  if (!ok && warm && !proven) {  // a stale basis must never change the answer: retry cold
+    warm_used = false;
+    ok = run_solver(model, false, true);
+    iters += model.numberIterations();
+  }
+  // A cold dual solve from the slack basis has been seen to report "optimal" with a few $/h
+  // left on the table (dual infeasible reduced costs): the primal simplex finishes it.
+  if (ok && !warm_used && !qp && !verify_lp(model)) {
+    model.primal(0, 1);
+    iters += model.numberIterations();
+    ok = model.status() == 0 && verify_lp(model);
+  }
+  if (!ok) {
+    have_basis = false;
+    return false;
+  }
+  have_basis = true;
+  if (!kkt_warm) {
+    xs.assign(model.primalColumnSolution(), model.primalColumnSolution() + n_pg);
+    ys.assign(model.dualRowSolution(), model.dualRowSolution() + n_rows);
+    polished_ = false;
+    if (qp && !has_pwl && !slack_on) {
+      polished_ = polish(xs, ys);
+      if (!polished_) last_fix.clear();
+    }
+  } else {
+    polished_ = true;
+  }
+  slack_mw_ = 0;
+  if (slack_on && !kkt_warm) {
+    const double* x = model.primalColumnSolution();
+    slack_mw_ = x[slack_col] - x[slack_col + 1];
+  }
   return true;
 }
 
-DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrides* o) {
-  DcOpfResult res;
+void DcOpf::Impl::solve_into(const std::vector<double>* pd, double factor, const DcOpfOverrides* o,
+                             DcOpfResult& res) {
+  res.status = DcOpfStatus::kFailed;
+  res.message.clear();
+  res.objective = 0;
   res.gen_pg_mw.assign(ng, 0.0);
   res.branch_pf_mw.assign(nl, 0.0);
   res.bus_va_deg.resize(nb);
@@ -356,137 +429,106 @@ DcOpfResult DcOpf::Impl::solve(const std::vector<double>& pd, const DcOpfOverrid
   res.bus_lam_p.assign(nb, 0.0);
   res.branch_mu_sf.assign(nl, 0.0);
   res.branch_mu_st.assign(nl, 0.0);
-  if (static_cast<int>(pd.size()) != nb) {
+  res.binding_branches.clear();
+  res.balance_slack_mw = 0;
+  res.iterations = 0;
+  res.warm_started = false;
+  res.polished = false;
+  if (pd && static_cast<int>(pd->size()) != nb) {
     res.message =
-        "expected " + std::to_string(nb) + " bus loads, found " + std::to_string(pd.size());
-    return res;
+        "expected " + std::to_string(nb) + " bus loads, found " + std::to_string(pd->size());
+    return;
   }
-  for (double x : pd) {
-    if (!std::isfinite(x)) {
-      res.message = "expected finite bus loads, found a non-finite value";
-      return res;
-    }
+  if (!pd && ref_flow.empty()) {
+    res.message = "expected reference loads (set_reference_loads) before a scaled solve";
+    return;
   }
+  bool finite = std::isfinite(factor);
+  if (pd)
+    for (double x : *pd) finite = finite && std::isfinite(x);
+  if (!finite) {
+    res.message = "expected finite bus loads, found a non-finite value";
+    return;
+  }
+  if (!check_overrides(o, res.message)) return;
   try {
-    // Fixed injections (MW) and the flow they cause on every branch.
-    std::vector<double> inj(nb);
-    double demand = 0;
-    for (int k = 0; k < nb; ++k) {
-      demand += pd[k] + c.bus[k].gs_mw;
-      inj[k] = -pd[k] - c.bus[k].gs_mw - pbusinj[k];
-    }
-    // Flow of the rated branches due to the fixed injections (the rest is needed only after).
-    auto fixed_flow = [&](int l) { return ptdf.branch_flow(l, inj.data(), pfinj[l]); };
-    std::vector<double> base_flow(nl, 0.0);
-    for (int l : lim) base_flow[l] = fixed_flow(l);
-    model.setRowBounds(0, demand, demand);
-    for (size_t k = 0; k < lim.size(); ++k) {
-      const int l = lim[k];
-      const double rate = c.branch[l].rate_a_mva;
-      model.setRowBounds(static_cast<int>(k) + 1, -rate - base_flow[l], rate - base_flow[l]);
-    }
-    {
-      std::string err;
-      if (!apply_overrides(o, err)) {
-        res.message = err;
-        return res;
-      }
-    }
-    const bool warm = have_basis;
-    res.warm_started = warm;
-    const int n_pg = static_cast<int>(on_gens.size());
-    std::vector<double> x, y;
-    // QP warm start: if the last optimum's active set still gives a KKT point for the new loads
-    // (feasible, multipliers of the right sign), that point is the exact optimum of this convex
-    // QP and CLP is not called.
-    bool kkt_warm = false;
-    if (warm && qp && !has_pwl && !last_fix.empty() && !overridden && !slack_on) {
-      kkt_warm = kkt_solve(last_fix, last_act, x, y);
-    }
-    bool ok = kkt_warm || run_solver(warm);
-    // CLP's kept work areas (startFinishOptions 2|4) can go stale when bounds change a lot (seen:
-    // after a unit-commitment reset, a warm re-solve reported "optimal" off the balance row by
-    // 235 MW). An LP answer is checked against the model itself and re-solved cold if wrong.
-    if (ok && warm && !kkt_warm && !qp && !verify_lp()) ok = false;
-    int iters = kkt_warm ? 0 : model.numberIterations();
-    if (!ok) last_fix.clear();
-    if (!ok && warm) {  // a stale basis must never change the answer: retry cold
-      res.warm_started = false;
-      ok = run_solver(false);
-      iters += model.numberIterations();
-    }
-    res.iterations = iters;
-    if (!ok) {
-      have_basis = false;
-      const int st = model.status();
-      res.status = st == 1 ? DcOpfStatus::kInfeasible : DcOpfStatus::kFailed;
-      res.message = st == 1 ? "primal infeasible (load cannot be served within gen and flow limits)"
-                    : st == 2 ? "dual infeasible (unbounded cost)"
-                              : "CLP status " + std::to_string(st);
-      return res;
-    }
-    have_basis = true;
-
-    if (kkt_warm) {
-      res.polished = true;
-    } else {
-      x.assign(model.primalColumnSolution(), model.primalColumnSolution() + n_pg);
-      y.assign(model.dualRowSolution(), model.dualRowSolution() + n_rows);
-      if (qp && !has_pwl && !slack_on) {
-        res.polished = polish(x, y);
-        if (!res.polished) last_fix.clear();
-      }
-    }
-    double obj = 0;
-    for (int g : on_gens) {
-      const double p = x[gen_col[g]];
-      res.gen_pg_mw[g] = p;
-      inj[c.gen_bus_idx[g]] += p;
-      obj += gen_cost(c.gencost[g], p);
-    }
-    res.objective = obj;
-    if (slack_on && !kkt_warm) {
-      const double* xs = model.primalColumnSolution();
-      res.balance_slack_mw = xs[slack_col] - xs[slack_col + 1];
-      inj[c.ref_bus_idx] += res.balance_slack_mw;  // the slack acts at the reference bus
-    }
-    for (int l = 0; l < nl; ++l) {
-      if (b[l] == 0.0) continue;
-      res.branch_pf_mw[l] = fixed_flow(l);  // inj now includes the dispatch
-    }
-    // LMP = d objective / d PD_b: λ from the balance row plus the flow rows' bound shifts.
-    const double lambda = y[0];
-    for (int k = 0; k < nb; ++k) res.bus_lam_p[k] = lambda;
-    for (size_t j = 0; j < lim.size(); ++j) {
-      const int l = lim[j];
-      const double yl = y[j + 1];
-      res.branch_mu_sf[l] = yl < 0.0 ? -yl : 0.0;
-      res.branch_mu_st[l] = yl > 0.0 ? yl : 0.0;
-      if (yl != 0.0) ptdf.add_row(l, yl, res.bus_lam_p);
-    }
-    for (int l = 0; l < nl; ++l) {
-      if (res.branch_mu_sf[l] > kBindingMu || res.branch_mu_st[l] > kBindingMu)
-        res.binding_branches.push_back(l);
-    }
-    // Angles along the spanning tree: θ_f − θ_t = (PF − Pfinj) / (b·baseMVA).
-    std::vector<double> th(nb);
-    for (int k = 0; k < nb; ++k) th[k] = c.bus[k].va_deg * kDegToRad;
-    for (const TreeEdge& e : tree) {
-      const double d = (res.branch_pf_mw[e.l] - pfinj[e.l]) / (b[e.l] * c.base_mva);
-      th[e.next] = c.branch_from_idx[e.l] == e.known ? th[e.known] - d : th[e.known] + d;
-    }
-    for (const TreeEdge& e : tree) res.bus_va_deg[e.next] = th[e.next] / kDegToRad;
-    res.status = DcOpfStatus::kOptimal;
+    fixed_flows(pd, factor);
+    solve_checked(o, res);
   } catch (const std::exception& e) {
-    have_basis = false;
+    have_basis = lazy_have_basis = false;
     res.status = DcOpfStatus::kFailed;
     res.message = std::string("solver error: ") + e.what();
   } catch (...) {
-    have_basis = false;
+    have_basis = lazy_have_basis = false;
     res.status = DcOpfStatus::kFailed;
     res.message = "solver error";
   }
-  return res;
+}
+
+// The LP/QP after the input checks and fixed_flows, then the result in case units.
+void DcOpf::Impl::solve_checked(const DcOpfOverrides* o, DcOpfResult& res) {
+  const double demand = demand_;
+  const bool lines = !o || o->line_limits;
+  const bool use_lazy = lazy && !qp && !has_pwl;
+  bool ok = false, unverified = false;
+  if (use_lazy) {
+    lazy_model.setRowBounds(0, demand, demand);
+    apply_overrides(lazy_model, lazy_overridden, o);
+    ok = solve_lazy(lines, res.iterations, res.warm_started, unverified);
+  }
+  if (!use_lazy || unverified) {
+    model.setRowBounds(0, demand, demand);
+    apply_overrides(model, overridden, o);
+    ok = solve_full(lines, res.iterations, res.warm_started);
+  }
+  if (!ok) {
+    const int st = use_lazy && !unverified ? lazy_model.status() : model.status();
+    res.status = st == 1 ? DcOpfStatus::kInfeasible : DcOpfStatus::kFailed;
+    res.message = st == 1   ? "primal infeasible (load cannot be served within gen and flow limits)"
+                  : st == 2 ? "dual infeasible (unbounded cost)"
+                  : st == 3 ? "CLP stopped at its iteration limit (" +
+                                  std::to_string(model.maximumIterations()) + ", cycling)"
+                            : "CLP status " + std::to_string(st);
+    return;
+  }
+  res.polished = polished_;
+  fill_result(res);
+}
+
+// Dispatch, objective, flows, LMPs, shadow prices and angles from xs, ys and slack_mw_.
+void DcOpf::Impl::fill_result(DcOpfResult& res) {
+  double obj = 0;
+  for (int g : on_gens) {
+    const double p = xs[gen_col[g]];
+    res.gen_pg_mw[g] = p;
+    obj += gen_cost(c.gencost[g], p);
+  }
+  res.objective = obj;
+  res.balance_slack_mw = slack_mw_;
+  flows_at(xs.data(), res.branch_pf_mw.data());
+  // LMP = d objective / d PD_b: λ from the balance row plus the flow rows' bound shifts.
+  const double lambda = ys[0];
+  for (int k = 0; k < nb; ++k) res.bus_lam_p[k] = lambda;
+  for (size_t j = 0; j < lim.size(); ++j) {
+    const int l = lim[j];
+    const double yl = ys[j + 1];
+    res.branch_mu_sf[l] = yl < 0.0 ? -yl : 0.0;
+    res.branch_mu_st[l] = yl > 0.0 ? yl : 0.0;
+    if (yl != 0.0) ptdf.add_row(l, yl, res.bus_lam_p);
+  }
+  for (int l = 0; l < nl; ++l) {
+    if (res.branch_mu_sf[l] > kBindingMu || res.branch_mu_st[l] > kBindingMu)
+      res.binding_branches.push_back(l);
+  }
+  // Angles along the spanning tree: θ_f − θ_t = (PF − Pfinj) / (b·baseMVA).
+  th.resize(nb);
+  for (int k = 0; k < nb; ++k) th[k] = c.bus[k].va_deg * kDegToRad;
+  for (const TreeEdge& e : tree) {
+    const double d = (res.branch_pf_mw[e.l] - pfinj[e.l]) / (b[e.l] * c.base_mva);
+    th[e.next] = c.branch_from_idx[e.l] == e.known ? th[e.known] - d : th[e.known] + d;
+  }
+  for (const TreeEdge& e : tree) res.bus_va_deg[e.next] = th[e.next] / kDegToRad;
+  res.status = DcOpfStatus::kOptimal;
 }
 
 DcOpf::DcOpf(const Case& c) : impl_(std::make_unique<Impl>(c)) {}
@@ -494,21 +536,55 @@ DcOpf::~DcOpf() = default;
 DcOpf::DcOpf(DcOpf&&) noexcept = default;
 DcOpf& DcOpf::operator=(DcOpf&&) noexcept = default;
 
-DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw) { return impl_->solve(bus_pd_mw); }
+DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw) {
+  DcOpfResult r;
+  impl_->solve_into(&bus_pd_mw, 1.0, nullptr, r);
+  return r;
+}
 
 DcOpfResult DcOpf::solve(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o) {
-  return impl_->solve(bus_pd_mw, &o);
+  DcOpfResult r;
+  impl_->solve_into(&bus_pd_mw, 1.0, &o, r);
+  return r;
+}
+
+void DcOpf::solve_into(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o,
+                       DcOpfResult& out) {
+  impl_->solve_into(&bus_pd_mw, 1.0, &o, out);
+}
+
+void DcOpf::set_reference_loads(const std::vector<double>& bus_pd_mw) {
+  impl_->set_reference_loads(bus_pd_mw);
+}
+
+void DcOpf::solve_scaled_into(double load_factor, const DcOpfOverrides& o, DcOpfResult& out) {
+  impl_->solve_into(nullptr, load_factor, &o, out);
 }
 
 DcOpfResult DcOpf::solve() {
   std::vector<double> pd(impl_->nb);
   for (int k = 0; k < impl_->nb; ++k) pd[k] = impl_->c.bus[k].pd_mw;
-  return impl_->solve(pd);
+  return solve(pd);
 }
 
 void DcOpf::reset_warm_start() {
   impl_->have_basis = false;
+  impl_->lazy_have_basis = false;
   impl_->last_fix.clear();
+}
+
+void DcOpf::set_lazy_line_limits(bool on) {
+  if (on && !impl_->lazy) impl_->init_lazy_model();
+  impl_->lazy = on;
+}
+void DcOpf::set_iteration_limit(int n) {
+  Impl& m = *impl_;
+  const int full = n > 0 ? n : iteration_limit(m.model.numberRows(), m.model.numberColumns());
+  m.model.setMaximumIterations(full);
+  if (m.lazy)
+    m.lazy_model.setMaximumIterations(
+        n > 0 ? n
+              : iteration_limit(1 + static_cast<int>(m.lim.size()), m.lazy_model.numberColumns()));
 }
 bool DcOpf::is_qp() const { return impl_->qp; }
 const Case& DcOpf::case_data() const { return impl_->c; }

@@ -83,8 +83,33 @@ class DcOpf {
   /// problem. The warm start is kept across calls with different overrides.
   DcOpfResult solve(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o);
 
+  /// As solve(bus_pd_mw, o) into `out`, whose vectors are reused (no allocation once sized).
+  void solve_into(const std::vector<double>& bus_pd_mw, const DcOpfOverrides& o, DcOpfResult& out);
+
+  /// Sets the reference bus loads (MW, [n_bus], case row order) of solve_scaled_into and
+  /// precomputes their branch flows. Throws core::ConfigError on a wrong size.
+  void set_reference_loads(const std::vector<double>& bus_pd_mw);
+
+  /// As solve_into(load_factor · reference loads, o, out), with the loads' branch flows scaled
+  /// from set_reference_loads instead of recomputed (O(n_branch) instead of O(n_branch·n_bus)).
+  /// Without reference loads the result is kFailed.
+  void solve_scaled_into(double load_factor, const DcOpfOverrides& o, DcOpfResult& out);
+
   /// Solves with the case's own PD.
   DcOpfResult solve();
+
+  /// Lazy line limits (LPs without piecewise-linear costs; ignored for others): the LP is
+  /// solved with only the flow rows found violated so far (kept across solves), every rated
+  /// branch's flow is checked against its limit, violated rows are added and the LP re-solved
+  /// warm until none is violated. The optimum is that of the full LP (a relaxation whose
+  /// optimum is feasible for the full LP is optimal for it); where the optimum is not unique
+  /// (degenerate costs) another optimal vertex and other duals may be returned. Off by default.
+  void set_lazy_line_limits(bool on);
+
+  /// Caps the simplex iterations of each CLP call at n (n <= 0: the default,
+  /// 20·(rows + cols) + 1000). A solve that reaches the cap (a cycling dual simplex) is retried
+  /// cold, then on the full model, and otherwise reported as kFailed naming the limit.
+  void set_iteration_limit(int n);
 
   /// Forgets the stored basis, so the next solve() starts cold.
   void reset_warm_start();

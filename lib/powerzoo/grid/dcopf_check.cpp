@@ -10,23 +10,30 @@
 
 namespace pz::grid {
 
-bool DcOpf::Impl::verify_lp() const {
-  const int nc = model.numberColumns(), nr = model.numberRows();
-  const double* x = model.primalColumnSolution();
-  const double* y = model.dualRowSolution();
-  const double* cl = model.columnLower();
-  const double* cu = model.columnUpper();
-  const double* rl = model.rowLower();
-  const double* ru = model.rowUpper();
-  const double* cost = model.objective();
-  std::vector<double> act(nr, 0.0), aty(nc, 0.0);
-  model.matrix()->times(x, act.data());
-  model.matrix()->transposeTimes(y, aty.data());
+bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
+  const int nc = m.numberColumns(), nr = m.numberRows();
+  const double* x = m.primalColumnSolution();
+  const double* y = m.dualRowSolution();
+  const double* cl = m.columnLower();
+  const double* cu = m.columnUpper();
+  const double* rl = m.rowLower();
+  const double* ru = m.rowUpper();
+  const double* cost = m.objective();
+  std::vector<double>& act = v_act;
+  std::vector<double>& aty = v_aty;
+  act.assign(nr, 0.0);
+  aty.assign(nc, 0.0);
+  m.matrix()->times(x, act.data());
+  m.matrix()->transposeTimes(y, aty.data());
   constexpr double kTol = 1e-6;
   for (int i = 0; i < nr; ++i) {
-    if (act[i] < rl[i] - kTol * (1 + std::abs(rl[i])) ||
-        act[i] > ru[i] + kTol * (1 + std::abs(ru[i])))
-      return false;
+    const double tl = kTol * (1 + std::abs(rl[i])), tu = kTol * (1 + std::abs(ru[i]));
+    if (act[i] < rl[i] - tl || act[i] > ru[i] + tu) return false;
+    // Row duals (d objective / d bound): ≥ 0 at the lower bound, ≤ 0 at the upper, 0 between.
+    const bool at_lo = act[i] <= rl[i] + tl, at_hi = act[i] >= ru[i] - tu;
+    if (at_lo && at_hi) continue;
+    const double yt = kTol * (1 + std::abs(y[i]));
+    if (at_lo ? y[i] < -yt : at_hi ? y[i] > yt : std::abs(y[i]) > yt) return false;
   }
   for (int j = 0; j < nc; ++j) {
     const double tol = kTol * (1 + std::abs(x[j]));
@@ -38,6 +45,47 @@ bool DcOpf::Impl::verify_lp() const {
     if (at_lo ? d < -dt : at_hi ? d > dt : std::abs(d) > dt) return false;
   }
   return true;
+}
+
+// Farkas check of a "primal infeasible" verdict: for the ray y of CLP, every feasible x has
+// yᵀAx inside the interval the row bounds allow and inside the interval the column bounds allow;
+// if the two intervals are disjoint by more than a relative 1e-7, no feasible x exists. Computed
+// from the stored model, so it holds however the verdict was reached.
+bool DcOpf::Impl::verify_infeasible(const ClpSimplex& m) {
+  double* ray = m.infeasibilityRay();
+  if (ray == nullptr) return false;
+  const int nc = m.numberColumns(), nr = m.numberRows();
+  const double* cl = m.columnLower();
+  const double* cu = m.columnUpper();
+  const double* rl = m.rowLower();
+  const double* ru = m.rowUpper();
+  const double kInf = COIN_DBL_MAX;
+  std::vector<double>& aty = v_aty;
+  aty.assign(nc, 0.0);
+  m.matrix()->transposeTimes(ray, aty.data());
+  // [lo, hi] of Σ terms v·[a, b] (v a coefficient, [a, b] a bound pair), and Σ |terms| as scale.
+  auto span = [&](const double* v, const double* a, const double* b, int n, double& lo, double& hi,
+                  double& scale) {
+    lo = hi = 0.0;
+    for (int i = 0; i < n; ++i) {
+      if (std::abs(v[i]) < 1e-12) continue;
+      const double p = v[i] * a[i], q = v[i] * b[i];
+      const bool a_inf = a[i] <= -kInf, b_inf = b[i] >= kInf;
+      const double t_lo = v[i] > 0 ? (a_inf ? -kInf : p) : (b_inf ? -kInf : q);
+      const double t_hi = v[i] > 0 ? (b_inf ? kInf : q) : (a_inf ? kInf : p);
+      lo = (lo <= -kInf || t_lo <= -kInf) ? -kInf : lo + t_lo;
+      hi = (hi >= kInf || t_hi >= kInf) ? kInf : hi + t_hi;
+      if (!a_inf) scale += std::abs(p);
+      if (!b_inf) scale += std::abs(q);
+    }
+  };
+  double r_lo, r_hi, c_lo, c_hi, scale = 0.0;
+  span(ray, rl, ru, nr, r_lo, r_hi, scale);
+  span(aty.data(), cl, cu, nc, c_lo, c_hi, scale);
+  delete[] ray;
+  const double tol = 1e-7 * (1.0 + scale);
+  return (c_hi < kInf && r_lo > -kInf && c_hi < r_lo - tol) ||
+         (c_lo > -kInf && r_hi < kInf && c_lo > r_hi + tol);
 }
 
 // CLP's QP path (reduced gradient) stops at ~1e-6 MW. Given its active set (gens at a bound,

@@ -33,7 +33,12 @@ MeritOrder::MeritOrder(const PtdfFlow& ptdf, std::vector<int> unit_bus,
     if (b < 0 || b >= ptdf.n_bus())
       throw core::ConfigError("MeritOrder: unit bus index " + std::to_string(b) + " outside 0.." +
                               std::to_string(ptdf.n_bus() - 1));
-  ptdf_unit_ = ptdf.columns(unit_bus_);
+  // Unit-major copy ([n_units x n_branch]): the flows are one vectorizable axpy per unit.
+  const std::vector<double> rows = ptdf.columns(unit_bus_);
+  const size_t nu = unit_bus_.size(), nl = static_cast<size_t>(ptdf.n_branch());
+  ptdf_unit_.resize(nu * nl);
+  for (size_t l = 0; l < nl; ++l)
+    for (size_t u = 0; u < nu; ++u) ptdf_unit_[u * nl + l] = rows[l * nu + u];
   flow_base_.assign(ptdf.n_branch(), 0.0);
   ptdf.flows(base_load, flow_base_);
   for (double v : base_load) sum_base_ += v;
@@ -70,14 +75,16 @@ MeritOrderStatus MeritOrder::solve(double load_factor, std::span<const double> l
   out.slack_mw = rest;
   const int nl = n_branch();
   out.flow_mw.resize(nl);
-  bool within = true;
-  for (int l = 0; l < nl; ++l) {
-    const double* row = &ptdf_unit_[static_cast<size_t>(l) * nu];
-    double v = -load_factor * flow_base_[l];
-    for (int u = 0; u < nu; ++u) v += row[u] * p[u];
-    out.flow_mw[l] = v;
-    within = within && std::abs(v) <= rating_[l];
+  double* flow = out.flow_mw.data();
+  for (int l = 0; l < nl; ++l) flow[l] = -load_factor * flow_base_[l];
+  for (int u = 0; u < nu; ++u) {
+    const double pu = p[u];
+    if (pu == 0.0) continue;  // uncommitted units add nothing
+    const double* col = &ptdf_unit_[static_cast<size_t>(u) * nl];
+    for (int l = 0; l < nl; ++l) flow[l] += col[l] * pu;
   }
+  bool within = true;
+  for (int l = 0; l < nl; ++l) within = within && std::abs(flow[l]) <= rating_[l];
   double obj = voll_ * std::abs(rest);
   for (int u = 0; u < nu; ++u) obj += cost[u] * p[u];
   out.cost_usd_per_h = obj;

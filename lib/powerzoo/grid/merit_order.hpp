@@ -57,7 +57,7 @@ class MeritOrder {
  private:
   std::vector<int> unit_bus_;
   std::vector<double> rating_;
-  std::vector<double> ptdf_unit_;  // [n_branch x n_units] PTDF at the unit buses
+  std::vector<double> ptdf_unit_;  // [n_units x n_branch] PTDF at the unit buses, unit-major
   std::vector<double> flow_base_;  // [n_branch] PTDF · base_load
   double sum_base_ = 0;            // Σ base_load (MW)
   double voll_ = 0;
