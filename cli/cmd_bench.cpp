@@ -38,11 +38,6 @@ std::vector<int> parse_list(const std::string& s, const char* what) {
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Median DC-OPF solve time (µs): a fresh solver per call (cold) and one kept solver re-solving
 // loads that drift by ±2 % (warm, the env's use).
 void bench_dcopf(const std::string& name, int reps) {
@@ -69,8 +64,8 @@ void bench_dcopf(const std::string& name, int reps) {
     kept.solve(load);
     warm.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
-  std::printf("  %-8s cold %9.1f us   warm %9.1f us   (median of %d)\n", name.c_str(), median(cold),
-              median(warm), reps);
+  std::printf("  %-8s cold %9.1f us   warm %9.1f us   (median of %d)\n", name.c_str(),
+              exp::median(cold), exp::median(warm), reps);
 }
 
 }  // namespace

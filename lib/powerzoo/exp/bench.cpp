@@ -2,6 +2,7 @@
 // through the rl::Learner interface.
 #include "powerzoo/exp/bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "powerzoo/core/thread_pool.hpp"
@@ -12,6 +13,12 @@
 
 namespace pz::exp {
 using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
   auto env = make_env(spec, spec.env.split);

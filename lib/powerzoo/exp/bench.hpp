@@ -3,10 +3,14 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
+
+/// Median of the measurements v (mean of the middle two for an even count); v non-empty.
+double median(std::vector<double> v);
 
 /// Wall seconds since t0 (steady clock), for the throughput measurements.
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {

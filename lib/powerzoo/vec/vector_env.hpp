@@ -73,9 +73,10 @@ class VectorEnv {
  private:
   EpisodeStats fresh_stats(size_t n_costs) const;
   /// Blocks for the next step_all: 1 (inline) while a step of all envs costs less than
-  /// kInlineBelowNs, else one per worker. Results do not depend on it.
+  /// kInlineBelowNs, else one per thread. Results do not depend on it.
   size_t choose_blocks();
-  static constexpr double kInlineBelowNs = 100'000;  ///< ~2× the measured hand-off cost
+  /// ~2× the hand-off to a spinning worker (~1 µs measured with 2 threads).
+  static constexpr double kInlineBelowNs = 2000;
   static constexpr long long kRecheck = 64;
   double inline_ns_ = -1;  ///< EMA of an inline step_all's wall time (ns); < 0: not measured
   long long steps_ = 0;
