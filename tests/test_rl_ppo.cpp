@@ -11,6 +11,8 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/rl/optimizer.hpp"
 #include "powerzoo/rl/ppo.hpp"
 #include "test_rl_fd.hpp"
 
@@ -291,6 +293,34 @@ TEST_SUITE("rl") {
     learner.act(&one, 1, nullptr, &a, nullptr, nullptr);
     INFO("deterministic action tanh(μ) after 50 updates: " << a);
     CHECK(std::abs(a - 0.5f) < 0.1f);
+  }
+
+  // Guards thread invariance of the update: adam_step splits its elementwise part into one chunk
+  // per thread, and the chunk edges move the xsimd/scalar split of every array.
+  TEST_CASE("adam_step on 1, 2 and 3 threads is bitwise the serial step") {
+    const size_t n = 3 * pz::rl::kMinParallelAdam + 7;
+    pz::core::Rng rng(4, 4);
+    std::vector<float> p0(n), g0(n);
+    for (size_t i = 0; i < n; ++i) {
+      p0[i] = static_cast<float>(rng.normal());
+      g0[i] = static_cast<float>(0.1 * rng.normal());
+    }
+    auto run = [&](pz::core::ThreadPool* pool) {
+      std::vector<float> p = p0, m(n, 0.0f), v(n, 0.0f);
+      for (int step = 1; step <= 3; ++step) {
+        std::vector<float> g = g0;
+        for (size_t i = 0; i < n; i += 97) g[i] *= static_cast<float>(step);
+        pz::rl::adam_step(p, g, m, v, step, 3e-4, 0.9, 0.999, 1e-8, 0.01, 0.5, pool);
+      }
+      return p;
+    };
+    const std::vector<float> serial = run(nullptr);
+    CHECK(serial != p0);
+    for (size_t t : {1, 2, 3}) {
+      CAPTURE(t);
+      pz::core::ThreadPool pool(t);
+      CHECK(run(&pool) == serial);
+    }
   }
 
   TEST_CASE("adam_step: hand-computed Adam and clipped AdamW") {

@@ -200,7 +200,7 @@ std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& sh
       }
       const double gn =
           adam_step(s.params, s.grad, s.adam_m, s.adam_v, ++s.step, s.cfg.learning_rate, 0.9, 0.999,
-                    s.cfg.adam_eps, s.cfg.weight_decay, s.cfg.max_grad_norm);
+                    s.cfg.adam_eps, s.cfg.weight_decay, s.cfg.max_grad_norm, s.pool);
       if (!std::isfinite(gn)) {
         throw core::RunError("PPO update: non-finite gradient at epoch " + std::to_string(e) +
                              ", minibatch " + std::to_string(k));
