@@ -48,11 +48,17 @@ size_t VectorEnv::choose_blocks() {
   const size_t full = std::min<size_t>(pool_.size(), static_cast<size_t>(n_));
   if (full <= 1) return full;
   // Which thread steps an env never changes its result, so the split may follow the measured
-  // cost: a step cheaper than the hand-off to the workers runs inline. Every kRecheck-th step is
-  // measured inline again, so a change of cost (episode phase, solver warm-up) is seen.
+  // cost: each step_all is timed, inline (one block) and on the pool have their own running
+  // cost, the cheaper one is used, and every kRecheck steps the other is tried for two steps
+  // (a change of cost, e.g. the episode phase or a busy machine, is seen). Only a step in the
+  // same mode as the one before counts: the first pool step after inline ones finds the
+  // workers asleep. Cheap envs whose hand-off costs more than it saves stay inline.
   ++steps_;
-  if (inline_ns_ < 0 || steps_ % kRecheck == 0) return 1;
-  return inline_ns_ < kInlineBelowNs ? 1 : full;
+  if (inline_ns_ < 0 && steps_ <= 2) return 1;
+  if (pool_ns_ < 0) return full;
+  const bool pool_cheaper = pool_ns_ < inline_ns_;
+  const bool recheck = steps_ % kRecheck < 2;
+  return pool_cheaper != recheck ? full : 1;
 }
 
 void VectorEnv::reset_all(const envs::ResetOptions& opt) {
@@ -79,7 +85,7 @@ void VectorEnv::step_all(const float* actions) {
   const size_t od = sp.obs_dim;
   const size_t na = static_cast<size_t>(n_agents_);
   const size_t blocks = choose_blocks();
-  const bool timed = blocks == 1 && pool_.size() > 1;
+  const bool timed = pool_.size() > 1 && n_ > 1;
   const auto t0 = std::chrono::steady_clock::now();
   pool_.run_blocks(blocks, [&](size_t b) {
     const int lo = static_cast<int>(b * n_ / blocks), hi = static_cast<int>((b + 1) * n_ / blocks);
@@ -133,10 +139,12 @@ void VectorEnv::step_all(const float* actions) {
       }
     }
   });
-  if (timed) {  // an inline step measures what a step of all envs costs
+  if (timed) {  // what a step of all envs costs, inline or on the pool
     const double ns =
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    inline_ns_ = inline_ns_ < 0 ? ns : 0.75 * inline_ns_ + 0.25 * ns;
+    double& ema = blocks == 1 ? inline_ns_ : pool_ns_;
+    if (blocks == last_blocks_) ema = ema < 0 ? ns : 0.75 * ema + 0.25 * ns;
+    last_blocks_ = blocks;
   }
   // Collect finished episodes in env order (deterministic), outside the workers.
   finished_.clear();

@@ -72,13 +72,13 @@ class VectorEnv {
 
  private:
   EpisodeStats fresh_stats(size_t n_costs) const;
-  /// Blocks for the next step_all: 1 (inline) while a step of all envs costs less than
-  /// kInlineBelowNs, else one per thread. Results do not depend on it.
+  /// Blocks for the next step_all: 1 (inline) or one per thread, whichever the running
+  /// measurements say is cheaper. Results do not depend on it.
   size_t choose_blocks();
-  /// ~2× the hand-off to a spinning worker (~1 µs measured with 2 threads).
-  static constexpr double kInlineBelowNs = 2000;
   static constexpr long long kRecheck = 64;
-  double inline_ns_ = -1;  ///< EMA of an inline step_all's wall time (ns); < 0: not measured
+  double inline_ns_ = -1;   ///< EMA of an inline step_all's wall time (ns); < 0: not measured
+  double pool_ns_ = -1;     ///< EMA of a step_all on the pool (ns); < 0: not measured
+  size_t last_blocks_ = 0;  ///< blocks of the previous step_all
   long long steps_ = 0;
 
   std::shared_ptr<const envs::Env> env_;
