@@ -37,6 +37,19 @@ envs::UnitCommitmentParams case14_params(double dt = 0.5) {
   return p;
 }
 
+// The tso task's case118 (8° ratings, UC units) in case14_params()'s other settings.
+envs::UnitCommitmentParams case118_params() {
+  auto p = case14_params();
+  const std::string path = grid::resolve_case_path("case118");
+  p.grid_case = grid::load_case(path);
+  tasks::apply_tso_line_ratings(p.grid_case, 1.0);
+  p.units = tasks::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
+                                 p.grid_case, 0.5);
+  p.base_pd.clear();
+  for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
+  return p;
+}
+
 struct Runner {
   envs::UnitCommitment env;
   std::unique_ptr<envs::State> st;
@@ -277,16 +290,7 @@ TEST_SUITE("envs_unit_commitment") {
     // scaled up so that some steps congest a line (CLP path) and others do not (merit order).
     for (const char* name : {"case14", "case118"}) {
       CAPTURE(name);
-      auto p = case14_params();
-      if (std::string(name) == "case118") {
-        const std::string path = grid::resolve_case_path("case118");
-        p.grid_case = grid::load_case(path);
-        tasks::apply_tso_line_ratings(p.grid_case, 1.0);
-        p.units = tasks::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
-                                       p.grid_case, 0.5);
-        p.base_pd.clear();
-        for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
-      }
+      auto p = std::string(name) == "case118" ? case118_params() : case14_params();
       p.load_scale = 1.6;
       auto q = p;
       q.screen_dispatch = false;
@@ -361,14 +365,7 @@ TEST_SUITE("envs_unit_commitment") {
   // rule the vertex depended on the path: merit-order screening or CLP, lazy or full line rows,
   // a warm basis or a cold start from a restored checkpoint.
   TEST_CASE("tied unit costs: the dispatch does not depend on the solver's path") {
-    auto p = case14_params();
-    const std::string path = grid::resolve_case_path("case118");
-    p.grid_case = grid::load_case(path);
-    tasks::apply_tso_line_ratings(p.grid_case, 1.0);
-    p.units = tasks::load_uc_units(path.substr(0, path.size() - 2) + "_unit_commitment.csv",
-                                   p.grid_case, 0.5);
-    p.base_pd.clear();
-    for (const auto& b : p.grid_case.bus) p.base_pd.push_back(b.pd_mw);
+    auto p = case118_params();
     p.dispatch_preference = 0.0;
     auto q = p;
     q.screen_dispatch = false;  // always CLP
