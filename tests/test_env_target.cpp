@@ -22,10 +22,11 @@ namespace {
 
 /// "test_target": each of A agents should output the episode's target t ∈ [−1, 1). obs =
 /// [target, step / horizon]; agent a's reward = −(a_a − target)²; team reward = mean over agents;
-/// cost "overshoot" = Σ_a max(0, |a_a| − 0.9). Truncated after `horizon` steps.
+/// cost "overshoot" = Σ_a max(0, |a_a| − 0.9). Truncated after `horizon` steps. With types = 2
+/// the odd agents are named marker_<a> (typed sharing groups them apart from pointer_<a>).
 class TargetEnv final : public Env {
  public:
-  TargetEnv(int n_agents, int horizon) : horizon_(horizon) {
+  TargetEnv(int n_agents, int horizon, int types = 1) : horizon_(horizon) {
     spec_.id = "test_target";
     spec_.obs_dim = 2;
     spec_.act_dim = n_agents;
@@ -36,8 +37,9 @@ class TargetEnv final : public Env {
     spec_.obs_fields = tile_obs_fields({{"target", 1}, {"progress", 1}});
     if (n_agents > 1)
       for (int a = 0; a < n_agents; ++a)
-        spec_.agents.push_back(
-            AgentSpec{"pointer_" + std::to_string(a), "pointer", Slice{0, 2}, Slice{a, 1}});
+        spec_.agents.push_back(AgentSpec{(a % types ? "marker_" : "pointer_") + std::to_string(a),
+                                         a % types ? "marker" : "pointer", Slice{0, 2},
+                                         Slice{a, 1}});
   }
 
   struct TargetState : State {
@@ -100,11 +102,13 @@ EnvEntry target_entry() {
   e.id = "test_target";
   e.description = "test-only: agents point at a random target; reward −(a − target)²";
   e.params = {core::int_param("agents", 1, 1, 4, "number of agents"),
-              core::int_param("horizon", 8, 1, 1000, "steps per episode")};
+              core::int_param("horizon", 8, 1, 1000, "steps per episode"),
+              core::int_param("types", 1, 1, 2, "2: odd agents are marker_<a>")};
   e.splits = {"train", "iid"};
   e.make = [](const BuildContext& ctx) -> std::shared_ptr<const Env> {
     return std::make_shared<TargetEnv>(static_cast<int>(ctx.params.integer("agents")),
-                                       static_cast<int>(ctx.params.integer("horizon")));
+                                       static_cast<int>(ctx.params.integer("horizon")),
+                                       static_cast<int>(ctx.params.integer("types")));
   };
   e.baselines = {{"zero_point",
                   [](const std::shared_ptr<const Env>& env) -> PolicyFn {

@@ -114,6 +114,26 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     for (const auto& ep : done_eps) sum += ep.sums[j];
     m[sp.episode_sum_names[j]] = sum / static_cast<double>(K);
   }
+  if (sp.n_agents() > 1) {
+    // Multi-agent (rl.md §2.8 monitor eval): team return Σ_t mean over agents, whatever the env's
+    // own team reward is, and each agent's return, in agent order.
+    const auto list = sp.agent_list();
+    const size_t na = list.size();
+    std::vector<double> team;
+    std::vector<double> agent(na, 0.0);
+    for (const auto& ep : done_eps) {
+      double sum = 0;
+      for (size_t a = 0; a < na && a < ep.agent_ret.size(); ++a) {
+        sum += ep.agent_ret[a];
+        agent[a] += ep.agent_ret[a] / static_cast<double>(K);
+      }
+      team.push_back(sum / static_cast<double>(na));
+    }
+    mean_std(team, mean, sd);
+    m["team_return_mean"] = mean;
+    m["team_return_std"] = sd;
+    for (size_t a = 0; a < na; ++a) m["agent_return/" + list[a].name] = agent[a];
+  }
   if (m.count("opf_gen_cost_usd") && m.count("policy_gen_cost_usd") && m["opf_gen_cost_usd"] > 0)
     m["opf_gap"] = m["policy_gen_cost_usd"] / m["opf_gen_cost_usd"] - 1.0;
   return m;

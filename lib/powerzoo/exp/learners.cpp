@@ -5,6 +5,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/saute.hpp"
 #include "powerzoo/exp/build.hpp"
+#include "powerzoo/rl/ippo.hpp"
 
 namespace pz::exp {
 
@@ -72,8 +73,10 @@ rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_sp
   ctx.n_envs = n_envs;
   ctx.horizon = env_spec.horizon;
   for (const auto& a : env_spec.agents)
-    ctx.agents.push_back(rl::AgentSlice{a.obs.offset, a.obs.size, a.act.offset, a.act.size});
+    ctx.agents.push_back(
+        rl::AgentSlice{a.name, a.obs.offset, a.obs.size, a.act.offset, a.act.size});
   ctx.ppo = spec.ppo;
+  ctx.ippo = spec.ippo;
   // Resolved for every learner (a bad [safety] name is bad input even for plain PPO); only
   // ppo_lagrangian turns them into cost critics.
   const SafetyView sv = safety_view(spec, env_spec);
@@ -89,6 +92,15 @@ std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::Env
                                                core::ThreadPool* pool) {
   rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
   ctx.pool = pool;
+  if (spec.ppo.algo == rl::Algo::kIppo) {
+    // The grouping is bad input of [ippo] sharing (mismatched sizes in one group), found here
+    // because only the env knows its agents.
+    try {
+      rl::ippo_groups(ctx.agents, spec.ippo.sharing, ctx.obs_dim, ctx.act_dim);
+    } catch (const core::ConfigError& e) {
+      throw core::ConfigError(spec.at("ippo.sharing") + "[ippo] sharing: " + e.what());
+    }
+  }
   try {
     return rl::make_learner(learner_name(spec), ctx, init_rng);
   } catch (const core::ConfigError& e) {

@@ -36,7 +36,9 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
     throw ConfigError(v.at("safety.cost_scale") + "[safety] cost_scale: expected a number or " +
                       std::to_string(k) + " values (one per constraint), found " +
                       std::to_string(sf.cost_scale.size()));
-  if (s.ppo.algo != rl::Algo::kPpo && k == 0) {
+  const bool safe_algo =
+      s.ppo.algo == rl::Algo::kPpoLagrangian || s.ppo.algo == rl::Algo::kSautePpo;
+  if (safe_algo && k == 0) {
     throw ConfigError(v.at("ppo.algo") + "[ppo] algo = " +
                       (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
                       " needs [safety] constraints (a non-empty list of cost channels)");

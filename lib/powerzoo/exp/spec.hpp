@@ -62,6 +62,7 @@ struct Spec {
   EnvSection env;
   VecSection vec;
   rl::PpoConfig ppo;
+  rl::IppoConfig ippo;  ///< [ippo]: parameter sharing and batch mode of ppo.algo = "ippo"
   std::map<std::string, double> penalty;  ///< [reward] penalty = { channel = weight }
   SafetySection safety;
   EvalSection eval;

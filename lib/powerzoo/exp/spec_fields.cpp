@@ -105,7 +105,11 @@ const Names<rl::Truncation> kTruncation = {{"bootstrap", rl::Truncation::kBootst
 const Names<rl::Squash> kSquash = {{"none", rl::Squash::kNone}, {"tanh", rl::Squash::kTanh}};
 const Names<rl::Algo> kAlgo = {{"ppo", rl::Algo::kPpo},
                                {"ppo_lagrangian", rl::Algo::kPpoLagrangian},
-                               {"saute_ppo", rl::Algo::kSautePpo}};
+                               {"saute_ppo", rl::Algo::kSautePpo},
+                               {"ippo", rl::Algo::kIppo}};
+const Names<rl::Sharing> kSharing = {{"full", rl::Sharing::kFull},
+                                     {"typed", rl::Sharing::kTyped},
+                                     {"independent", rl::Sharing::kIndependent}};
 const Names<rl::DualRule> kDual = {{"log_ascent", rl::DualRule::kLogAscent},
                                    {"pid", rl::DualRule::kPid}};
 
@@ -170,7 +174,9 @@ std::vector<Field> ppo_fields() {
                     kTruncation),
       PZ_ENUM_FIELD("ppo", "squash", "none = clipped Gaussian, tanh = squashed", ppo.squash,
                     kSquash),
-      PZ_ENUM_FIELD("ppo", "algo", "objective: plain, Lagrangian or Sauté PPO", ppo.algo, kAlgo),
+      PZ_ENUM_FIELD("ppo", "algo",
+                    "learner: plain, Lagrangian or Sauté PPO; ippo for multi-agent envs", ppo.algo,
+                    kAlgo),
       PZ_FIELD("ppo", F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), ppo.lambda_lr),
       PZ_FIELD("ppo", F("lambda_init", pos, "a number > 0", "initial λ"), ppo.lambda_init),
       PZ_FIELD("ppo", F("log_lambda_max", pos, "a number > 0", "|log λ| bound"),
@@ -188,6 +194,21 @@ std::vector<Field> ppo_fields() {
                    "saute_unsafe_reward", [](double) { return true; }, "a finite number",
                    "Sauté reward once the budget is spent"),
                ppo.saute_unsafe_reward),
+  };
+}
+
+// [ippo] (rl.md §2.8): only read when [ppo] algo = "ippo"; the PPO hyperparameters are [ppo]'s.
+std::vector<Field> ippo_fields() {
+  return {
+      PZ_ENUM_FIELD("ippo", "sharing",
+                    "parameter groups: one network (full), one per name prefix before '_' "
+                    "(typed), one per agent (independent)",
+                    ippo.sharing, kSharing),
+      PZ_FIELD("ippo",
+               B("full_batch",
+                 "one gradient step per epoch on all T·A·N samples, no advantage "
+                 "normalization (the reference); false = [ppo] minibatches"),
+               ippo.full_batch),
   };
 }
 
@@ -239,6 +260,7 @@ const std::vector<Field>& spec_fields() {
   static const std::vector<Field> kFields = [] {
     std::vector<Field> all = experiment_env_vec();
     for (auto& f : ppo_fields()) all.push_back(std::move(f));
+    for (auto& f : ippo_fields()) all.push_back(std::move(f));
     for (auto& f : other_fields()) all.push_back(std::move(f));
     // The default of each key is the Spec field's default: declared once, in spec.hpp.
     Spec defaults;
@@ -249,8 +271,8 @@ const std::vector<Field>& spec_fields() {
 }
 
 const std::vector<std::string>& section_order() {
-  static const std::vector<std::string> kOrder = {"experiment", "env",  "vec",    "ppo",  "reward",
-                                                  "safety",     "eval", "output", "sweep"};
+  static const std::vector<std::string> kOrder = {
+      "experiment", "env", "vec", "ppo", "ippo", "reward", "safety", "eval", "output", "sweep"};
   return kOrder;
 }
 

@@ -25,6 +25,7 @@ enum class Algo {
   kPpo,            ///< plain PPO on the (possibly penalty-shaped) reward
   kPpoLagrangian,  ///< reward critic + one cost critic per constraint, dual ascent on log λ
   kSautePpo,       ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
+  kIppo,           ///< independent PPO on a multi-agent env, one PpoLearner per group (rl/ippo)
 };
 
 /// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
@@ -73,7 +74,24 @@ struct PpoConfig {
   double saute_unsafe_reward = 0.0;                 ///< Sauté reward once the budget is spent
 };
 
-/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo" (see learner.hpp).
+/// Which agents of a multi-agent env share one set of parameters under IPPO (rl.md §2.8).
+enum class Sharing {
+  kFull,         ///< one network for every agent (the reference's `ippo`)
+  kTyped,        ///< one network per name prefix before the first '_' (`ippo_typed`)
+  kIndependent,  ///< one network per agent
+};
+
+/// The [ippo] table: parameter sharing and the batch mode of every group's update. The PPO
+/// hyperparameters come from [ppo].
+struct IppoConfig {
+  Sharing sharing = Sharing::kFull;
+  /// true (the reference, rl.md §2.8): each epoch is one gradient step on all T·A_g·N samples of
+  /// a group, advantages not normalized ([ppo] n_minibatches and normalize_advantages unused);
+  /// false: [ppo] minibatching over the (env, agent) columns of the group.
+  bool full_batch = true;
+};
+
+/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo", "ippo".
 std::string algo_name(Algo algo);
 
 }  // namespace pz::rl

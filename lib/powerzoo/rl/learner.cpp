@@ -11,7 +11,8 @@ namespace pz::rl {
 // Registration hooks, one per learner family, each defined in that family's own .cpp. Called here
 // (rather than from static initializers) so a static library never drops a learner's object file
 // and the order of registration is fixed.
-void register_ppo_learners();  // ppo_learner.cpp: ppo, ppo_lagrangian, saute_ppo
+void register_ppo_learners();   // ppo_learner.cpp: ppo, ppo_lagrangian, saute_ppo
+void register_ippo_learners();  // ippo.cpp: ippo
 
 namespace {
 
@@ -28,7 +29,10 @@ Registry& registry() {
 // Runs the built-in hooks once; the caller holds no lock (hooks call register_learner).
 void ensure_builtins() {
   static std::once_flag once;
-  std::call_once(once, [] { register_ppo_learners(); });
+  std::call_once(once, [] {
+    register_ppo_learners();
+    register_ippo_learners();
+  });
 }
 
 }  // namespace
@@ -41,6 +45,8 @@ std::string algo_name(Algo algo) {
       return "ppo_lagrangian";
     case Algo::kSautePpo:
       return "saute_ppo";
+    case Algo::kIppo:
+      return "ippo";
   }
   return "ppo";
 }

@@ -33,6 +33,7 @@ namespace pz::rl {
 
 /// The observation and action columns of one agent in the env's flat vectors.
 struct AgentSlice {
+  std::string name;  ///< the env's agent name (typed sharing groups by its prefix before '_')
   int obs_offset = 0, obs_dim = 0;
   int act_offset = 0, act_dim = 0;
 };
@@ -50,7 +51,8 @@ struct LearnerContext {
   std::vector<int> constraint_channels;
   std::vector<std::string> constraint_names;
   std::vector<double> thresholds, cost_scale;
-  PpoConfig ppo;  ///< [ppo] table (ppo, ppo_lagrangian, saute_ppo)
+  PpoConfig ppo;    ///< [ppo] table (ppo, ppo_lagrangian, saute_ppo, ippo)
+  IppoConfig ippo;  ///< [ippo] table (ippo)
   /// Workers the learner may run its batched work on (acting, updates); nullptr = the calling
   /// thread only. Not owned; must outlive the learner's use of it. A learner's results must not
   /// depend on it (fixed blocks, reduced in order).
@@ -60,7 +62,7 @@ struct LearnerContext {
 /// A reinforcement-learning algorithm as the trainer, evaluation, checkpoints and bench see it.
 class Learner : public core::Actor {
  public:
-  /// Registered name ("ppo", "ppo_lagrangian", "saute_ppo").
+  /// Registered name ("ppo", "ppo_lagrangian", "saute_ppo", "ippo").
   virtual const std::string& name() const = 0;
   /// Batched policy on raw observations obs [n, obs_dim] → env actions [n, act_dim]: sampled from
   /// *rng, or deterministic (the mode) when rng == nullptr. Leaves the training buffers alone.

@@ -44,6 +44,9 @@ class PpoLearner final : public Learner {
   /// Throws core::ConfigError if the step's shape differs from the learner's.
   void observe(const core::StepView& step) override;
   int collect_steps() const override;
+  /// The rollout being collected ([T, N] as sized by set_context; rows before the current step
+  /// are filled). Read by IPPO's tests.
+  const Rollout& collected() const;
   /// update(rollout, rng) on the collected rollout, then (PPO-Lagrangian) one dual step with
   /// Ĵ_C = mean scaled cost of the episodes that ended in the rollout (if none: mean per-step
   /// cost × horizon), adding "lambda/<name>" and "safety/episode_cost_est/<name>". Throws

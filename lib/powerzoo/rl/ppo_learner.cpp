@@ -19,6 +19,8 @@ void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions) {
 
 int PpoLearner::collect_steps() const { return impl_->cfg.rollout_length; }
 
+const Rollout& PpoLearner::collected() const { return impl_->collect.ro; }
+
 void PpoLearner::set_context(const std::string& name, const LearnerContext& ctx) {
   PpoCollect& c = impl_->collect;
   const size_t k = static_cast<size_t>(impl_->n_costs);

@@ -49,13 +49,14 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
     actor.collect_act(obs_before_.data(), N, rng, actions_.data());
     venv_.step_all(actions_.data());
     check_finite(venv_.obs.data(), venv_.obs.size(), esp.obs_dim, "observation", step_at);
-    check_finite(venv_.shaped_reward.data(), N, 1, "reward", step_at);
+    check_finite(venv_.shaped_reward.data(), venv_.shaped_reward.size(), 1, "reward", step_at);
     ended_.clear();
     for (const auto& [i, ep] : venv_.finished())
       ended_.push_back({i, ep.ret, ep.shaped_ret, ep.length, ep.cost_sum.data()});
     core::StepView v;
     v.n = N, v.obs_dim = esp.obs_dim, v.act_dim = esp.act_dim;
     v.n_costs = static_cast<int>(n_costs), v.t = t, v.global_step = step_at;
+    v.n_agents = venv_.n_agents();
     v.obs = obs_before_.data();
     v.actions = actions_.data();
     v.reward = venv_.reward.data();
@@ -67,8 +68,12 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
     v.next_obs = venv_.obs.data();
     v.finished = ended_;
     actor.observe(v);
+    const int na = venv_.n_agents();
     for (int i = 0; i < N; ++i) {
-      st.reward_sum += venv_.reward[i];
+      // Multi-agent: the team reward, mean over the agents' rewards (A = 1: the reward itself).
+      double team = 0;
+      for (int a = 0; a < na; ++a) team += venv_.reward[static_cast<size_t>(i) * na + a];
+      st.reward_sum += na == 1 ? team : team / na;
       for (size_t j = 0; j < n_costs; ++j) st.cost_sum[j] += venv_.costs[i * n_costs + j];
     }
     for (const auto& ep : ended_) {

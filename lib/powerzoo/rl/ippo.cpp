@@ -1,0 +1,320 @@
+// IPPO learner (rl.md §2.8): agents partitioned into parameter groups, one PpoLearner per group
+// over the group's (env, agent) columns; per-agent GAE with the team done; registration "ippo".
+#include "powerzoo/rl/ippo.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/thread_pool.hpp"
+
+namespace pz::rl {
+
+std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Sharing sharing,
+                                    int obs_dim, int act_dim) {
+  std::vector<AgentSlice> list = agents;
+  if (list.empty()) list.push_back(AgentSlice{"agent", 0, obs_dim, 0, act_dim});
+  std::vector<AgentGroup> out;
+  auto add = [&](const std::string& name, int a) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const AgentGroup& g) { return g.name == name; });
+    if (it == out.end()) {
+      out.push_back(AgentGroup{name, {}, list[a].obs_dim, list[a].act_dim});
+      it = out.end() - 1;
+    }
+    if (list[a].obs_dim != it->obs_dim || list[a].act_dim != it->act_dim) {
+      const AgentSlice& first = list[it->agents.front()];
+      throw core::ConfigError(
+          "group '" + name + "' shares one network between agents of different sizes: '" +
+          first.name + "' has obs " + std::to_string(first.obs_dim) + ", act " +
+          std::to_string(first.act_dim) + "; '" + list[a].name + "' has obs " +
+          std::to_string(list[a].obs_dim) + ", act " + std::to_string(list[a].act_dim));
+    }
+    it->agents.push_back(a);
+  };
+  for (int a = 0; a < static_cast<int>(list.size()); ++a) {
+    switch (sharing) {
+      case Sharing::kFull:
+        add("all", a);
+        break;
+      case Sharing::kTyped:
+        add(list[a].name.substr(0, list[a].name.find('_')), a);
+        break;
+      case Sharing::kIndependent:
+        add(list[a].name, a);
+        break;
+    }
+  }
+  // Typed groups in sorted type order (the reference's sorted type list); the others keep the
+  // agent order they were built in.
+  if (sharing == Sharing::kTyped)
+    std::sort(out.begin(), out.end(),
+              [](const AgentGroup& x, const AgentGroup& y) { return x.name < y.name; });
+  return out;
+}
+
+namespace {
+
+/// Group-side buffers of one group: its agents' rows of the env arrays, row i·A_g + k.
+struct GroupBuffers {
+  std::vector<float> obs, act, reward, shaped, final_obs, next_obs;
+  std::vector<uint8_t> terminated, truncated;
+};
+
+}  // namespace
+
+struct IppoLearner::Impl {
+  std::string name = "ippo";
+  int obs_dim = 0, act_dim = 0, n_envs = 0, rollout_length = 0;
+  std::vector<AgentSlice> agents;  // resolved list (never empty)
+  std::vector<AgentGroup> groups;
+  std::vector<PpoLearner> learners;
+  std::vector<GroupBuffers> buf;
+  core::ThreadPool* pool = nullptr;
+
+  /// Rows [n·A_g, width] of src [n, stride] at column offset(agent index) for g's agents.
+  template <class T, class Off>
+  void gather(const AgentGroup& g, const T* src, int n, int stride, int width, Off offset,
+              std::vector<T>& dst) const {
+    const size_t ag = g.agents.size();
+    dst.resize(static_cast<size_t>(n) * ag * width);
+    for (int i = 0; i < n; ++i)
+      for (size_t k = 0; k < ag; ++k)
+        std::copy_n(src + static_cast<size_t>(i) * stride + offset(g.agents[k]), width,
+                    &dst[(i * ag + k) * width]);
+  }
+  void gather_obs(const AgentGroup& g, const float* obs, int n, std::vector<float>& dst) const {
+    gather(
+        g, obs, n, obs_dim, g.obs_dim, [&](int a) { return agents[a].obs_offset; }, dst);
+  }
+  /// Writes group g's actions [n·A_g, act_g] back into the env actions [n, act_dim].
+  void scatter_act(const AgentGroup& g, const float* src, int n, float* actions) const {
+    const size_t ag = g.agents.size();
+    for (int i = 0; i < n; ++i)
+      for (size_t k = 0; k < ag; ++k)
+        std::copy_n(src + (i * ag + k) * g.act_dim, g.act_dim,
+                    actions + static_cast<size_t>(i) * act_dim + agents[g.agents[k]].act_offset);
+  }
+  /// Runs fn(g) for every group: in parallel on the pool (each group's learner on its worker's
+  /// thread) when there are several groups, else with the group using the whole pool.
+  void for_groups_parallel(const std::function<void(size_t)>& fn) {
+    const size_t G = groups.size();
+    if (G == 1 || pool == nullptr) {
+      for (size_t g = 0; g < G; ++g) fn(g);
+      return;
+    }
+    for (auto& l : learners) l.set_pool(nullptr);
+    try {
+      pool->run_blocks(G, fn);
+    } catch (...) {
+      for (auto& l : learners) l.set_pool(pool);
+      throw;
+    }
+    for (auto& l : learners) l.set_pool(pool);
+  }
+};
+
+IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.obs_dim = ctx.obs_dim;
+  s.act_dim = ctx.act_dim;
+  s.n_envs = ctx.n_envs;
+  s.rollout_length = ctx.ppo.rollout_length;
+  s.pool = ctx.pool;
+  s.agents = ctx.agents;
+  if (s.agents.empty()) s.agents.push_back(AgentSlice{"agent", 0, ctx.obs_dim, 0, ctx.act_dim});
+  s.groups = ippo_groups(s.agents, ctx.ippo.sharing, ctx.obs_dim, ctx.act_dim);
+  PpoConfig cfg = ctx.ppo;
+  cfg.algo = Algo::kPpo;
+  if (ctx.ippo.full_batch) {
+    cfg.n_minibatches = 1;
+    cfg.normalize_advantages = false;
+  }
+  for (const AgentGroup& g : s.groups) {
+    const int cols = ctx.n_envs * static_cast<int>(g.agents.size());
+    if (cols % cfg.n_minibatches != 0)
+      throw core::ConfigError("IPPO group '" + g.name + "' has " + std::to_string(cols) +
+                              " (env, agent) columns; n_minibatches = " +
+                              std::to_string(cfg.n_minibatches) + " must divide them");
+    PpoLearner l(g.obs_dim, g.act_dim, cfg, init_rng, 0);
+    LearnerContext sub;
+    sub.obs_dim = g.obs_dim;
+    sub.act_dim = g.act_dim;
+    sub.n_envs = cols;
+    sub.horizon = ctx.horizon;
+    sub.ppo = cfg;
+    sub.pool = ctx.pool;
+    l.set_context(s.name, sub);
+    s.learners.push_back(std::move(l));
+  }
+  s.buf.resize(s.groups.size());
+}
+
+IppoLearner::~IppoLearner() = default;
+
+const std::string& IppoLearner::name() const { return impl_->name; }
+
+int IppoLearner::collect_steps() const { return impl_->rollout_length; }
+
+const std::vector<AgentGroup>& IppoLearner::groups() const { return impl_->groups; }
+
+PpoLearner& IppoLearner::group_learner(int g) { return impl_->learners.at(g); }
+
+void IppoLearner::act(const float* obs, int n, core::Rng* rng, float* actions) {
+  Impl& s = *impl_;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    GroupBuffers& b = s.buf[g];
+    const AgentGroup& grp = s.groups[g];
+    s.gather_obs(grp, obs, n, b.obs);
+    const int rows = n * static_cast<int>(grp.agents.size());
+    b.act.resize(static_cast<size_t>(rows) * grp.act_dim);
+    s.learners[g].act(b.obs.data(), rows, rng, b.act.data());
+    s.scatter_act(grp, b.act.data(), n, actions);
+  }
+}
+
+void IppoLearner::collect_act(const float* obs, int n, core::Rng& rng, float* actions) {
+  Impl& s = *impl_;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    GroupBuffers& b = s.buf[g];
+    const AgentGroup& grp = s.groups[g];
+    s.gather_obs(grp, obs, n, b.obs);
+    const int rows = n * static_cast<int>(grp.agents.size());
+    b.act.resize(static_cast<size_t>(rows) * grp.act_dim);
+    s.learners[g].collect_act(b.obs.data(), rows, rng, b.act.data());
+    s.scatter_act(grp, b.act.data(), n, actions);
+  }
+}
+
+void IppoLearner::observe(const core::StepView& st) {
+  Impl& s = *impl_;
+  const int N = st.n, A = static_cast<int>(s.agents.size());
+  if (st.n_agents != A || st.obs_dim != s.obs_dim)
+    throw core::ConfigError("IPPO observe: step of " + std::to_string(st.n_agents) +
+                            " agents, obs_dim " + std::to_string(st.obs_dim) + "; learner has " +
+                            std::to_string(A) + " agents, obs_dim " + std::to_string(s.obs_dim));
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    GroupBuffers& b = s.buf[g];
+    const AgentGroup& grp = s.groups[g];
+    const size_t ag = grp.agents.size();
+    // Agent k of the group reads reward column agents[k] of [N, A]; the done flags are the team's.
+    auto agent_col = [](int a) { return a; };
+    s.gather(grp, st.reward, N, A, 1, agent_col, b.reward);
+    s.gather(grp, st.shaped_reward, N, A, 1, agent_col, b.shaped);
+    auto zero = [](int) { return 0; };
+    s.gather(grp, st.terminated, N, 1, 1, zero, b.terminated);
+    s.gather(grp, st.truncated, N, 1, 1, zero, b.truncated);
+    s.gather_obs(grp, st.final_obs, N, b.final_obs);
+    s.gather_obs(grp, st.next_obs, N, b.next_obs);
+    core::StepView v;
+    v.n = N * static_cast<int>(ag);
+    v.obs_dim = grp.obs_dim;
+    v.act_dim = grp.act_dim;
+    v.n_costs = 0;  // IPPO has no cost critics; [reward] penalties arrive in shaped_reward
+    v.n_agents = 1;
+    v.t = st.t;
+    v.global_step = st.global_step;
+    // v.obs and v.actions stay null: the group's learner stored both in collect_act.
+    v.reward = b.reward.data();
+    v.shaped_reward = b.shaped.data();
+    v.terminated = b.terminated.data();
+    v.truncated = b.truncated.data();
+    v.final_obs = b.final_obs.data();
+    v.next_obs = b.next_obs.data();
+    s.learners[g].observe(v);
+  }
+}
+
+std::map<std::string, double> IppoLearner::update(core::Rng& rng) {
+  Impl& s = *impl_;
+  const size_t G = s.groups.size();
+  // One shuffle stream per group, drawn in group order before any group runs.
+  std::vector<core::Rng> shuffle;
+  for (size_t g = 0; g < G; ++g) shuffle.emplace_back(rng.next_u64(), g);
+  std::vector<std::map<std::string, double>> res(G);
+  s.for_groups_parallel([&](size_t g) { res[g] = s.learners[g].update(shuffle[g]); });
+  if (G == 1) return res[0];
+  std::map<std::string, double> out;
+  for (size_t g = 0; g < G; ++g) {
+    for (const auto& [k, v] : res[g]) out[k] += v / static_cast<double>(G);
+    const std::string p = "group/" + s.groups[g].name + "/";
+    out[p + "losses/total"] = res[g]["losses/total"];
+    out[p + "grad_norm"] = res[g]["grad_norm"];
+  }
+  return out;
+}
+
+namespace {
+
+const std::string kPrefix = "learner/";
+
+std::string group_prefix(size_t g) { return kPrefix + "group/" + std::to_string(g) + "/"; }
+
+/// Copies the entries of `from` under prefix `a` into `to` under prefix `b`.
+void move_prefix(const core::StateDict& from, const std::string& a, const std::string& b,
+                 core::StateDict& to) {
+  auto copy = [&](const auto& src, auto& dst) {
+    for (const auto& [k, v] : src)
+      if (k.starts_with(a)) dst[b + k.substr(a.size())] = v;
+  };
+  copy(from.f32, to.f32);
+  copy(from.f64, to.f64);
+  copy(from.i64, to.i64);
+  copy(from.str, to.str);
+}
+
+std::vector<int64_t> partition(const std::vector<AgentGroup>& groups) {
+  std::vector<int64_t> p;
+  for (const AgentGroup& g : groups) {
+    p.push_back(static_cast<int64_t>(g.agents.size()));
+    p.insert(p.end(), g.agents.begin(), g.agents.end());
+  }
+  return p;
+}
+
+}  // namespace
+
+void IppoLearner::save(core::StateDict& sd) const {
+  const Impl& s = *impl_;
+  sd.i64[kPrefix + "ippo/groups"] = partition(s.groups);
+  for (size_t g = 0; g < s.learners.size(); ++g) {
+    core::StateDict one;
+    s.learners[g].save(one);
+    move_prefix(one, kPrefix, group_prefix(g), sd);
+  }
+}
+
+void IppoLearner::load(const core::StateDict& sd) {
+  Impl& s = *impl_;
+  auto it = sd.i64.find(kPrefix + "ippo/groups");
+  if (it == sd.i64.end() || it->second != partition(s.groups))
+    throw core::ConfigError(
+        "checkpoint: IPPO parameter groups (sharing, agents) do not match this learner");
+  // A failed group load leaves that group unchanged; the groups loaded before it are restored
+  // from their previous state, so a failed load changes nothing.
+  std::vector<core::StateDict> before(s.learners.size());
+  for (size_t g = 0; g < s.learners.size(); ++g) s.learners[g].save(before[g]);
+  size_t g = 0;
+  try {
+    for (; g < s.learners.size(); ++g) {
+      core::StateDict one;
+      move_prefix(sd, group_prefix(g), kPrefix, one);
+      s.learners[g].load(one);
+    }
+  } catch (const core::ConfigError& e) {
+    for (size_t j = 0; j < g; ++j) s.learners[j].load(before[j]);
+    throw core::ConfigError("checkpoint: IPPO group '" + s.groups[g].name + "': " + e.what());
+  }
+}
+
+void register_ippo_learners() {
+  register_learner("ippo", [](const LearnerContext& ctx, core::Rng& init_rng) {
+    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng));
+  });
+}
+
+}  // namespace pz::rl
