@@ -308,7 +308,7 @@ bool DcOpf::Impl::run_solver(ClpSimplex& m, bool warm, bool keep_factors) {
 }
 
 // Checks the override vectors' sizes and values.
-bool DcOpf::Impl::check_overrides(const DcOpfOverrides* o, std::string& err) const {
+bool DcOpf::Impl::check_overrides(const DcOpfOverrides* o, std::string& err) {
   if (!o) return true;
   auto check = [&](const std::vector<double>& v, const char* what) {
     if (v.empty()) return true;
@@ -326,7 +326,7 @@ bool DcOpf::Impl::check_overrides(const DcOpfOverrides* o, std::string& err) con
     return true;
   };
   return check(o->pmin_mw, "pmin") && check(o->pmax_mw, "pmax") &&
-         check(o->linear_cost_delta, "linear cost delta");
+         check(o->linear_cost_delta, "linear cost delta") && check_offer_prices(o, err);
 }
 
 // Sets column bounds and linear objective terms of model m from the overrides (or back to the
@@ -373,7 +373,9 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
   if (warm && qp && !has_pwl && !last_fix.empty() && !overridden && !slack_on) {
     kkt_warm = kkt_solve(last_fix, last_act, xs, ys);
   }
-  bool ok = kkt_warm || run_solver(model, warm, true);
+  const bool keep = !matrix_changed;  // changed coefficients invalidate the old factorization
+  matrix_changed = false;
+  bool ok = kkt_warm || run_solver(model, warm, keep);
   // CLP's kept work areas (startFinishOptions 2|4) can go stale when bounds change a lot (seen:
   // after a unit-commitment reset, a warm re-solve reported "optimal" off the balance row by
   // 235 MW). An LP answer is checked against the model itself and re-solved cold if wrong.
@@ -479,6 +481,7 @@ void DcOpf::Impl::solve_checked(const DcOpfOverrides* o, DcOpfResult& res) {
   if (!use_lazy || unverified) {
     model.setRowBounds(0, demand, demand);
     apply_overrides(model, overridden, o);
+    apply_offer_prices(o);
     ok = solve_full(lines, res.iterations, res.warm_started);
   }
   if (!ok) {

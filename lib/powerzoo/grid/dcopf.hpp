@@ -45,6 +45,14 @@ struct DcOpfOverrides {
   /// > 0: the balance may be missed at this price ($/MWh) by unserved load (> 0) or spilled
   /// generation (< 0) at the reference bus (see DcOpfResult::balance_slack_mw). 0: exact balance.
   double balance_slack_cost = 0;
+  /// Offer prices ($/MWh) replacing the segment slopes of the piecewise-linear (gencost model 1)
+  /// costs: n_points − 1 per in-service model-1 gen, concatenated in case row order; empty keeps
+  /// the case's slopes. Each curve keeps its breakpoints and first point (x_0, y_0); prices must
+  /// be finite and non-decreasing per gen (a convex cost). The result's objective stays the
+  /// case's cost at the dispatch; the LMPs are duals of the offered problem. Market clearing on
+  /// offer curves (pz::market) changes only these prices between solves: one CLP model, the
+  /// epigraph rows' coefficients and bounds rewritten, the basis kept.
+  std::vector<double> pwl_prices;
 };
 
 /// DC-OPF of one case: min Σ cost_g(PG_g) subject to ΣPG = Σ(PD + GS), PMIN ≤ PG ≤ PMAX and

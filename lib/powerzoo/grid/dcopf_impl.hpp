@@ -86,7 +86,7 @@ struct DcOpf::Impl {
   void flows_at(const double* x, double* out) const;
   void solve_checked(const DcOpfOverrides* o, DcOpfResult& res);
   void fill_result(DcOpfResult& res);
-  bool check_overrides(const DcOpfOverrides* o, std::string& err) const;
+  bool check_overrides(const DcOpfOverrides* o, std::string& err);
   void apply_overrides(ClpSimplex& m, bool& m_overridden, const DcOpfOverrides* o);
   bool run_solver(ClpSimplex& m, bool warm, bool keep_factors);
   /// Full model: CLP on every rated flow row. Returns ok; x, y as solve_lazy.
@@ -109,6 +109,20 @@ struct DcOpf::Impl {
   bool polish(std::vector<double>& x, std::vector<double>& y);
   bool kkt_solve(const std::vector<int>& fix, const std::vector<int>& act, std::vector<double>& x,
                  std::vector<double>& y) const;
+  // Offer prices (DcOpfOverrides::pwl_prices, dcopf_offers.cpp): per model-1 gen its PG column,
+  // first epigraph row, breakpoints and first cost point; built on first use.
+  struct PwlCurve {
+    int col = 0, row0 = 0;
+    std::vector<double> x;
+    double y0 = 0;
+  };
+  std::vector<PwlCurve> pwl_curves;
+  size_t n_pwl_prices = 0;
+  bool offers_applied = false;  // the epigraph rows differ from the case's slopes
+  bool matrix_changed = false;  // coefficients changed since the last CLP call (no old factors)
+  void init_pwl_curves();
+  bool check_offer_prices(const DcOpfOverrides* o, std::string& err);
+  void apply_offer_prices(const DcOpfOverrides* o);
   // QP warm start: active set of the last polished optimum (empty if none).
   std::vector<int> last_fix, last_act;
 };
