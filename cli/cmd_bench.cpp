@@ -21,51 +21,37 @@ namespace po = boost::program_options;
 namespace pz::cli {
 namespace {
 
-std::vector<int> parse_list(const std::string& s, const char* what) {
+std::vector<int> parse_list(const std::string& s, const char* what, int lo, int hi) {
   std::vector<int> out;
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ',')) {
+    int v = 0;
     try {
-      const int v = std::stoi(item);
-      if (v < 0 || v > 65536) throw std::out_of_range(item);
-      out.push_back(v);
+      size_t used = 0;
+      v = std::stoi(item, &used);
+      if (used != item.size()) throw std::invalid_argument(item);
     } catch (const std::exception&) {
       throw UsageError{std::string(what) +
                        ": expected a comma-separated list of integers, found '" + s + "'"};
     }
+    if (v < lo || v > hi)
+      throw UsageError{std::string(what) + ": expected integers in [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "], found " + std::to_string(v)};
+    out.push_back(v);
   }
   return out;
 }
 
-// Median DC-OPF solve time (µs): a fresh solver per call (cold) and one kept solver re-solving
-// loads that drift by ±2 % (warm, the env's use).
-void bench_dcopf(const std::string& name, int reps) {
-  using Clock = std::chrono::steady_clock;
-  const grid::Case c = grid::load_case(grid::resolve_case_path(name));
-  std::vector<double> pd(c.bus.size());
-  for (size_t b = 0; b < pd.size(); ++b) pd[b] = c.bus[b].pd_mw;
-  std::vector<double> cold, warm;
-  for (int i = 0; i < reps; ++i) {
-    grid::DcOpf fresh(c);
-    const auto t0 = Clock::now();
-    const auto r = fresh.solve(pd);
-    cold.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-    if (!r.ok()) std::cerr << name << ": cold solve not optimal\n";
-  }
-  grid::DcOpf kept(c);
-  kept.solve(pd);
-  core::Rng rng(5, 5);
-  std::vector<double> load(pd.size());
-  for (int i = 0; i < reps; ++i) {
-    const double f = 1.0 + 0.02 * (2 * rng.uniform() - 1);
-    for (size_t b = 0; b < pd.size(); ++b) load[b] = pd[b] * f;
-    const auto t0 = Clock::now();
-    kept.solve(load);
-    warm.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  std::printf("  %-8s cold %9.1f us   warm %9.1f us   (median of %d)\n", name.c_str(),
-              exp::median(cold), exp::median(warm), reps);
+void print_dcopf(const exp::DcOpfBenchResult& d) {
+  std::printf("  %-8s cold %9.1f us   warm %9.1f us   (median of %d)\n", d.case_name.c_str(),
+              d.cold_us, d.warm_us, d.reps);
+}
+
+std::vector<exp::DcOpfBenchResult> bench_dcopf_cases() {
+  std::vector<exp::DcOpfBenchResult> out;
+  for (const char* c : {"case5", "case118", "case300"}) out.push_back(exp::bench_dcopf(c, 51));
+  return out;
 }
 
 }  // namespace
@@ -90,25 +76,35 @@ int cmd_bench(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
-  if (!(seconds > 0 && seconds <= 600))
-    throw UsageError{"--seconds: expected a number in (0, 600]"};
-  const auto env_list = parse_list(envs_s, "--envs");
-  const auto thread_list = parse_list(threads_s, "--threads");
-  for (int t : thread_list)
-    if (t > 1024) throw UsageError{"--threads: expected values in [0, 1024]"};
+  if (!(seconds > 0 && seconds <= 600)) {
+    std::ostringstream found;
+    found << seconds;
+    throw UsageError{"--seconds: expected a number in (0, 600], found " + found.str()};
+  }
+  const auto env_list = parse_list(envs_s, "--envs", 1, 65536);
+  const auto thread_list = parse_list(threads_s, "--threads", 0, 1024);
+  {
+    std::stringstream ss(what);
+    std::string part;
+    while (std::getline(ss, part, ','))
+      if (part != "env" && part != "learner" && part != "dcopf")
+        throw UsageError{"--only: expected a comma-separated subset of env,learner,dcopf, found '" +
+                         part + "'"};
+  }
   if (positional.empty() && !vm.count("only") && !vm.count("envs")) {
     std::vector<exp::ScoreRow> rows;
     for (const auto& rel : exp::scoreboard_specs())
       rows.push_back(exp::score_spec(std::string(PZ_SOURCE_DIR) + "/" + rel, seconds));
+    const auto dcopf = bench_dcopf_cases();
     if (vm.count("json")) {
-      std::cout << exp::scoreboard_json(rows);
+      std::cout << exp::scoreboard_json(rows, dcopf, core::blas_kernel_name());
       return 0;
     }
     std::cout << "powerzoo bench scoreboard (OpenBLAS kernel " << core::blas_kernel_name()
               << "; rates per second; GF = executed learner GEMM GFLOP/s, peak = single-core "
                  "cblas_sgemm at the learner's shape)\n"
               << exp::scoreboard_table(rows) << "DC-OPF (COIN-OR CLP):\n";
-    for (const char* c : {"case5", "case118", "case300"}) bench_dcopf(c, 51);
+    for (const auto& d : dcopf) print_dcopf(d);
     return 0;
   }
   const std::string spec_path = positional.empty()
@@ -127,7 +123,6 @@ int cmd_bench(const Args& args) {
               << "):\n";
     for (int t : thread_list)
       for (int n : env_list) {
-        if (n < 1) continue;
         const auto r = exp::bench_env(spec, n, t, seconds);
         std::printf("  envs %5d  threads %2d  %12.0f steps/s  %8.3f us/step\n", r.n_envs, r.threads,
                     r.steps_per_sec, r.us_per_step);
@@ -148,7 +143,7 @@ int cmd_bench(const Args& args) {
   }
   if (what.find("dcopf") != std::string::npos) {
     std::cout << "DC-OPF (COIN-OR CLP):\n";
-    for (const char* c : {"case5", "case118", "case300"}) bench_dcopf(c, 51);
+    for (const auto& d : bench_dcopf_cases()) print_dcopf(d);
   }
   return 0;
 }

@@ -191,6 +191,23 @@ TEST_SUITE("cli") {
     CHECK(sh(kBin + " run --threads x " + (d / "bad.toml").string()).code == 2);
   }
 
+  // Regression: `bench --envs 0 SPEC` printed an empty section and exited 0, and the --seconds
+  // message did not say what it found.
+  TEST_CASE("bench refuses bad options with code 2 and names what it found") {
+    const auto check = [&](const std::string& args, const std::string& needle) {
+      const auto r = sh(kBin + " bench " + args);
+      CHECK_MESSAGE(r.code == 2, r.out);
+      CHECK_MESSAGE(r.out.find(needle) != std::string::npos,
+                    "expected '" << needle << "' in: " << r.out);
+    };
+    check("--seconds -1", "found -1");
+    check("--envs 0 experiments/quickstart.toml",
+          "--envs: expected integers in [1, 65536], found 0");
+    check("--envs 3x experiments/quickstart.toml", "found '3x'");
+    check("--threads 2000", "found 2000");
+    check("--only learnr", "found 'learnr'");
+  }
+
   TEST_CASE("grid dcpf --json and the listing commands") {
     const auto r = sh(kBin + " grid dcpf case5 --json");
     REQUIRE_MESSAGE(r.code == 0, r.out);

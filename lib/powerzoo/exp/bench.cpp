@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <chrono>
 
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/learners.hpp"
+#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dcopf.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
@@ -121,6 +125,35 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) 
   r.threads = static_cast<int>(pool.size());
   r.act_us = 1e6 * act_secs / (static_cast<double>(updates) * T);
   return r;
+}
+
+// Median DC-OPF solve time (µs): a fresh solver per call (cold) and one kept solver re-solving
+// loads that drift by ±2 % (warm, the env's use).
+DcOpfBenchResult bench_dcopf(const std::string& name, int reps) {
+  const grid::Case c = grid::load_case(grid::resolve_case_path(name));
+  std::vector<double> pd(c.bus.size());
+  for (size_t b = 0; b < pd.size(); ++b) pd[b] = c.bus[b].pd_mw;
+  std::vector<double> cold, warm;
+  for (int i = 0; i < reps; ++i) {
+    grid::DcOpf fresh(c);
+    const auto t0 = Clock::now();
+    const auto r = fresh.solve(pd);
+    cold.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    if (!r.ok())
+      throw core::RunError("bench: " + name + ": DC-OPF solve not optimal (" + r.message + ")");
+  }
+  grid::DcOpf kept(c);
+  kept.solve(pd);
+  core::Rng rng(5, 5);
+  std::vector<double> load(pd.size());
+  for (int i = 0; i < reps; ++i) {
+    const double f = 1.0 + 0.02 * (2 * rng.uniform() - 1);
+    for (size_t b = 0; b < pd.size(); ++b) load[b] = pd[b] * f;
+    const auto t0 = Clock::now();
+    kept.solve(load);
+    warm.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  return {name, median(cold), median(warm), reps};
 }
 
 }  // namespace pz::exp

@@ -1,4 +1,5 @@
-// Throughput measurements for `powerzoo bench`: vector-env steps/s and learner samples/s.
+// Throughput measurements for `powerzoo bench`: vector-env steps/s, learner samples/s, DC-OPF
+// solve times.
 #pragma once
 
 #include <chrono>
@@ -39,5 +40,16 @@ struct LearnerBenchResult {
 /// collect_steps(), standard-normal observations and rewards) with its batched work on a pool of
 /// `threads` workers; collect_act is timed apart.
 LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads = 1);
+
+struct DcOpfBenchResult {
+  std::string case_name;
+  double cold_us = 0;  ///< median µs of a solve by a fresh solver
+  double warm_us = 0;  ///< median µs of a kept solver's re-solve of loads drifting by ±2 %
+  int reps = 0;
+};
+
+/// DC-OPF solve times of a bundled case (the env's use is the warm one); `reps` solves each.
+/// Throws core::ConfigError if the case cannot be loaded.
+DcOpfBenchResult bench_dcopf(const std::string& case_name, int reps);
 
 }  // namespace pz::exp

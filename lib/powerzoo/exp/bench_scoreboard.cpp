@@ -125,7 +125,9 @@ std::string scoreboard_table(const std::vector<ScoreRow>& rows) {
   return out;
 }
 
-std::string scoreboard_json(const std::vector<ScoreRow>& rows) {
+std::string scoreboard_json(const std::vector<ScoreRow>& rows,
+                            const std::vector<DcOpfBenchResult>& dcopf,
+                            const std::string& blas_kernel) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows)
     a.push_back({{"task", r.task},
@@ -139,7 +141,12 @@ std::string scoreboard_json(const std::vector<ScoreRow>& rows) {
                  {"learner_gflops_2_threads", r.learner_gflops_2},
                  {"sgemm_peak_gflops_1_core", r.sgemm_peak},
                  {"train_steps_per_sec_2_threads", r.train_sps_2}});
-  return a.dump(1) + "\n";
+  nlohmann::json d = nlohmann::json::array();
+  for (const auto& r : dcopf)
+    d.push_back(
+        {{"case", r.case_name}, {"cold_us", r.cold_us}, {"warm_us", r.warm_us}, {"reps", r.reps}});
+  const nlohmann::json out = {{"blas_kernel", blas_kernel}, {"tasks", a}, {"dcopf", d}};
+  return out.dump(1) + "\n";
 }
 
 }  // namespace pz::exp

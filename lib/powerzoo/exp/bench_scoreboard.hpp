@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "powerzoo/exp/bench.hpp"
 #include "powerzoo/exp/spec.hpp"
 
 namespace pz::exp {
@@ -42,8 +43,11 @@ ScoreRow score_spec(const std::string& spec_path, double seconds);
 /// The bundled specs the scoreboard runs, one per task, relative to the source dir.
 const std::vector<std::string>& scoreboard_specs();
 
-/// Rows as a fixed-width table, and as JSON (an array of objects with the ScoreRow fields).
+/// Rows as a fixed-width table, and as JSON: {"blas_kernel", "tasks": [objects with the ScoreRow
+/// fields], "dcopf": [{"case", "cold_us", "warm_us", "reps"}]}.
 std::string scoreboard_table(const std::vector<ScoreRow>& rows);
-std::string scoreboard_json(const std::vector<ScoreRow>& rows);
+std::string scoreboard_json(const std::vector<ScoreRow>& rows,
+                            const std::vector<DcOpfBenchResult>& dcopf,
+                            const std::string& blas_kernel);
 
 }  // namespace pz::exp
