@@ -42,8 +42,16 @@ TEST_SUITE("envs_registry") {
         offset += f.slice.size;
       }
       CHECK(offset == sp.obs_dim);
-      CHECK(sp.n_agents() == 1);
-      CHECK(sp.agent_list()[0].act.size == sp.act_dim);
+      // Agents' action blocks tile the action vector in agent order; obs blocks lie inside it.
+      int act_offset = 0;
+      for (const auto& a : sp.agent_list()) {
+        CAPTURE(a.name);
+        CHECK(a.act.offset == act_offset);
+        act_offset += a.act.size;
+        CHECK(a.obs.offset >= 0);
+        CHECK(a.obs.offset + a.obs.size <= sp.obs_dim);
+      }
+      CHECK(act_offset == sp.act_dim);
     }
   }
 
@@ -53,7 +61,9 @@ TEST_SUITE("envs_registry") {
       const auto env = exp::make_env(exp::parse_spec(spec_of(*e), "x.toml"), "train");
       const auto& sp = env->spec();
       if (e->id.rfind("test_", 0) == 0) continue;  // test-only envs have no clock
-      const envs::Slice tod = sp.obs_field("time_of_day");
+      // A multi-agent env's fields are per agent ("genco_0/time_of_day"): the first agent's.
+      const envs::Slice tod =
+          sp.obs_field(sp.agents.empty() ? "time_of_day" : sp.agents[0].name + "/time_of_day");
       REQUIRE(tod.size == 2);
       auto st = env->make_state();
       core::Rng rng(3, 0);

@@ -93,7 +93,9 @@ enum class StepStatus : int { kOk = 0, kSolverFailed = 1, kNonFinite = 2 };
 
 /// Diagnostics of one step (DC transmission: gen cost in $/h, violations).
 struct Info {
-  static constexpr int kMaxSums = 8;
+  /// Named episode sums an env may report (GenCos: 2 + 2 per agent + 8). Part of the vector-env
+  /// checkpoint layout (vec::VectorEnv::save stores the width; a different width is refused).
+  static constexpr int kMaxSums = 24;
   double gen_cost = 0;  ///< $/h
   int n_violations = 0;
   bool is_safe = true;

@@ -69,7 +69,7 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
       ++n_done;
     }
   }
-  if (traj) traj->T = static_cast<int>(traj->reward.size() / K);
+  if (traj) traj->T = static_cast<int>(traj->truncated.size() / K);  // reward: per agent
   std::vector<double> ret, shaped, gen, len;
   std::vector<double> cost_sum(k, 0.0);
   std::vector<double> viol_steps(k, 0.0);
@@ -166,7 +166,12 @@ void write_trajectories(io::RunFile& out, const std::string& group, const Trajec
   const int64_t T = t.T, N = t.N;
   out.write_f32(group + "obs", {T, N, t.obs_dim}, t.obs.data());
   out.write_f32(group + "action", {T, N, t.act_dim}, t.action.data());
-  out.write_f32(group + "reward", {T, N}, t.reward.data());
+  // Multi-agent envs record one reward per agent: [T, N, n_agents].
+  const int64_t na = T * N > 0 ? static_cast<int64_t>(t.reward.size()) / (T * N) : 1;
+  if (na > 1)
+    out.write_f32(group + "reward", {T, N, na}, t.reward.data());
+  else
+    out.write_f32(group + "reward", {T, N}, t.reward.data());
   out.write_f32(group + "costs", {T, N, t.n_costs}, t.costs.data());
   out.write_u8(group + "terminated", {T, N}, t.terminated.data());
   out.write_u8(group + "truncated", {T, N}, t.truncated.data());

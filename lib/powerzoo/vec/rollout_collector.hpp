@@ -32,7 +32,7 @@ struct CollectRecord {
   int T = 0, N = 0, obs_dim = 0, act_dim = 0, n_costs = 0;
   std::vector<float> obs;                      ///< [T, N, obs_dim] observation acted on
   std::vector<float> action;                   ///< [T, N, act_dim] action the env received
-  std::vector<float> reward;                   ///< [T, N] shaped reward
+  std::vector<float> reward;                   ///< [T, N] (multi-agent [T, N, n_agents]) shaped
   std::vector<float> costs;                    ///< [T, N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [T, N]
 };

@@ -180,6 +180,9 @@ void VectorEnv::save(core::StateDict& sd, const std::string& prefix) const {
   sd.f64[prefix + "env_states"] = states;
   sd.i64[prefix + "env_state_offsets"] = offsets;
   sd.f64[prefix + "episode_stats"] = stats;
+  // The width of the episode sums fixes the stats layout; stored so a build with another
+  // Info::kMaxSums refuses the checkpoint by name instead of misreading it.
+  sd.i64[prefix + "episode_sum_width"] = {envs::Info::kMaxSums};
   sd.i64[prefix + "rngs"] = rng_words;
   sd.f32[prefix + "obs"] = obs;
 }
@@ -196,6 +199,15 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
   const auto& stats = need(sd.f64, "episode_stats");
   const auto& rng_words = need(sd.i64, "rngs");
   const auto& o = need(sd.f32, "obs");
+  // Checkpoints before the width was stored were written with 8 episode sums.
+  const auto wit = sd.i64.find(prefix + "episode_sum_width");
+  const int64_t width = wit == sd.i64.end() || wit->second.empty() ? 8 : wit->second[0];
+  if (width != envs::Info::kMaxSums)
+    throw core::ConfigError("checkpoint: vector env episode statistics hold " +
+                            std::to_string(width) + " episode sums per env, this build keeps " +
+                            std::to_string(envs::Info::kMaxSums) +
+                            " (Info::kMaxSums changed): resume with the build that wrote it or "
+                            "start a new run");
   const size_t base = 5 + 2 * k + envs::Info::kMaxSums;
   const size_t per_env = base + (n_agents_ > 1 ? static_cast<size_t>(n_agents_) : 0);
   if (static_cast<int>(offsets.size()) != n_ || stats.size() != per_env * n_ ||

@@ -1,0 +1,285 @@
+// GenCos market env: offers from actions, ramp-windowed clearing, profits, private observations.
+#include "powerzoo/envs/gencos_market.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+#include <string>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/episode.hpp"
+
+namespace pz::envs {
+
+// Info::sums slots (GencosMarket::spec().episode_sum_names, same order).
+namespace {
+constexpr int kSumProfit = 0, kSumMeanProfit = 1, kSumAgentProfit = 2;  // + U
+int sum_share(int nu) { return kSumAgentProfit + nu; }                  // + U
+int sum_tail(int nu) { return kSumAgentProfit + 2 * nu; }
+// After the per-agent blocks: gen cost, mean lmp, volatility, hhi, share std, convergence, ramp
+// binding, planner cost ratio.
+constexpr int kTail = 8;
+}  // namespace
+
+struct GencosMarket::GState : State {
+  int t = 0;
+  int64_t start = 0;
+  std::vector<double> p_prev, profit, lmp_hist;
+  // Episode accumulators of the metrics that are not step sums (emitted at the last step).
+  double lmp_sum = 0, lmp_sq = 0, true_cost = 0, planner_cost = 0;
+  std::unique_ptr<market::Clearing> clearing, planner;
+  market::ClearingResult r;
+};
+
+GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
+  const int nu = n_units(), nd = static_cast<int>(p_.load_bus_idx.size());
+  const int max_units = std::min((Info::kMaxSums - kTail - kSumAgentProfit) / 2, Step::kMaxAgents);
+  if (nu == 0 || nu > max_units)
+    throw core::ConfigError("gencos: expected 1.." + std::to_string(max_units) + " units, found " +
+                            std::to_string(nu));
+  if (static_cast<int>(p_.ramp_up_mw.size()) != nu ||
+      static_cast<int>(p_.ramp_down_mw.size()) != nu)
+    throw core::ConfigError("gencos: expected one ramp per unit");
+  if (nd == 0 || p_.loads_mw.empty() || p_.loads_mw.size() % nd != 0)
+    throw core::ConfigError("gencos: expected a [T x n_loads] load table");
+  if (p_.horizon < 1 || p_.dt_hours <= 0 || p_.lmp_history < 0)
+    throw core::ConfigError("gencos: expected horizon >= 1, dt_hours > 0, lmp_history >= 0");
+  for (int b : p_.load_bus_idx)
+    if (b < 0 || b >= p_.grid_case.n_bus())
+      throw core::ConfigError("gencos: load bus outside the case");
+  market_ = std::make_shared<market::OfferMarket>(p_.grid_case, p_.units, p_.segments);
+  { market::Clearing probe(*market_); }  // the network's own checks, once, here
+  for (const auto& u : p_.units) {
+    max_pmax_ = std::max(max_pmax_, u.pmax_mw);
+    sum_pmax_ += u.pmax_mw;
+  }
+  rated_.resize(p_.grid_case.n_branch());
+  for (int l = 0; l < p_.grid_case.n_branch(); ++l) rated_[l] = p_.grid_case.branch[l].rate_a_mva;
+  starts_.resize(n_rows());
+  std::iota(starts_.begin(), starts_.end(), int64_t{0});
+  const int per = kPerAgentObs + p_.lmp_history;
+  spec_.id = "gencos_market";
+  spec_.obs_dim = per * nu;
+  spec_.act_dim = p_.segments * nu;
+  spec_.act_low.assign(spec_.act_dim, -1.0f);
+  spec_.act_high.assign(spec_.act_dim, 1.0f);
+  spec_.cost_names = {"thermal_overload"};
+  spec_.horizon = p_.horizon;
+  spec_.dt_hours = p_.dt_hours;
+  std::vector<std::pair<std::string, int>> fields;
+  for (int a = 0; a < nu; ++a) {
+    const std::string name = "genco_" + std::to_string(a);
+    spec_.agents.push_back({name, "genco", {a * per, per}, {a * p_.segments, p_.segments}});
+    for (const auto& [f, n] : {std::pair<const char*, int>{"own_cost", 1},
+                               {"pmax_share", 1},
+                               {"dispatch", 1},
+                               {"profit", 1},
+                               {"ramp_headroom", 1},
+                               {"load_forecast", 1},
+                               {"time_of_day", 2},
+                               {"lmp_history", p_.lmp_history}})
+      if (n > 0) fields.push_back({name + "/" + f, n});
+  }
+  spec_.obs_fields = tile_obs_fields(fields);
+  auto& n = spec_.episode_sum_names;
+  n = {"total_profit", "mean_profit_per_agent"};
+  for (int a = 0; a < nu; ++a) n.push_back("profit_genco_" + std::to_string(a));
+  for (int a = 0; a < nu; ++a) n.push_back("dispatch_share_genco_" + std::to_string(a));
+  for (const char* s : {"total_gen_cost", "mean_lmp", "price_volatility", "hhi", "market_share_std",
+                        "sced_convergence_rate", "ramp_binding_rate", "planner_cost_ratio"})
+    n.push_back(s);
+}
+
+int64_t GencosMarket::n_rows() const {
+  return static_cast<int64_t>(p_.loads_mw.size() / p_.load_bus_idx.size());
+}
+
+void GencosMarket::bus_loads(int64_t row, std::vector<double>& pd) const {
+  const size_t nd = p_.load_bus_idx.size();
+  pd.assign(p_.grid_case.n_bus(), 0.0);
+  const int64_t k = row % n_rows();
+  for (size_t d = 0; d < nd; ++d) pd[p_.load_bus_idx[d]] += p_.loads_mw[k * nd + d];
+}
+
+double GencosMarket::total_load(int64_t row) const {
+  const size_t nd = p_.load_bus_idx.size();
+  const int64_t k = row % n_rows();
+  double s = 0;
+  for (size_t d = 0; d < nd; ++d) s += p_.loads_mw[k * nd + d];
+  return s;
+}
+
+std::unique_ptr<State> GencosMarket::make_state() const {
+  auto s = std::make_unique<GState>();
+  const int nu = n_units();
+  s->p_prev.assign(nu, 0.0);
+  s->profit.assign(nu, 0.0);
+  s->lmp_hist.assign(p_.lmp_history, 0.0);
+  s->clearing = std::make_unique<market::Clearing>(*market_);
+  s->planner = std::make_unique<market::Clearing>(*market_);
+  return s;
+}
+
+void GencosMarket::write_obs(const GState& s, std::span<float> obs) const {
+  const int nu = n_units(), per = kPerAgentObs + p_.lmp_history;
+  const double dt = p_.dt_hours, sc = p_.lmp_scale;
+  const double fc = total_load(s.start + s.t + 1) / (sum_pmax_ + 1e-6);
+  float tod[2];
+  time_of_day_features(s.t, dt, tod);  // within-episode t, as the reference
+  for (int i = 0; i < nu; ++i) {
+    const market::OfferUnit& u = p_.units[i];
+    float* o = obs.data() + static_cast<size_t>(i) * per;
+    o[0] = static_cast<float>(market_->base_prices()[i * p_.segments] / sc);
+    o[1] = static_cast<float>(u.pmax_mw / (max_pmax_ + 1e-6));
+    o[2] = static_cast<float>(s.p_prev[i] / (u.pmax_mw + 1e-6));
+    o[3] = static_cast<float>(s.profit[i] / (sc * u.pmax_mw * dt + 1e-6));
+    o[4] = static_cast<float>(std::min(u.pmax_mw - s.p_prev[i], p_.ramp_up_mw[i]) /
+                              (u.pmax_mw + 1e-6));
+    o[5] = static_cast<float>(fc);
+    o[6] = tod[0];
+    o[7] = tod[1];
+    for (int h = 0; h < p_.lmp_history; ++h) o[8 + h] = static_cast<float>(s.lmp_hist[h] / sc);
+  }
+}
+
+void GencosMarket::reset(State& st, core::Rng& rng, std::span<float> obs,
+                         const ResetOptions& opt) const {
+  auto& s = static_cast<GState&>(st);
+  s.start = choose_episode_start(starts_, rng, opt);  // every row, wrapping around
+  s.t = 0;
+  thread_local std::vector<double> pd;
+  bus_loads(s.start, pd);
+  s.clearing->clear(pd, market_->base_prices(), {}, {}, s.r);  // static truthful SCED
+  s.p_prev = s.r.p_mw;
+  double mean = 0;
+  for (double v : s.r.lmp) mean += v;
+  mean /= std::max<size_t>(s.r.lmp.size(), 1);
+  std::fill(s.lmp_hist.begin(), s.lmp_hist.end(), mean);
+  std::fill(s.profit.begin(), s.profit.end(), 0.0);
+  s.lmp_sum = s.lmp_sq = s.true_cost = s.planner_cost = 0;
+  write_obs(s, obs);
+}
+
+Step GencosMarket::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
+                        std::span<float> costs, Info* info) const {
+  auto& s = static_cast<GState&>(st);
+  const int nu = n_units(), k = p_.segments;
+  const double dt = p_.dt_hours;
+  thread_local std::vector<double> prices, lo, hi, pd;
+  prices.resize(static_cast<size_t>(nu) * k);
+  lo.resize(nu);
+  hi.resize(nu);
+  market::offer_prices(market_->base_prices(), action, k, p_.max_markup, prices);
+  bus_loads(s.start + s.t, pd);
+  market::ramp_window(p_.units, s.p_prev, p_.ramp_up_mw, p_.ramp_down_mw, lo, hi);
+  market::ClearingResult& r = s.r;
+  s.clearing->clear(pd, prices, lo, hi, r);
+  double overload = 0;
+  // An exact LP runs binding lines at the rating ± 1e-13 MW: overloads up to 1e-6 MW are the
+  // solver's, not the market's (TransGrid's tolerance, docs/deviations.md).
+  for (size_t l = 0; l < rated_.size(); ++l) {
+    const double over = rated_[l] > 0 ? std::abs(r.flow_mw[l]) - rated_[l] : 0.0;
+    if (over > 1e-6) overload += over;
+  }
+  costs[0] = static_cast<float>(overload);
+  Step out;
+  double team = 0;
+  int binding = 0;
+  for (int i = 0; i < nu; ++i) {
+    const market::OfferUnit& u = p_.units[i];
+    const double lmp = r.lmp[p_.grid_case.gen_bus_idx[u.gen_row]];
+    s.profit[i] = lmp * r.p_mw[i] * dt - u.total_cost(r.p_mw[i]) * dt;
+    out.agent_reward[i] = static_cast<float>(s.profit[i]);
+    team += s.profit[i];
+    binding += r.p_mw[i] >= hi[i] - 0.5 || r.p_mw[i] <= lo[i] + 0.5;
+  }
+  out.reward = static_cast<float>(team / nu);
+  double mean = 0;
+  for (double v : r.lmp) mean += v;
+  mean /= std::max<size_t>(r.lmp.size(), 1);
+  std::rotate(s.lmp_hist.begin(), s.lmp_hist.begin() + 1, s.lmp_hist.end());
+  if (!s.lmp_hist.empty()) s.lmp_hist.back() = mean;
+  s.lmp_sum += mean;
+  s.lmp_sq += mean * mean;
+  s.true_cost += r.true_cost * dt;
+  // The planner: a static truthful SCED of the same loads (no ramps), for planner_cost_ratio.
+  thread_local market::ClearingResult pr;
+  s.planner->clear(pd, market_->base_prices(), {}, {}, pr);
+  s.planner_cost += pr.true_cost * dt;
+  s.p_prev = r.p_mw;
+  s.t += 1;
+  out.truncated = s.t >= p_.horizon;
+  if (info) {
+    *info = Info{};
+    info->gen_cost = r.true_cost;
+    info->n_violations = overload > 0;
+    info->is_safe = overload <= 0;
+    info->status =
+        r.status == grid::DcOpfStatus::kOptimal ? StepStatus::kOk : StepStatus::kSolverFailed;
+    double* q = info->sums;
+    const double inv_h = 1.0 / p_.horizon;
+    q[kSumProfit] = team;
+    q[kSumMeanProfit] = team / nu;
+    double total_p = 0;
+    for (double v : r.p_mw) total_p += v;
+    double hhi = 0, sh_mean = 0, sh_sq = 0;
+    for (int i = 0; i < nu; ++i) {
+      const double sh = total_p > 0 ? r.p_mw[i] / total_p : 0.0;
+      q[kSumAgentProfit + i] = s.profit[i];
+      q[sum_share(nu) + i] = sh * inv_h;
+      hhi += sh * sh;
+      sh_mean += sh / nu;
+      sh_sq += sh * sh / nu;
+    }
+    const int t0 = sum_tail(nu);
+    q[t0 + 0] = r.true_cost * dt;
+    q[t0 + 1] = mean * inv_h;
+    q[t0 + 3] = hhi * inv_h;
+    q[t0 + 4] = std::sqrt(std::max(sh_sq - sh_mean * sh_mean, 0.0)) * inv_h;
+    q[t0 + 5] = r.feasible ? inv_h : 0.0;
+    q[t0 + 6] = static_cast<double>(binding) / nu * inv_h;
+    if (out.truncated) {  // per-episode statistics, emitted once
+      const double m = s.lmp_sum / s.t;
+      const double var = std::max(s.lmp_sq / s.t - m * m, 0.0);
+      q[t0 + 2] = std::abs(m) > 1e-9 ? std::sqrt(var) / m : 0.0;
+      q[t0 + 7] = s.true_cost > 0 ? s.planner_cost / s.true_cost : 0.0;
+    }
+  }
+  write_obs(s, obs);
+  return out;
+}
+
+void GencosMarket::save_state(const State& st, std::vector<double>& out) const {
+  const auto& s = static_cast<const GState&>(st);
+  save_clock(s.t, s.start, out);
+  out.insert(out.end(), s.p_prev.begin(), s.p_prev.end());
+  out.insert(out.end(), s.profit.begin(), s.profit.end());
+  out.insert(out.end(), s.lmp_hist.begin(), s.lmp_hist.end());
+  out.insert(out.end(), {s.lmp_sum, s.lmp_sq, s.true_cost, s.planner_cost});
+}
+
+size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
+  auto& s = static_cast<GState&>(st);
+  const size_t nu = s.p_prev.size(), nh = s.lmp_hist.size();
+  const size_t n = 2 + 2 * nu + nh + 4;
+  if (in.size() < n)
+    throw core::ConfigError("checkpoint: gencos_market state has " + std::to_string(in.size()) +
+                            " values, expected " + std::to_string(n));
+  load_clock(in, s.t, s.start);
+  if (s.t < 0 || s.t > p_.horizon || s.start < 0 || s.start >= n_rows())
+    throw core::ConfigError("checkpoint: gencos_market state is inconsistent with this env");
+  size_t k = 2;
+  for (size_t i = 0; i < nu; ++i) s.p_prev[i] = in[k++];
+  for (size_t i = 0; i < nu; ++i) s.profit[i] = in[k++];
+  for (size_t h = 0; h < nh; ++h) s.lmp_hist[h] = in[k++];
+  s.lmp_sum = in[k++];
+  s.lmp_sq = in[k++];
+  s.true_cost = in[k++];
+  s.planner_cost = in[k++];
+  s.clearing->reset_warm_start();  // the checkpoint has no basis
+  s.planner->reset_warm_start();
+  return n;
+}
+
+}  // namespace pz::envs

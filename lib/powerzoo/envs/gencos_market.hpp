@@ -1,0 +1,73 @@
+// GenCos market env (reference envs-market-resources.md §1.6, §1.7): five generator companies
+// bid offer curves into a market cleared every step by the exact offer-based SCED (pz::market).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "powerzoo/envs/env.hpp"
+#include "powerzoo/grid/case.hpp"
+#include "powerzoo/market/clearing.hpp"
+
+namespace pz::envs {
+
+/// Everything a GenCos market is built from (the task preset fills it, tasks/gencos.cpp).
+struct GencosParams {
+  grid::Case grid_case;
+  std::vector<market::OfferUnit> units;  ///< agents genco_0.. in this order
+  int segments = 3;                      ///< K offer segments per unit
+  double max_markup = 2.0;               ///< offer = base·(1 + m·max_markup), m ∈ [0, 1]
+  std::vector<double> ramp_up_mw, ramp_down_mw;  ///< [U] MW per step
+  std::vector<int> load_bus_idx;                 ///< [D] 0-based bus rows of the loads
+  std::vector<double> loads_mw;                  ///< [T × D] row-major, MW; rows = start pool
+  int horizon = 48;
+  double dt_hours = 0.5;
+  int lmp_history = 4;
+  double lmp_scale = 100;  ///< observation normalizer of prices ($/MWh)
+};
+
+/// Agents genco_0.. in unit order. Per agent: obs 8 + H floats (§1.7 table: own base price /
+/// lmp_scale, pmax share, last dispatch, last profit, ramp headroom, next-step total load / Σpmax,
+/// sin/cos time of day, H mean LMPs / lmp_scale oldest first), action [K] in [−1, 1] (offer
+/// markups, market::offer_prices), reward = profit LMP_bus·P·dt − TC(P)·dt ($ per step, true
+/// cost); Step::reward = mean over agents. Cost channel thermal_overload = Σ MW over the ratings.
+/// Info::sums: spec().episode_sum_names (episode sums; per-step means are pre-divided by the
+/// horizon; price_volatility and planner_cost_ratio are written at the last step only).
+class GencosMarket final : public Env {
+ public:
+  /// Throws core::ConfigError for inconsistent sizes (ramps, loads, load buses).
+  explicit GencosMarket(GencosParams p);
+
+  const EnvSpec& spec() const override { return spec_; }
+  std::unique_ptr<State> make_state() const override;
+  void reset(State& s, core::Rng& rng, std::span<float> obs,
+             const ResetOptions& opt) const override;
+  Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
+            std::span<float> costs, Info* info) const override;
+  void save_state(const State& s, std::vector<double>& out) const override;
+  size_t load_state(State& s, std::span<const double> in) const override;
+
+  const GencosParams& params() const { return p_; }
+  const market::OfferMarket& market() const { return *market_; }
+  int n_units() const { return static_cast<int>(p_.units.size()); }
+  int64_t n_rows() const;
+  static constexpr int kPerAgentObs = 8;
+
+ private:
+  struct GState;
+  void bus_loads(int64_t row, std::vector<double>& pd) const;
+  double total_load(int64_t row) const;
+  void write_obs(const GState& s, std::span<float> obs) const;
+  void finish_metrics(GState& s, const market::ClearingResult& r, double planner_cost,
+                      Info* info) const;
+
+  GencosParams p_;
+  std::shared_ptr<const market::OfferMarket> market_;
+  EnvSpec spec_;
+  double max_pmax_ = 0, sum_pmax_ = 0;
+  std::vector<double> rated_;    ///< [n_branch] rating, 0 = unlimited
+  std::vector<int64_t> starts_;  ///< [n_rows] every row of the load table starts an episode
+};
+
+}  // namespace pz::envs

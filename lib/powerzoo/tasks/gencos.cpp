@@ -1,0 +1,230 @@
+// GenCos task factory and baselines (tasks-benchmarks.md §1.4, envs-market-resources.md §1.8);
+// registers "gencos".
+#include "powerzoo/tasks/gencos.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/data/profile.hpp"
+#include "powerzoo/data/profile_cache.hpp"
+#include "powerzoo/envs/episode.hpp"
+#include "powerzoo/grid/case.hpp"
+
+namespace pz::tasks {
+namespace {
+
+// The task's units (§1.8 table): gen row i of case5 at bus kUnitBus[i], MC = c (a = b = 0).
+constexpr int kUnits = 5;
+constexpr int kUnitBus[kUnits] = {1, 1, 3, 4, 5};
+constexpr double kUnitC[kUnits] = {14, 15, 30, 40, 10};
+constexpr double kUnitPmax[kUnits] = {40, 170, 520, 200, 600};
+constexpr double kUnitPmin[kUnits] = {5, 10, 20, 10, 20};
+// Loads at buses 2, 3, 4 with d_max 500/600/400 MW and d_min 0.
+constexpr int kLoadBus[3] = {2, 3, 4};
+const std::vector<double> kDMax = {500, 600, 400};
+const std::vector<double> kDMin = {0, 0, 0};
+
+/// The task's units on case `c`; throws core::ConfigError (message without prefix) if the case's
+/// gen rows 1..5 are not at buses 1, 1, 3, 4, 5 or buses 2, 3, 4 are missing.
+std::vector<market::OfferUnit> gencos_units(const grid::Case& c) {
+  std::ostringstream found;
+  for (int g = 0; g < c.n_gen(); ++g) found << (g ? ", " : "") << c.gen[g].bus;
+  bool ok = c.n_gen() == kUnits;
+  for (int i = 0; ok && i < kUnits; ++i) ok = c.gen[i].bus == kUnitBus[i];
+  for (int b : kLoadBus) {
+    bool has = false;
+    for (const auto& bus : c.bus) has = has || bus.id == b;
+    ok = ok && has;
+  }
+  if (!ok)
+    throw core::ConfigError(
+        "expected a case with the GenCos units (5 gens at buses 1, 1, 3, 4, 5) and load buses "
+        "2, 3, 4 for task = \"gencos\" (case5), found '" +
+        c.name + "' with gens at buses " + found.str());
+  std::vector<market::OfferUnit> units(kUnits);
+  for (int i = 0; i < kUnits; ++i) {
+    units[i].gen_row = i;
+    units[i].pmin_mw = kUnitPmin[i];
+    units[i].pmax_mw = kUnitPmax[i];
+    units[i].mc_c = kUnitC[i];
+  }
+  return units;
+}
+
+/// The profile's finite values within the split's days (both inclusive, UTC).
+std::vector<double> window_values(const data::Profile& prof, const data::Split& sp) {
+  const int64_t spd = prof.steps_per_day();
+  const int64_t d0 = (data::parse_date(sp.first_day) - prof.t0_unix) / 86400;
+  const int64_t d1 = (data::parse_date(sp.last_day) - prof.t0_unix) / 86400;
+  const auto n = static_cast<int64_t>(prof.values.size());
+  std::vector<double> out;
+  for (int64_t k = std::max<int64_t>(d0, 0) * spd; k < std::min((d1 + 1) * spd, n); ++k)
+    if (std::isfinite(prof.values[k])) out.push_back(prof.values[k]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> gencos_bus_loads(const std::vector<double>& mw,
+                                     const std::vector<double>& d_min,
+                                     const std::vector<double>& d_max, double mult, double sum_pmin,
+                                     double sum_pmax) {
+  if (d_min.size() != d_max.size() || d_min.empty())
+    throw core::ConfigError("gencos: expected d_min and d_max of one size per load bus");
+  std::vector<double> v;
+  for (double x : mw)
+    if (std::isfinite(x)) v.push_back(x);
+  if (v.size() < 2) throw core::ConfigError("gencos: expected at least 2 demand values");
+  const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  const double lo = *lo_it, span = std::max(*hi_it - lo, 1e-9);
+  const size_t nd = d_max.size();
+  double dsum = 0;
+  for (double d : d_max) dsum += d;
+  const double floor_mw = sum_pmin + 1, cap_mw = sum_pmax - 1;
+  std::vector<double> out(v.size() * nd);
+  for (size_t t = 0; t < v.size(); ++t) {
+    const double n = (v[t] - lo) / span;
+    double* row = &out[t * nd];
+    double tot = 0;
+    for (size_t d = 0; d < nd; ++d) {
+      row[d] = std::clamp(d_min[d] + n * (d_max[d] - d_min[d]), d_min[d], d_max[d]) * mult;
+      tot += row[d];
+    }
+    if (tot < floor_mw) {
+      for (size_t d = 0; d < nd; ++d)
+        row[d] = tot > 1e-9 ? row[d] * floor_mw / tot : floor_mw * d_max[d] / dsum;
+      tot = floor_mw;
+    }
+    if (tot > cap_mw)
+      for (size_t d = 0; d < nd; ++d) row[d] *= cap_mw / tot;
+  }
+  return out;
+}
+
+std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) {
+  const core::ParamTable& e = ctx.params;
+  const std::string& split = ctx.split;
+  double mult = 1.0;
+  std::string window = split;
+  if (split == "demand_shift" || split == "renewable_shock") {
+    window = "iid";  // both OOD splits are built on the iid window (§1.8)
+    mult = split == "demand_shift" ? 1.10 : 1.05;
+  } else if (split != "train" && split != "iid") {
+    throw core::ConfigError(ctx.at("split") +
+                            "[env] split: expected one of train, iid, demand_shift, "
+                            "renewable_shock, found '" +
+                            split + "'");
+  }
+  envs::GencosParams p;
+  try {
+    p.grid_case = grid::load_case(grid::resolve_case_path(e.str("case")));
+    p.units = gencos_units(p.grid_case);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.at("case") + "[env] case: " + err.what());
+  }
+  const data::Profile* prof = nullptr;
+  try {
+    prof = &data::cached_profile(e.str("profile"));
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.at("profile") + "[env] profile: " + err.what());
+  }
+  const double dt_hours = e.number("dt_hours");
+  const double step_h = prof->step_seconds / 3600.0;
+  if (std::abs(step_h - dt_hours) > 1e-9)
+    throw core::ConfigError(ctx.at("dt_hours") + "[env] dt_hours: expected the profile's step of " +
+                            core::format_number(step_h) + " h, found " +
+                            core::format_number(dt_hours));
+  double sum_pmin = 0, sum_pmax = 0;
+  const double ramp_frac = e.number("ramp_fraction");
+  for (const auto& u : p.units) {
+    sum_pmin += u.pmin_mw;
+    sum_pmax += u.pmax_mw;
+    p.ramp_up_mw.push_back(ramp_frac * u.pmax_mw);
+    p.ramp_down_mw.push_back(ramp_frac * u.pmax_mw);
+  }
+  for (int b : kLoadBus) p.load_bus_idx.push_back(p.grid_case.bus_index(b));
+  std::vector<double> mw;
+  try {
+    mw = window_values(*prof, data::split_by_name(window));
+    p.loads_mw = gencos_bus_loads(mw, kDMin, kDMax, mult, sum_pmin, sum_pmax);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.at("profile") + "[env] profile (split " + split +
+                            "): " + err.what());
+  }
+  p.segments = static_cast<int>(e.integer("segments"));
+  p.max_markup = e.number("max_markup");
+  p.lmp_history = static_cast<int>(e.integer("lmp_history"));
+  p.horizon = static_cast<int>(e.integer("horizon"));
+  p.dt_hours = dt_hours;
+  try {
+    return std::make_shared<envs::GencosMarket>(std::move(p));
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.source + "[env]: " + err.what());
+  }
+}
+
+std::optional<envs::PolicyFn> gencos_baseline(const std::string& name,
+                                              std::shared_ptr<const envs::Env> env) {
+  auto g = std::dynamic_pointer_cast<const envs::GencosMarket>(env);
+  if (!g) return std::nullopt;
+  float a = 0;
+  if (name == "truthful" || name == "no_control")
+    a = -1.0f;
+  else if (name == "uniform_mid")
+    a = 0.0f;
+  else if (name == "max_markup")
+    a = 1.0f;
+  else
+    return std::nullopt;
+  const int act_dim = g->spec().act_dim;
+  return envs::PolicyFn([a, act_dim](const float*, int n, float* out) {
+    std::fill(out, out + static_cast<size_t>(n) * act_dim, a);
+  });
+}
+
+namespace {
+
+envs::EnvEntry gencos_entry() {
+  envs::EnvEntry e;
+  e.id = "gencos";
+  e.is_task = true;
+  e.env_id = "gencos_market";
+  e.description =
+      "GenCos benchmark: 5 bidding generators on case5, offer-based SCED every half hour, GB "
+      "demand mapped onto buses 2-4; splits train, iid, demand_shift (×1.10), renewable_shock "
+      "(×1.05)";
+  e.params = envs::concat(
+      envs::data_params("case5"),
+      {
+          core::int_param("horizon", 48, 1, 100000, "steps per episode"),
+          core::float_param(
+              "dt_hours", 0.5, [](double x) { return x > 0 && x <= 24; }, "a number in (0, 24]",
+              "step length (h); must equal the data's"),
+          core::int_param("segments", 3, 1, 64, "offer segments per unit"),
+          core::float_param(
+              "max_markup", 2.0, [](double x) { return x >= 0 && x <= 10; }, "a number in [0, 10]",
+              "offer = base·(1 + m·max_markup), m = (a + 1)/2 ∈ [0, 1]"),
+          core::int_param("lmp_history", 4, 0, 48, "mean LMPs of past steps in each observation"),
+          core::float_param(
+              "ramp_fraction", 0.5, [](double x) { return x > 0 && x <= 1; }, "a number in (0, 1]",
+              "ramp limit per step as a share of pmax"),
+      });
+  e.splits = {"train", "iid", "demand_shift", "renewable_shock"};
+  e.make = make_gencos_env;
+  e.baselines = envs::named_baselines({"truthful", "no_control", "uniform_mid", "max_markup"},
+                                      "gencos task", gencos_baseline);
+  e.describe_data = [](const core::ParamTable& p) {
+    const data::Profile& prof = data::cached_profile(p.str("profile"));
+    std::ostringstream os;
+    os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();
+    return os.str();
+  };
+  return e;
+}
+
+const envs::Registrar kRegistrar{gencos_entry()};
+
+}  // namespace
+}  // namespace pz::tasks
