@@ -59,9 +59,9 @@ namespace {
 // One synthetic collection for `learner`: standard-normal observations and rewards, no episode
 // ends, zero costs. Returns the seconds spent in collect_act.
 double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core::Rng& rng) {
-  const size_t od = sp.obs_dim, k = sp.cost_names.size();
+  const size_t od = sp.obs_dim, k = sp.cost_names.size(), na = sp.n_agents();
   std::vector<float> obs(N * od), next(N * od), act(static_cast<size_t>(N) * sp.act_dim);
-  std::vector<float> rew(N), costs(N * k, 0.0f);
+  std::vector<float> rew(N * na), costs(N * k, 0.0f);  // rewards [N, n_agents]
   std::vector<uint8_t> zeros(N, 0);
   for (auto& x : next) x = static_cast<float>(rng.normal());
   double act_secs = 0;
@@ -74,6 +74,7 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
     act_secs += seconds_since(t0);
     core::StepView v;
     v.n = N, v.obs_dim = sp.obs_dim, v.act_dim = sp.act_dim, v.n_costs = static_cast<int>(k);
+    v.n_agents = static_cast<int>(na);
     v.t = t, v.obs = obs.data(), v.actions = act.data(), v.reward = rew.data();
     v.shaped_reward = rew.data(), v.costs = costs.data(), v.terminated = zeros.data();
     v.truncated = zeros.data(), v.final_obs = next.data(), v.next_obs = next.data();
@@ -108,7 +109,8 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) 
   r.samples_per_sec = static_cast<double>(updates) * T * N / update_secs;
   // Executed GEMM flops per sample and gradient step, for the actor and the critic: forward
   // 2·Σ in·out, weight gradients 2·Σ in·out, input gradients 2·Σ in·out over every layer but the
-  // first (dLoss/dx is never formed); each sample is seen n_epochs times.
+  // first (dLoss/dx is never formed); each sample is seen n_epochs times. A multi-agent sample is
+  // one row per agent through that agent's networks (its observation and action slices).
   auto mlp_macs = [&](int in, int out) {
     double m = 0;
     int prev = in;
@@ -119,8 +121,13 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) 
     return m + static_cast<double>(prev) * out;
   };
   const int h0 = cfg.hidden.empty() ? 0 : cfg.hidden[0];
-  const double first = cfg.hidden.empty() ? 0.0 : static_cast<double>(sp.obs_dim) * h0;
-  const double macs = mlp_macs(sp.obs_dim, sp.act_dim) + mlp_macs(sp.obs_dim, 1);
+  double first = 0, macs = 0;
+  auto add_agent = [&](int obs, int act) {
+    if (!cfg.hidden.empty()) first += static_cast<double>(obs) * h0;
+    macs += mlp_macs(obs, act) + mlp_macs(obs, 1);
+  };
+  if (sp.agents.empty()) add_agent(sp.obs_dim, sp.act_dim);
+  for (const auto& a : sp.agents) add_agent(a.obs.size, a.act.size);
   r.gflops = r.samples_per_sec * cfg.n_epochs * (6.0 * macs - 2.0 * 2.0 * first) / 1e9;
   r.threads = static_cast<int>(pool.size());
   r.act_us = 1e6 * act_secs / (static_cast<double>(updates) * T);

@@ -102,7 +102,8 @@ const std::vector<std::string>& scoreboard_specs() {
   // One bundled spec per task; a new task adds its spec here (rows are labelled by the spec's
   // experiment name, so no task id is spelled out in this file).
   static const std::vector<std::string> kSpecs = {
-      "experiments/quickstart.toml", "experiments/dso_ppo.toml", "experiments/tso_ppo_short.toml"};
+      "experiments/quickstart.toml", "experiments/dso_ppo.toml", "experiments/tso_ppo_short.toml",
+      "experiments/gencos_ippo_short.toml"};
   return kSpecs;
 }
 
