@@ -20,4 +20,9 @@ const Profile& cached_profile(const std::string& name) {
   return it->second;
 }
 
+std::string describe_profile(const std::string& name) {
+  const Profile& prof = cached_profile(name);
+  return "profile " + prof.path + " [" + prof.column + "]: " + prof.report.summary();
+}
+
 }  // namespace pz::data

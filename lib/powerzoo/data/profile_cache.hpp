@@ -11,4 +11,7 @@ namespace pz::data {
 /// or a bad file (see load_profile).
 const Profile& cached_profile(const std::string& name_or_path);
 
+/// One line for `powerzoo envs`: "profile PATH [COLUMN]: <load report>" of the cached profile.
+std::string describe_profile(const std::string& name_or_path);
+
 }  // namespace pz::data

@@ -1,6 +1,5 @@
 // Registers trans_grid: its [env] keys, its factory from a case and a demand profile, its data.
 #include <cmath>
-#include <sstream>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/profile_cache.hpp"
@@ -54,10 +53,7 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
 }
 
 std::string describe_trans_grid_data(const core::ParamTable& e) {
-  const data::Profile& prof = data::cached_profile(e.str("profile"));
-  std::ostringstream os;
-  os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();
-  return os.str();
+  return data::describe_profile(e.str("profile"));
 }
 
 EnvEntry trans_grid_entry() {

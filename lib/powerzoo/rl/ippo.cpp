@@ -86,6 +86,20 @@ struct IppoLearner::Impl {
         std::copy_n(src + static_cast<size_t>(i) * stride + offset(g.agents[k]), width,
                     &dst[(i * ag + k) * width]);
   }
+  // Each group acts on its agents' observation rows (n · A_g of them) and writes their actions
+  // back into the env's action rows; act_rows(learner, obs, rows, act) is the group's call.
+  template <class ActRows>
+  void act_by_group(const float* obs, int n, float* actions, ActRows act_rows) {
+    for (size_t g = 0; g < groups.size(); ++g) {
+      GroupBuffers& b = buf[g];
+      const AgentGroup& grp = groups[g];
+      gather_obs(grp, obs, n, b.obs);
+      const int rows = n * static_cast<int>(grp.agents.size());
+      b.act.resize(static_cast<size_t>(rows) * grp.act_dim);
+      act_rows(learners[g], b.obs.data(), rows, b.act.data());
+      scatter_act(grp, b.act.data(), n, actions);
+    }
+  }
   void gather_obs(const AgentGroup& g, const float* obs, int n, std::vector<float>& dst) const {
     gather(
         g, obs, n, obs_dim, g.obs_dim, [&](int a) { return agents[a].obs_offset; }, dst);
@@ -165,29 +179,15 @@ const std::vector<AgentGroup>& IppoLearner::groups() const { return impl_->group
 PpoLearner& IppoLearner::group_learner(int g) { return impl_->learners.at(g); }
 
 void IppoLearner::act(const float* obs, int n, core::Rng* rng, float* actions) {
-  Impl& s = *impl_;
-  for (size_t g = 0; g < s.groups.size(); ++g) {
-    GroupBuffers& b = s.buf[g];
-    const AgentGroup& grp = s.groups[g];
-    s.gather_obs(grp, obs, n, b.obs);
-    const int rows = n * static_cast<int>(grp.agents.size());
-    b.act.resize(static_cast<size_t>(rows) * grp.act_dim);
-    s.learners[g].act(b.obs.data(), rows, rng, b.act.data());
-    s.scatter_act(grp, b.act.data(), n, actions);
-  }
+  impl_->act_by_group(obs, n, actions, [&](PpoLearner& l, const float* o, int rows, float* a) {
+    l.act(o, rows, rng, a);
+  });
 }
 
 void IppoLearner::collect_act(const float* obs, int n, core::Rng& rng, float* actions) {
-  Impl& s = *impl_;
-  for (size_t g = 0; g < s.groups.size(); ++g) {
-    GroupBuffers& b = s.buf[g];
-    const AgentGroup& grp = s.groups[g];
-    s.gather_obs(grp, obs, n, b.obs);
-    const int rows = n * static_cast<int>(grp.agents.size());
-    b.act.resize(static_cast<size_t>(rows) * grp.act_dim);
-    s.learners[g].collect_act(b.obs.data(), rows, rng, b.act.data());
-    s.scatter_act(grp, b.act.data(), n, actions);
-  }
+  impl_->act_by_group(obs, n, actions, [&](PpoLearner& l, const float* o, int rows, float* a) {
+    l.collect_act(o, rows, rng, a);
+  });
 }
 
 void IppoLearner::observe(const core::StepView& st) {

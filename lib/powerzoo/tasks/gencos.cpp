@@ -216,10 +216,7 @@ envs::EnvEntry gencos_entry() {
   e.baselines = envs::named_baselines({"truthful", "no_control", "uniform_mid", "max_markup"},
                                       "gencos task", gencos_baseline);
   e.describe_data = [](const core::ParamTable& p) {
-    const data::Profile& prof = data::cached_profile(p.str("profile"));
-    std::ostringstream os;
-    os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();
-    return os.str();
+    return data::describe_profile(p.str("profile"));
   };
   return e;
 }

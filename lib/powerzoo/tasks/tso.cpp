@@ -237,10 +237,7 @@ envs::EnvEntry tso_entry() {
   e.make = make_tso_env;
   e.baselines = envs::named_baselines({"all_on", "merit_order"}, "tso task", tso_baseline);
   e.describe_data = [](const core::ParamTable& p) {
-    const data::Profile& prof = data::cached_profile(p.str("profile"));
-    std::ostringstream os;
-    os << "profile " << prof.path << " [" << prof.column << "]: " << prof.report.summary();
-    return os.str();
+    return data::describe_profile(p.str("profile"));
   };
   return e;
 }
