@@ -35,6 +35,22 @@ std::string parse_error(const std::string& text, const std::vector<std::string>&
 }  // namespace
 
 TEST_SUITE("exp_build") {
+  // Guards the bundled specs: every experiments/*.toml parses and builds its env on every split
+  // it evaluates, so a renamed key or a new check never leaves a shipped spec broken.
+  TEST_CASE("every bundled experiment spec loads and builds its env on its splits") {
+    namespace fs = std::filesystem;
+    int n = 0;
+    for (const auto& f : fs::directory_iterator(fs::path(PZ_SOURCE_DIR) / "experiments")) {
+      if (f.path().extension() != ".toml") continue;
+      CAPTURE(f.path().string());
+      const exp::Spec spec = exp::load_spec(f.path().string());
+      CHECK(exp::make_env(spec, spec.env.split) != nullptr);
+      for (const auto& split : spec.eval.splits) CHECK(exp::make_env(spec, split) != nullptr);
+      ++n;
+    }
+    CHECK(n >= 14);
+  }
+
   TEST_CASE("factory errors name the override or the line that set the key, once") {
     CHECK(build_error("", {"env.case=case55"})
               .starts_with("command line override 'env.case=case55': [env] case: expected a "
