@@ -1,5 +1,6 @@
-// Kill-and-resume: a run killed with SIGKILL at three moments and resumed with --resume produces
-// metric arrays and final parameters byte-identical to the same run never interrupted.
+// Kill-and-resume (PPO on case5, IPPO on the GenCos market): a run killed with SIGKILL and
+// resumed with --resume produces metric arrays and final parameters byte-identical to the same
+// run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -74,73 +75,117 @@ long long last_progress_step(const fs::path& csv) {
 using pz::test::datasets;
 using pz::test::timing_column;
 
+// Runs `spec_text` uninterrupted, then once per kill point: starts it, SIGKILLs it once its
+// progress passes the point, resumes it, and compares every metric column and the final
+// checkpoint's learner tensors with the uninterrupted run byte for byte. Returns how many kills
+// landed mid-run.
+int check_kill_and_resume(const std::string& tag, const std::string& spec_text, long long total,
+                          const std::vector<long long>& kill_points) {
+  const fs::path d = fs::temp_directory_path() / ("pz_" + tag + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string spec = (d / "spec.toml").string();
+  std::ofstream(spec) << spec_text;
+  const std::string ref = (d / "ref").string();
+  REQUIRE(wait_exit(spawn({kBin, "run", spec, "--quiet", "--out", ref})) == 0);
+  const std::string ref_h5 = ref + "/run.h5";
+  const auto train_cols = datasets(ref_h5, "metrics/train");
+  const auto eval_cols = datasets(ref_h5, "metrics/eval");
+  REQUIRE(train_cols.size() > 10);
+  REQUIRE(eval_cols.size() > 10);
+  const std::string last_ckpt = "/ckpt/step_" + std::to_string(total) + ".h5";
+  std::string ref_resolved;
+  const auto ref_ckpt = pz::io::read_checkpoint(ref + last_ckpt, &ref_resolved);
+
+  int killed_mid_run = 0;
+  for (long long kill_at : kill_points) {
+    CAPTURE(kill_at);
+    const std::string run = (d / ("k" + std::to_string(kill_at))).string();
+    const pid_t pid = spawn({kBin, "run", spec, "--quiet", "--out", run});
+    REQUIRE(pid > 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (last_progress_step(fs::path(run) / "progress.csv") < kill_at &&
+           std::chrono::steady_clock::now() < deadline) {
+      int st;
+      if (waitpid(pid, &st, WNOHANG) == pid) break;  // finished before we could kill it
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (kill(pid, SIGKILL) == 0) ++killed_mid_run;
+    wait_exit(pid);
+    // Resume (twice is harmless: the second finds the run complete).
+    REQUIRE(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "--out", run})) == 0);
+    const std::string h5 = run + "/run.h5";
+    for (const auto& cols : {train_cols, eval_cols}) {
+      for (const auto& c : cols) {
+        if (timing_column(c)) continue;
+        const auto a = pz::io::read_column(ref_h5, c);
+        const auto b = pz::io::read_column(h5, c);
+        CAPTURE(c);
+        REQUIRE(a.size() == b.size());
+        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+      }
+    }
+    std::string resolved;
+    const auto ck = pz::io::read_checkpoint(run + last_ckpt, &resolved);
+    CHECK(resolved == ref_resolved);
+    int compared = 0;
+    for (const auto& [name, v] : ref_ckpt.f32) {
+      if (name.rfind("learner/", 0) != 0) continue;
+      REQUIRE(ck.f32.count(name));
+      CHECK_MESSAGE(ck.f32.at(name) == v, name);
+      ++compared;
+    }
+    CHECK(compared > 6);
+    for (const auto& [name, v] : ref_ckpt.f64) {
+      if (name.rfind("learner/", 0) != 0) continue;
+      REQUIRE(ck.f64.count(name));
+      CHECK_MESSAGE(ck.f64.at(name) == v, name);
+    }
+    // keep_checkpoints = 2: only the last two periodic checkpoints remain.
+    int n_step_files = 0;
+    for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
+      n_step_files += e.path().filename().string().rfind("step_", 0) == 0;
+    CHECK(n_step_files == 2);
+  }
+  return killed_mid_run;
+}
+
+// IPPO on the GenCos market: five agents, one shared network, full-batch updates.
+const char* kIppoSpec = R"([experiment]
+name = "resume_ippo"
+seed = 5
+[env]
+task = "gencos"
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+algo = "ippo"
+total_steps = 27648
+rollout_length = 48
+hidden = [32, 32]
+normalize_rewards = true
+[ippo]
+sharing = "full"
+[eval]
+every_steps = 9216
+n_episodes = 4
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_resume") {
   TEST_CASE("SIGKILL at three moments, resume, and the run is byte-identical") {
-    const fs::path d = fs::temp_directory_path() / ("pz_resume_" + std::to_string(getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    const std::string spec = (d / "spec.toml").string();
-    std::ofstream(spec) << kSpec;
-    const std::string ref = (d / "ref").string();
-    REQUIRE(wait_exit(spawn({kBin, "run", spec, "--quiet", "--out", ref})) == 0);
-    const std::string ref_h5 = ref + "/run.h5";
-    const auto train_cols = datasets(ref_h5, "metrics/train");
-    const auto eval_cols = datasets(ref_h5, "metrics/eval");
-    REQUIRE(train_cols.size() > 10);
-    REQUIRE(eval_cols.size() > 10);
-    std::string ref_resolved;
-    const auto ref_ckpt = pz::io::read_checkpoint(ref + "/ckpt/step_184320.h5", &ref_resolved);
-
-    int killed_mid_run = 0;
-    for (long long kill_at : {30000LL, 95000LL, 160000LL}) {
-      CAPTURE(kill_at);
-      const std::string run = (d / ("k" + std::to_string(kill_at))).string();
-      const pid_t pid = spawn({kBin, "run", spec, "--quiet", "--out", run});
-      REQUIRE(pid > 0);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-      while (last_progress_step(fs::path(run) / "progress.csv") < kill_at &&
-             std::chrono::steady_clock::now() < deadline) {
-        int st;
-        if (waitpid(pid, &st, WNOHANG) == pid) break;  // finished before we could kill it
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-      if (kill(pid, SIGKILL) == 0) ++killed_mid_run;
-      wait_exit(pid);
-      // Resume (twice is harmless: the second finds the run complete).
-      REQUIRE(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "--out", run})) == 0);
-      const std::string h5 = run + "/run.h5";
-      for (const auto& cols : {train_cols, eval_cols}) {
-        for (const auto& c : cols) {
-          if (timing_column(c)) continue;
-          const auto a = pz::io::read_column(ref_h5, c);
-          const auto b = pz::io::read_column(h5, c);
-          CAPTURE(c);
-          REQUIRE(a.size() == b.size());
-          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-        }
-      }
-      std::string resolved;
-      const auto ck = pz::io::read_checkpoint(run + "/ckpt/step_184320.h5", &resolved);
-      CHECK(resolved == ref_resolved);
-      int compared = 0;
-      for (const auto& [name, v] : ref_ckpt.f32) {
-        if (name.rfind("learner/", 0) != 0) continue;
-        REQUIRE(ck.f32.count(name));
-        CHECK_MESSAGE(ck.f32.at(name) == v, name);
-        ++compared;
-      }
-      CHECK(compared > 6);
-      CHECK(ck.f64.at("learner/normalizer/mean") == ref_ckpt.f64.at("learner/normalizer/mean"));
-      // keep_checkpoints = 2: only the last two periodic checkpoints remain.
-      int n_step_files = 0;
-      for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
-        n_step_files += e.path().filename().string().rfind("step_", 0) == 0;
-      CHECK(n_step_files == 2);
-    }
     // On a loaded machine a run may finish before the kill; most kills must land mid-run.
-    CHECK(killed_mid_run >= 2);
+    CHECK(check_kill_and_resume("resume", kSpec, 184320, {30000, 95000, 160000}) >= 2);
+  }
+
+  TEST_CASE("a SIGKILLed IPPO run (GenCos, five agents) resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_ippo", kIppoSpec, 27648, {12000}) == 1);
   }
 
   TEST_CASE("resume refuses a different spec but accepts a larger budget") {
