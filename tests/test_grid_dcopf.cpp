@@ -340,6 +340,18 @@ TEST_SUITE("grid_dcopf") {
     CHECK(std::abs(k.objective - expect) < 1e-6);
     // Marginal unit is gen 3 at 30 $/MWh: uniform LMP.
     for (double lmp : k.bus_lam_p) CHECK(std::abs(lmp - 30.0) < 1e-6);
+
+    // Regression: a falling segment price (20, then 10 $/MWh) was solved as its convex hull and
+    // reported "optimal" with dispatch, LMPs and objective that disagreed; it is bad input.
+    c.gencost[4].coeffs = {0.0, 0.0, 200.0, 4000.0, 400.0, 6000.0};
+    try {
+      DcOpf bad(c);
+      FAIL("a non-convex piecewise-linear cost was accepted");
+    } catch (const pz::core::ConfigError& e) {
+      const std::string msg = e.what();
+      CHECK(msg.find("gen row 5") != std::string::npos);
+      CHECK(msg.find("found 20 then 10 $/MWh at 200 MW") != std::string::npos);
+    }
   }
 
   TEST_CASE("flows and angles agree with a DC power flow of the OPF dispatch, with a shifter") {

@@ -121,57 +121,6 @@ void DcOpf::Impl::build_angle_tree(int ref) {
   }
 }
 
-/// Checks the cost of in-service gen row g and sets its linear and quadratic coefficients; adds
-/// constant terms to const_cost and piecewise-linear gens (>= 2 points) to pwl_gens.
-void DcOpf::Impl::gen_cost_terms(int g, double& lin, double& quad, std::vector<int>& pwl_gens) {
-  const GenCost& gc = c.gencost[g];
-  if (gc.model == 2) {
-    const auto& k = gc.coeffs;
-    const size_t n = k.size();
-    for (size_t i = 0; i + 3 < n; ++i) {
-      if (k[i] != 0.0) {
-        throw core::ConfigError("case '" + c.name +
-                                "': expected gencost of degree <= 2 for "
-                                "DC-OPF, found degree " +
-                                std::to_string(n - 1 - i) + " on gen row " + std::to_string(g + 1));
-      }
-    }
-    if (n >= 1) const_cost += k[n - 1];
-    if (n >= 2) lin = k[n - 2];
-    if (n >= 3) quad = k[n - 3];
-    if (quad < 0) {
-      throw core::ConfigError("case '" + c.name +
-                              "': expected a convex gencost (quadratic "
-                              "coefficient >= 0) on gen row " +
-                              std::to_string(g + 1) + ", found " + std::to_string(quad));
-    }
-  } else if (gc.model == 1) {
-    const size_t np = gc.coeffs.size() / 2;
-    if (gc.coeffs.size() % 2 != 0 || np == 0) {
-      throw core::ConfigError("case '" + c.name +
-                              "': expected (x, y) pairs in piecewise-linear "
-                              "gencost of gen row " +
-                              std::to_string(g + 1));
-    }
-    if (np == 1) {
-      const_cost += gc.coeffs[1];
-    } else {
-      for (size_t i = 0; i + 1 < np; ++i) {
-        if (!(gc.coeffs[2 * i + 2] > gc.coeffs[2 * i])) {
-          throw core::ConfigError("case '" + c.name +
-                                  "': expected increasing x in piecewise-"
-                                  "linear gencost of gen row " +
-                                  std::to_string(g + 1));
-        }
-      }
-      pwl_gens.push_back(g);
-    }
-  } else {
-    throw core::ConfigError("case '" + c.name + "': expected gencost model 1 or 2 on gen row " +
-                            std::to_string(g + 1) + ", found " + std::to_string(gc.model));
-  }
-}
-
 /// Columns: PG of every in-service gen, then one epigraph column per piecewise-linear gen, then
 /// the balance slacks (unserved, spilled), fixed at 0 unless an override enables them.
 void DcOpf::Impl::build_columns(Columns& cols) {
