@@ -17,10 +17,12 @@ int cmd_eval(const Args& args) {
       "policy on evenly spaced episodes of a split. Writes a separate eval file (default:\n"
       "<run dir>/eval/<checkpoint>_<split>.h5); training outputs are never modified.\n\noptions");
   std::string split = "iid", out;
-  int episodes = 16, threads = 0;
-  opts.add_options()("help,h", "show this help")("split", po::value<std::string>(&split),
-                                                 "split to evaluate on: train, iid (default iid)")(
-      "episodes", po::value<int>(&episodes), "number of episodes (default 16)")(
+  int episodes = 0, threads = 0;
+  opts.add_options()("help,h", "show this help")(
+      "split", po::value<std::string>(&split),
+      "split to evaluate on: one of the env's splits (`powerzoo envs`; default iid)")(
+      "episodes", po::value<int>(&episodes),
+      "number of episodes (default: the run's eval.n_episodes)")(
       "out", po::value<std::string>(&out), "eval file to write")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
   po::variables_map vm;
@@ -28,7 +30,7 @@ int cmd_eval(const Args& args) {
   if (!parse_command(args, opts, vm, positional)) return 0;
   if (positional.size() != 1)
     throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
-  if (episodes < 1)
+  if (vm.count("episodes") && episodes < 1)
     throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
   if (threads < 0 || threads > 1024)
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
@@ -43,8 +45,8 @@ int cmd_eval(const Args& args) {
   const std::string& ckpt = r.checkpoint;
   const auto& m = r.metrics;
   out = r.eval_file;
-  std::cout << "eval of " << ckpt << " on split " << split << ", " << episodes
-            << (episodes == 1 ? " episode\n" : " episodes\n");
+  std::cout << "eval of " << ckpt << " on split " << split << ", " << r.episodes
+            << (r.episodes == 1 ? " episode\n" : " episodes\n");
   std::cout.precision(10);
   for (const auto& [k, v] : m) std::cout << "  " << k << " = " << v << "\n";
   std::cout << "eval file: " << out << std::endl;

@@ -93,6 +93,17 @@ TEST_SUITE("cli") {
     // The training run's last eval (same checkpoint, same episodes) agrees with `powerzoo eval`.
     const auto last = pz::io::read_column(f1, "metrics/eval/return_mean");
     CHECK(x1[0] == doctest::Approx(last.back()).epsilon(1e-12));
+    // Regression (fresh-user pass): without --episodes eval used 16, not the run's
+    // eval.n_episodes; a --split typo was blamed on a line of the checkpoint's stored spec.
+    const std::string ck = (d / "t1" / "ckpt" / "step_960.h5").string();
+    const auto e3 = sh(kBin + " eval " + ck + " --out " + (d / "e3.h5").string());
+    REQUIRE_MESSAGE(e3.code == 0, e3.out);
+    CHECK(e3.out.find("3 episodes") != std::string::npos);
+    const auto bad = sh(kBin + " eval " + ck + " --split iidd --out " + (d / "e4.h5").string());
+    CHECK(bad.code == 2);
+    CHECK(bad.out.find("--split: expected one of train, iid") != std::string::npos);
+    CHECK(bad.out.find("did you mean 'iid'") != std::string::npos);
+    CHECK_FALSE(fs::exists(d / "e4.h5"));
   }
 
   TEST_CASE("run.h5 is readable with Debian's python3-h5py") {

@@ -1,9 +1,13 @@
 // `powerzoo eval` logic: checkpoint → learner (by name, through rl::Learner) → eval file.
 #include "powerzoo/exp/eval_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/learners.hpp"
@@ -23,6 +27,20 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
   const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
+  // The split comes from the command line, so a wrong one is named as --split, not as a line of
+  // the checkpoint's stored spec.
+  const envs::EnvEntry& entry = env_entry(spec);
+  if (!entry.splits.empty() &&
+      std::find(entry.splits.begin(), entry.splits.end(), split) == entry.splits.end()) {
+    std::string list;
+    for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
+    const std::string dym = core::did_you_mean(split, entry.splits);
+    throw core::ConfigError("--split: expected one of " + list + " (the splits of " + entry.id +
+                            "), found '" + split + "'" +
+                            (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
+  }
+  const int episodes = opt.episodes > 0 ? opt.episodes : spec.eval.n_episodes;
+  res.episodes = episodes;
   auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
   const auto& esp = env->spec();
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
@@ -38,7 +56,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   }
   Trajectories traj;
   auto& m = res.metrics;
-  m = evaluate_with_reference(env, deterministic_policy(*learner), opt.episodes,
+  m = evaluate_with_reference(env, deterministic_policy(*learner), episodes,
                               static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
                               penalty, pool, &traj);
   const fs::path out(res.eval_file);
@@ -50,7 +68,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
                            {"checkpoint", fs::absolute(ckpt).string()},
                            {"split", split},
                            {"env_id", esp.id}},
-                          {{"seed", spec.experiment.seed}, {"n_episodes", opt.episodes}}, resolved);
+                          {{"seed", spec.experiment.seed}, {"n_episodes", episodes}}, resolved);
   auto it = sd.i64.find("counters/global_step");
   m["global_step"] =
       it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;

@@ -10,7 +10,7 @@ namespace pz::exp {
 struct EvalCommandOptions {
   std::string path;  ///< checkpoint file or run directory (RunDirectory::resolve_checkpoint)
   std::string split = "iid";  ///< split to evaluate on
-  int episodes = 16;          ///< evenly spaced episodes (>= 1)
+  int episodes = 0;           ///< evenly spaced episodes (0 = the checkpoint's eval.n_episodes)
   int threads = 0;            ///< worker threads (0 = all cores)
   std::string out;            ///< eval file ("" = <run dir>/eval/<checkpoint>_<split>.h5)
 };
@@ -19,6 +19,7 @@ struct EvalCommandResult {
   std::string checkpoint;                 ///< the checkpoint that was read
   std::string eval_file;                  ///< the file written
   std::map<std::string, double> metrics;  ///< the eval row (plus global_step of the checkpoint)
+  int episodes = 0;                       ///< episodes evaluated
 };
 
 /// Rebuilds the env and the learner from the checkpoint's resolved spec, loads the learner state,
