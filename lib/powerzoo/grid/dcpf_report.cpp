@@ -140,7 +140,7 @@ std::string dcopf_report(const Case& c, const DcOpfResult& r, bool json) {
              total_pg, total_pd, total_gs);
   std::string bl;
   for (int l : binding) bl += (bl.empty() ? "" : ", ") + std::to_string(l);
-  out += "binding branches: " + (bl.empty() ? std::string("none") : bl) + "\n\n";
+  out += "binding branches (rows): " + (bl.empty() ? std::string("none") : bl) + "\n\n";
   out += "Buses\n";
   out += fmt("%6s %4s %12s %12s %12s %14s\n", "bus", "type", "Pd (MW)", "Gs (MW)", "Va (deg)",
              "LMP ($/MWh)");
