@@ -1,5 +1,6 @@
-// Thread invariance of training: the learner's row blocks are fixed by the batch size and reduced
-// in block order, so a run with --threads 1, 2 or 3 writes byte-identical metrics and parameters.
+// Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
+// in block order, so a run with --threads 1, 2 or 3 (PPO on case5, IPPO on the GenCos market)
+// writes byte-identical metrics and parameters.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,50 +47,84 @@ checkpoint_every_steps = 15360
 using pz::test::datasets;
 using pz::test::timing_column;
 
+// Runs `spec_text` with --threads 1, 2 and 3 and compares every metric column and the final
+// checkpoint's learner tensors byte for byte.
+void check_thread_invariance(const std::string& tag, const char* spec_text, long long total) {
+  const fs::path d = fs::temp_directory_path() / ("pz_" + tag + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string spec = (d / "spec.toml").string();
+  std::ofstream(spec) << spec_text;
+  auto run = [&](int threads) {
+    const std::string out = (d / ("t" + std::to_string(threads))).string();
+    const std::string cmd = std::string(PZ_BINARY) + " run " + spec + " --quiet --threads " +
+                            std::to_string(threads) + " --out " + out;
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    return out;
+  };
+  const std::string ref = run(1);
+  const std::string ref_h5 = ref + "/run.h5";
+  std::vector<std::string> cols = datasets(ref_h5, "metrics/train");
+  const auto eval_cols = datasets(ref_h5, "metrics/eval");
+  cols.insert(cols.end(), eval_cols.begin(), eval_cols.end());
+  REQUIRE(cols.size() > 20);
+  const auto ref_ckpt =
+      pz::io::read_checkpoint(ref + "/ckpt/step_" + std::to_string(total) + ".h5", nullptr);
+  for (int threads : {2, 3}) {
+    CAPTURE(threads);
+    const std::string out = run(threads);
+    int compared = 0;
+    for (const auto& c : cols) {
+      if (timing_column(c)) continue;
+      const auto a = pz::io::read_column(ref_h5, c);
+      const auto b = pz::io::read_column(out + "/run.h5", c);
+      CAPTURE(c);
+      REQUIRE(a.size() == b.size());
+      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+      ++compared;
+    }
+    CHECK(compared > 20);
+    const auto ck =
+        pz::io::read_checkpoint(out + "/ckpt/step_" + std::to_string(total) + ".h5", nullptr);
+    for (const auto& [name, v] : ref_ckpt.f32) {
+      if (name.rfind("learner/", 0) != 0) continue;
+      REQUIRE(ck.f32.count(name));
+      CHECK_MESSAGE(ck.f32.at(name) == v, name);
+    }
+  }
+  fs::remove_all(d);
+}
+
+// IPPO on the GenCos market (five agents, one shared network, full batch): 16 envs, 4 updates.
+const char* kIppoSpec = R"([experiment]
+name = "threads_ippo"
+seed = 3
+[env]
+task = "gencos"
+[vec]
+n_envs = 16
+[ppo]
+algo = "ippo"
+total_steps = 3072
+rollout_length = 48
+hidden = [32, 32]
+normalize_rewards = true
+[eval]
+every_steps = 1536
+n_episodes = 8
+[output]
+trajectories = "none"
+checkpoint_every_steps = 3072
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_threads") {
   TEST_CASE("training with --threads 1, 2 and 3 is byte-identical") {
-    const fs::path d = fs::temp_directory_path() / ("pz_threads_" + std::to_string(getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    const std::string spec = (d / "spec.toml").string();
-    std::ofstream(spec) << kSpec;
-    auto run = [&](int threads) {
-      const std::string out = (d / ("t" + std::to_string(threads))).string();
-      const std::string cmd = std::string(PZ_BINARY) + " run " + spec + " --quiet --threads " +
-                              std::to_string(threads) + " --out " + out;
-      REQUIRE(std::system(cmd.c_str()) == 0);
-      return out;
-    };
-    const std::string ref = run(1);
-    const std::string ref_h5 = ref + "/run.h5";
-    std::vector<std::string> cols = datasets(ref_h5, "metrics/train");
-    const auto eval_cols = datasets(ref_h5, "metrics/eval");
-    cols.insert(cols.end(), eval_cols.begin(), eval_cols.end());
-    REQUIRE(cols.size() > 20);
-    const auto ref_ckpt = pz::io::read_checkpoint(ref + "/ckpt/step_15360.h5", nullptr);
-    for (int threads : {2, 3}) {
-      CAPTURE(threads);
-      const std::string out = run(threads);
-      int compared = 0;
-      for (const auto& c : cols) {
-        if (timing_column(c)) continue;
-        const auto a = pz::io::read_column(ref_h5, c);
-        const auto b = pz::io::read_column(out + "/run.h5", c);
-        CAPTURE(c);
-        REQUIRE(a.size() == b.size());
-        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-        ++compared;
-      }
-      CHECK(compared > 20);
-      const auto ck = pz::io::read_checkpoint(out + "/ckpt/step_15360.h5", nullptr);
-      for (const auto& [name, v] : ref_ckpt.f32) {
-        if (name.rfind("learner/", 0) != 0) continue;
-        REQUIRE(ck.f32.count(name));
-        CHECK_MESSAGE(ck.f32.at(name) == v, name);
-      }
-    }
-    fs::remove_all(d);
+    check_thread_invariance("threads", kSpec, 15360);
+  }
+
+  TEST_CASE("IPPO training on the GenCos market with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_ippo", kIppoSpec, 3072);
   }
 }
