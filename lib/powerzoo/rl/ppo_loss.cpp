@@ -151,53 +151,41 @@ void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
   const float* ve = ext_v.data();
 
   grow(col_r, T), grow(col_v, T), grow(col_vn, T), grow(col_a, T), grow(col_d, T), grow(col_t, T);
-  for (int j = 0; j < B; ++j) {
+  // GAE along env column j for one value head: per-step rewards reward_of(src), values v [T·B]
+  // (row t·B + j), bootstrap values v_extra [n_extra]; advantages and targets at off + t·B + j.
+  auto column = [&](int j, auto reward_of, const float* v, const float* v_extra, double gamma,
+                    size_t off) {
     for (int t = 0; t < T; ++t) {
       const size_t src = static_cast<size_t>(t) * N + cols[j];
       const size_t i = static_cast<size_t>(t) * B + j;
-      col_r[t] = r.rewards[src];
-      col_v[t] = values_mb[i];
+      col_r[t] = reward_of(src);
+      col_v[t] = v[i];
       col_d[t] = r.dones[src];
       col_t[t] = r.truncated[src];
       if (trunc_row[i] >= 0) {
-        col_vn[t] = ve[trunc_row[i]];
+        col_vn[t] = v_extra[trunc_row[i]];
       } else if (t + 1 < T) {
-        col_vn[t] = values_mb[i + B];
+        col_vn[t] = v[i + B];
       } else {
-        col_vn[t] = ve[j];
+        col_vn[t] = v_extra[j];
       }
     }
-    gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(), cfg.gamma,
+    gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(), gamma,
         cfg.gae_lambda, cfg.truncation, col_a.data());
     for (int t = 0; t < T; ++t) {
-      const size_t i = static_cast<size_t>(t) * B + j;
+      const size_t i = off + static_cast<size_t>(t) * B + j;
       adv[i] = col_a[t];
       targets[i] = static_cast<float>(double(col_v[t]) + double(col_a[t]));
     }
+  };
+  for (int j = 0; j < B; ++j) {
+    column(
+        j, [&](size_t src) { return r.rewards[src]; }, values_mb.data(), ve, cfg.gamma, 0);
     // Cost advantages by the same GAE (cost_gamma, same gae_lambda, same done/truncation rules).
     for (int c = 0; c < K; ++c) {
-      const float* vc = &cvals[c * tb];
-      const float* vce = ve + static_cast<size_t>(c + 1) * n_extra;
-      for (int t = 0; t < T; ++t) {
-        const size_t src = static_cast<size_t>(t) * N + cols[j];
-        const size_t i = static_cast<size_t>(t) * B + j;
-        col_r[t] = r.costs[src * K + c];
-        col_v[t] = vc[i];
-        if (trunc_row[i] >= 0) {
-          col_vn[t] = vce[trunc_row[i]];
-        } else if (t + 1 < T) {
-          col_vn[t] = vc[i + B];
-        } else {
-          col_vn[t] = vce[j];
-        }
-      }
-      gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(), cfg.cost_gamma,
-          cfg.gae_lambda, cfg.truncation, col_a.data());
-      for (int t = 0; t < T; ++t) {
-        const size_t i = (c + 1) * tb + static_cast<size_t>(t) * B + j;
-        adv[i] = col_a[t];
-        targets[i] = static_cast<float>(double(col_v[t]) + double(col_a[t]));
-      }
+      column(
+          j, [&](size_t src) { return r.costs[src * K + c]; }, &cvals[c * tb],
+          ve + static_cast<size_t>(c + 1) * n_extra, cfg.cost_gamma, (c + 1) * tb);
     }
   }
 }
