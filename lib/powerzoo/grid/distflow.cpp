@@ -161,28 +161,50 @@ RadialNetwork::RadialNetwork(const Case& c) {
 DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
                                     const std::vector<double>& q_mvar, double v_slack_pu,
                                     double tol, int max_iter, double va_slack_deg) const {
+  DistFlowWorkspace ws;
+  DistFlowResult res;
+  solve_into(p_mw, q_mvar, v_slack_pu, tol, max_iter, va_slack_deg, true, ws, res);
+  return res;
+}
+
+void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const double> q_mvar,
+                               double v_slack_pu, double tol, int max_iter, double va_slack_deg,
+                               bool want_angles, DistFlowWorkspace& work,
+                               DistFlowResult& res) const {
   const int nb = n_bus();
   const int nl = n_branch();
-  DistFlowResult res;
+  res.iterations = 0;
+  res.converged = false;
+  res.total_losses_mw = 0;
   res.bus_vm_pu.assign(nb, std::isfinite(v_slack_pu) ? v_slack_pu : 0.0);
   res.bus_va_deg.assign(nb, va_slack_deg);
   res.branch_pf_mw.assign(nl, 0);
   res.branch_qf_mvar.assign(nl, 0);
   res.branch_pt_mw.assign(nl, 0);
   res.branch_qt_mvar.assign(nl, 0);
-  if (static_cast<int>(p_mw.size()) != nb || static_cast<int>(q_mvar.size()) != nb) return res;
-  if (!(v_slack_pu > 0) || !std::isfinite(v_slack_pu) || !std::isfinite(va_slack_deg)) return res;
-  std::vector<double> p(nb), q(nb);
+  if (static_cast<int>(p_mw.size()) != nb || static_cast<int>(q_mvar.size()) != nb) return;
+  if (!(v_slack_pu > 0) || !std::isfinite(v_slack_pu) || !std::isfinite(va_slack_deg)) return;
+  std::vector<double>& p = work.p;
+  std::vector<double>& q = work.q;
+  p.resize(nb);
+  q.resize(nb);
   for (int i = 0; i < nb; ++i) {
-    if (!std::isfinite(p_mw[i]) || !std::isfinite(q_mvar[i])) return res;
+    if (!std::isfinite(p_mw[i]) || !std::isfinite(q_mvar[i])) return;
     p[i] = p_mw[i] / base_mva_;
     q[i] = q_mvar[i] / base_mva_;
   }
 
   const double w0 = v_slack_pu * v_slack_pu;
-  std::vector<double> w(nb, w0);
-  std::vector<double> sp(nb), sq(nb);  // demand seen at each bus
-  std::vector<double> pin(nl, 0), qin(nl, 0), pout(nl, 0), qout(nl, 0);
+  std::vector<double>& w = work.w;
+  w.assign(nb, w0);
+  std::vector<double>&sp = work.sp, &sq = work.sq;  // demand seen at each bus
+  sp.resize(nb);
+  sq.resize(nb);
+  std::vector<double>&pin = work.pin, &qin = work.qin, &pout = work.pout, &qout = work.qout;
+  pin.assign(nl, 0);
+  qin.assign(nl, 0);
+  pout.assign(nl, 0);
+  qout.assign(nl, 0);
 
   // π-section end voltage² of branch k at bus i (from end behind the transformer).
   auto wend = [&](int k, int i, const std::vector<double>& wv) {
@@ -216,7 +238,8 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
   };
 
   // Forward sweep: new voltages from w and the branch flows; returns max |Δw| (NaN on collapse).
-  std::vector<double> wn(nb, w0);
+  std::vector<double>& wn = work.wn;
+  wn.assign(nb, w0);
   auto forward = [&]() {
     wn[ref_] = w0;
     double dmax = 0;
@@ -260,15 +283,26 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
   if (ok && !backward()) ok = false;
   res.converged = ok && conv;
 
+  write_result(work, want_angles, res);
+}
+
+// Voltages, angles (if wanted), branch end flows and losses of the converged sweep in `work`.
+void RadialNetwork::write_result(const DistFlowWorkspace& work, bool want_angles,
+                                 DistFlowResult& res) const {
+  const int nb = n_bus();
+  const int nl = n_branch();
+  const std::vector<double>&w = work.w, &sp = work.sp, &sq = work.sq;
+  const std::vector<double>&pin = work.pin, &qin = work.qin, &pout = work.pout;
+  auto wend = [&](int k, int i) { return i == from_[k] ? w[i] / (tap_[k] * tap_[k]) : w[i]; };
   const double deg = 180.0 / std::numbers::pi;
   for (int i = 0; i < nb; ++i) res.bus_vm_pu[i] = std::sqrt(std::max(w[i], 0.0));
   // Angles: V'_j·conj(V'_s) = w'_s − (r P_in + x Q_in) − j(x P_in − r Q_in) across the series
   // element; the from end's internal angle is θ_from − shift.
-  for (int idx = 1; idx < nb; ++idx) {
+  for (int idx = 1; want_angles && idx < nb; ++idx) {
     const int j = order_[idx];
     const int k = parent_branch_[j];
     const int s = parent_[j];
-    const double ws = wend(k, s, w);
+    const double ws = wend(k, s);
     const double d =
         std::atan2(-(x_[k] * pin[k] - r_[k] * qin[k]), ws - (r_[k] * pin[k] + x_[k] * qin[k])) *
         deg;
@@ -281,7 +315,7 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
     const int s = send_[k];
     const int j = recv_[k];
     const double ps = pin[k] * base_mva_;
-    const double qs = (qin[k] - 0.5 * b_[k] * wend(k, s, w)) * base_mva_;
+    const double qs = (qin[k] - 0.5 * b_[k] * wend(k, s)) * base_mva_;
     const double pr = -sp[j] * base_mva_;
     const double qr = -sq[j] * base_mva_;
     if (s == from_[k]) {
@@ -298,7 +332,6 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
     loss += (pin[k] - pout[k]) * base_mva_;
   }
   res.total_losses_mw = loss;
-  return res;
 }
 
 DistFlowResult solve_case(const Case& c, double tol, int max_iter) {
