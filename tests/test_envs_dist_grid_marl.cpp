@@ -1,11 +1,13 @@
 // DistGrid with Battery / Renewable / FlexLoad bundles and its multi-agent view (the DERs task's
 // env): a step's P and Q injections satisfy the branch-flow equations at every bus and branch,
 // BFS neighbour lists hand-checked on case141, agent order, the local observation layout, the team
-// reward and a save/load round trip.
+// reward, a save/load round trip, and no heap allocation in a step.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 #include <vector>
 
 #include "powerzoo/envs/dist_grid.hpp"
@@ -14,6 +16,21 @@
 #include "powerzoo/grid/case.hpp"
 
 using namespace pz;
+
+namespace {
+// Heap allocations made by this thread while counting (the replaceable global operator new below
+// counts them; it serves the whole test binary and otherwise only forwards to malloc).
+thread_local bool g_counting = false;
+thread_local long g_allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting) ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -288,5 +305,26 @@ TEST_SUITE("envs_dist_grid_marl") {
       CHECK(obs == obs2);
       CHECK(costs == costs2);
     }
+  }
+
+  // Regression guard of the hot path (DistFlow on 141 buses, ×N envs per vector step): after the
+  // first step sized the state's scratch buffers, a step and a reset allocate nothing.
+  TEST_CASE("a step and a reset allocate no heap memory once the buffers are sized") {
+    const auto env = ders_env();
+    const auto& sp = env->spec();
+    core::Rng rng(8, 0);
+    std::vector<float> obs(sp.obs_dim), costs(3);
+    const std::vector<float> act = busy_action(sp);
+    auto st = env->make_state();
+    envs::Info info;
+    env->reset(*st, rng, obs, {1, 30});
+    env->step(*st, act, rng, obs, costs, &info);
+    g_allocations = 0;
+    g_counting = true;
+    for (int t = 1; t < 48; ++t) env->step(*st, act, rng, obs, costs, &info);
+    env->reset(*st, rng, obs, {2, 30});
+    env->step(*st, act, rng, obs, costs, &info);
+    g_counting = false;
+    CHECK(g_allocations == 0);
   }
 }

@@ -257,7 +257,10 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
       out.cost_continuous += std::max(v - p_.v_max, 0.0) + std::max(p_.v_min - v, 0.0);
     }
     for (int i = 0; i < n_lines(); ++i) {
-      const double sf = std::hypot(s.p_line_mw[i], s.q_line_mvar[i]);
+      // |S| only near or above the rating (most lines are far below it, 1e6 when unlimited).
+      const double p = s.p_line_mw[i], q = s.q_line_mvar[i];
+      if (p * p + q * q < 0.99 * cap_[i] * cap_[i]) continue;
+      const double sf = std::hypot(p, q);
       out.n_thermal += sf > cap_[i];
       out.cost_continuous += std::max(sf - cap_[i], 0.0);
     }

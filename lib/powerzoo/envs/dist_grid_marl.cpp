@@ -18,6 +18,7 @@ const std::vector<std::string> kSums = {
     "mean_p_loss_mw",         "total_loss_mwh", "voltage_violation_steps",
     "voltage_violation_rate", "total_cost",     "total_cost_continuous"};
 
+// Names of the per-type action statistics (action_stats writes them in this order).
 std::vector<std::string> stat_names(DeviceType t) {
   switch (t) {
     case DeviceType::kBattery:
@@ -242,7 +243,7 @@ void DistGridMarl::action_stats(const DistGrid::GridState& s, double* sums) cons
         break;
     }
     if (n == 0) continue;
-    const int m = static_cast<int>(stat_names(t).size());
+    const int m = t == DeviceType::kBattery ? 4 : t == DeviceType::kRenewable ? 3 : 2;
     for (int j = 0; j < m; ++j) sums[k++] = acc[j] / (n * h);
   }
 }

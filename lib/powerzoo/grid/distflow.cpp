@@ -150,6 +150,13 @@ RadialNetwork::RadialNetwork(const Case& c) {
       queue.push_back(v);
     }
   }
+  edges_.clear();
+  for (int idx = 1; idx < nb; ++idx) {
+    const int j = order_[idx], k = parent_branch_[j];
+    const double tap = tap_[k];
+    edges_.push_back(Edge{j, parent_[j], k, r_[k], x_[k], r_[k] * r_[k] + x_[k] * x_[k],
+                          0.5 * b_[k], tap, tap * tap, j == from_[k], parent_[j] == from_[k]});
+  }
   for (int i = 0; i < nb; ++i) {
     if (!seen[i])
       throw ConfigError(case_label(c) + ": bus " + std::to_string(c.bus[i].id) +
@@ -176,20 +183,32 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   res.iterations = 0;
   res.converged = false;
   res.total_losses_mw = 0;
-  res.bus_vm_pu.assign(nb, std::isfinite(v_slack_pu) ? v_slack_pu : 0.0);
-  res.bus_va_deg.assign(nb, va_slack_deg);
-  res.branch_pf_mw.assign(nl, 0);
-  res.branch_qf_mvar.assign(nl, 0);
-  res.branch_pt_mw.assign(nl, 0);
-  res.branch_qt_mvar.assign(nl, 0);
-  if (static_cast<int>(p_mw.size()) != nb || static_cast<int>(q_mvar.size()) != nb) return;
-  if (!(v_slack_pu > 0) || !std::isfinite(v_slack_pu) || !std::isfinite(va_slack_deg)) return;
+  const double v_fill = std::isfinite(v_slack_pu) ? v_slack_pu : 0.0;
+  // Only a call that returns before the sweeps leaves these defaults; write_result overwrites
+  // every entry otherwise (a reused result then costs no fill).
+  auto defaults = [&] {
+    res.bus_vm_pu.assign(nb, v_fill);
+    res.bus_va_deg.assign(nb, va_slack_deg);
+    for (auto* v : {&res.branch_pf_mw, &res.branch_qf_mvar, &res.branch_pt_mw, &res.branch_qt_mvar})
+      v->assign(nl, 0.0);
+  };
+  bool ok_input = static_cast<int>(p_mw.size()) == nb && static_cast<int>(q_mvar.size()) == nb &&
+                  v_slack_pu > 0 && std::isfinite(v_slack_pu) && std::isfinite(va_slack_deg);
+  for (int i = 0; ok_input && i < nb; ++i)
+    ok_input = std::isfinite(p_mw[i]) && std::isfinite(q_mvar[i]);
+  if (!ok_input) {
+    defaults();
+    return;
+  }
+  if (static_cast<int>(res.bus_vm_pu.size()) != nb ||
+      static_cast<int>(res.branch_pf_mw.size()) != nl)
+    defaults();
+  if (!want_angles) std::fill(res.bus_va_deg.begin(), res.bus_va_deg.end(), va_slack_deg);
   std::vector<double>& p = work.p;
   std::vector<double>& q = work.q;
   p.resize(nb);
   q.resize(nb);
   for (int i = 0; i < nb; ++i) {
-    if (!std::isfinite(p_mw[i]) || !std::isfinite(q_mvar[i])) return;
     p[i] = p_mw[i] / base_mva_;
     q[i] = q_mvar[i] / base_mva_;
   }
@@ -200,15 +219,22 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   std::vector<double>&sp = work.sp, &sq = work.sq;  // demand seen at each bus
   sp.resize(nb);
   sq.resize(nb);
+  // Indexed by branch row; every in-service row is written by the first backward sweep.
   std::vector<double>&pin = work.pin, &qin = work.qin, &pout = work.pout, &qout = work.qout;
-  pin.assign(nl, 0);
-  qin.assign(nl, 0);
-  pout.assign(nl, 0);
-  qout.assign(nl, 0);
-
-  // π-section end voltage² of branch k at bus i (from end behind the transformer).
-  auto wend = [&](int k, int i, const std::vector<double>& wv) {
-    return i == from_[k] ? wv[i] / (tap_[k] * tap_[k]) : wv[i];
+  if (static_cast<int>(pin.size()) != nl) {
+    pin.assign(nl, 0);
+    qin.assign(nl, 0);
+    pout.assign(nl, 0);
+    qout.assign(nl, 0);
+  }
+  // The tree edges in BFS order (edges_[idx − 1] is bus order_[idx] and its parent branch): one
+  // contiguous record each, so a sweep reads no index chains. π-section end voltage² of the
+  // edge's ends: behind the transformer (÷ tap²) at the branch's from end.
+  auto w_recv = [](const Edge& e, const std::vector<double>& wv) {
+    return e.recv_is_from ? wv[e.recv] / e.tap2 : wv[e.recv];
+  };
+  auto w_send = [](const Edge& e, const std::vector<double>& wv) {
+    return e.send_is_from ? wv[e.send] / e.tap2 : wv[e.send];
   };
 
   // Backward sweep with voltages w: fills sp/sq, pin/qin, pout/qout. False on non-finite values.
@@ -217,21 +243,20 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
       sp[i] = p[i] + gs_[i] * w[i];
       sq[i] = q[i] - bs_[i] * w[i];
     }
-    for (int idx = nb - 1; idx >= 1; --idx) {
-      const int j = order_[idx];
-      const int k = parent_branch_[j];
-      const int s = parent_[j];
-      const double wr = wend(k, j, w);
-      const double ws = wend(k, s, w);
+    for (int idx = nb - 2; idx >= 0; --idx) {
+      const Edge& e = edges_[idx];
+      const int j = e.recv, s = e.send, k = e.branch;
+      const double wr = w_recv(e, w);
+      const double ws = w_send(e, w);
       const double po = sp[j];
-      const double qo = sq[j] - 0.5 * b_[k] * wr;
+      const double qo = sq[j] - e.half_b * wr;
       const double i2 = (po * po + qo * qo) / wr;
       pout[k] = po;
       qout[k] = qo;
-      pin[k] = po + r_[k] * i2;
-      qin[k] = qo + x_[k] * i2;
+      pin[k] = po + e.r * i2;
+      qin[k] = qo + e.x * i2;
       sp[s] += pin[k];
-      sq[s] += qin[k] - 0.5 * b_[k] * ws;
+      sq[s] += qin[k] - e.half_b * ws;
       if (!std::isfinite(pin[k]) || !std::isfinite(qin[k])) return false;
     }
     return true;
@@ -243,16 +268,14 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   auto forward = [&]() {
     wn[ref_] = w0;
     double dmax = 0;
-    for (int idx = 1; idx < nb; ++idx) {
-      const int j = order_[idx];
-      const int k = parent_branch_[j];
-      const int s = parent_[j];
-      const double ws = wend(k, s, wn);
-      const double z2 = r_[k] * r_[k] + x_[k] * x_[k];
-      const double wr = ws - 2.0 * (r_[k] * pin[k] + x_[k] * qin[k]) +
-                        z2 * (pin[k] * pin[k] + qin[k] * qin[k]) / ws;
+    for (int idx = 0; idx < nb - 1; ++idx) {
+      const Edge& e = edges_[idx];
+      const int j = e.recv, k = e.branch;
+      const double ws = w_send(e, wn);
+      const double wr = ws - 2.0 * (e.r * pin[k] + e.x * qin[k]) +
+                        e.z2 * (pin[k] * pin[k] + qin[k] * qin[k]) / ws;
       if (!(wr > 0) || !std::isfinite(wr)) return std::nan("");
-      wn[j] = j == from_[k] ? wr * tap_[k] * tap_[k] : wr;
+      wn[j] = e.recv_is_from ? wr * e.tap * e.tap : wr;
       dmax = std::max(dmax, std::abs(wn[j] - w[j]));
     }
     return dmax;
@@ -283,6 +306,7 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   if (ok && !backward()) ok = false;
   res.converged = ok && conv;
 
+  if (want_angles) res.bus_va_deg[ref_] = va_slack_deg;
   write_result(work, want_angles, res);
 }
 
@@ -311,7 +335,10 @@ void RadialNetwork::write_result(const DistFlowWorkspace& work, bool want_angles
   }
   double loss = 0;
   for (int k = 0; k < nl; ++k) {
-    if (!active_[k]) continue;
+    if (!active_[k]) {
+      res.branch_pf_mw[k] = res.branch_qf_mvar[k] = res.branch_pt_mw[k] = res.branch_qt_mvar[k] = 0;
+      continue;
+    }
     const int s = send_[k];
     const int j = recv_[k];
     const double ps = pin[k] * base_mva_;

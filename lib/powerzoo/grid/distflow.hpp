@@ -80,6 +80,14 @@ class RadialNetwork {
  private:
   void write_result(const DistFlowWorkspace& work, bool want_angles, DistFlowResult& res) const;
 
+  /// A tree edge: bus `recv` fed from its parent `send` through branch row `branch`.
+  struct Edge {
+    int recv, send, branch;
+    double r, x, z2, half_b, tap, tap2;  // z2 = r² + x², half_b = b/2, tap2 = tap·tap
+    bool recv_is_from, send_is_from;     // which end of the branch row each bus is
+  };
+  std::vector<Edge> edges_;  // [n_bus − 1] in BFS order (edges_[i] is order()[i + 1])
+
   double base_mva_ = 100;
   int ref_ = 0;
   std::vector<int> from_, to_;  // [n_branch] bus positions
