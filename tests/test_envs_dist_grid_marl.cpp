@@ -275,6 +275,8 @@ TEST_SUITE("envs_dist_grid_marl") {
       }
       CHECK(info.sums[0] == doctest::Approx(s.loss_mw / 48));
       CHECK(info.sums[2] == (nv > 0 ? 1.0 : 0.0));
+      CHECK(info.sums[4] == nv);  // total_cost: violations counted (no line has a rating)
+      CHECK(info.sums[5] == doctest::Approx(cc).epsilon(1e-12));
       CHECK(r.truncated == (t == 47));
     }
     CHECK(worst_cc > 0);  // the tightened band is left on this day

@@ -43,7 +43,8 @@ struct DistGridMarlParams {
 /// (Step::shaped_reward, agent_shaped) subtracts voltage_penalty·cost_continuous when > 0.
 /// Costs: the grid's [voltage_violation, thermal_overload, resource].
 /// Episode sums (Info::sums): mean_p_loss_mw, total_loss_mwh, voltage_violation_steps,
-/// voltage_violation_rate, total_cost (Σ of the three costs), total_cost_continuous, and per
+/// voltage_violation_rate, total_cost (Σ voltage_violation + thermal_overload, the reference
+/// DistGridEnv's episode count of violations), total_cost_continuous, and per
 /// present type the mean over steps and devices of its applied commands: battery p_mean,
 /// p_abs_mean (P/P_rated), q_mean, q_abs_mean (Q/S); renewable curtail_mean (curtailed
 /// fraction), q_mean, q_abs_mean (Q/S); flexload curtail_mean, shift_mean (of their caps), named
