@@ -144,6 +144,9 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng)
   s.groups = ippo_groups(s.agents, ctx.ippo.sharing, ctx.obs_dim, ctx.act_dim);
   PpoConfig cfg = ctx.ppo;
   cfg.algo = Algo::kPpo;
+  // A group's agents may have different action boxes; the Beta policy maps one box per network.
+  if (cfg.policy == Policy::kBeta)
+    throw core::ConfigError("ippo supports the Gaussian policy only, found policy = \"beta\"");
   if (ctx.ippo.full_batch) {
     cfg.n_minibatches = 1;
     cfg.normalize_advantages = false;

@@ -47,6 +47,8 @@ std::string algo_name(Algo algo) {
       return "saute_ppo";
     case Algo::kIppo:
       return "ippo";
+    case Algo::kSac:
+      return "sac";
   }
   return "ppo";
 }
