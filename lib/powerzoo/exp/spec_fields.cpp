@@ -106,7 +106,8 @@ const Names<rl::Squash> kSquash = {{"none", rl::Squash::kNone}, {"tanh", rl::Squ
 const Names<rl::Algo> kAlgo = {{"ppo", rl::Algo::kPpo},
                                {"ppo_lagrangian", rl::Algo::kPpoLagrangian},
                                {"saute_ppo", rl::Algo::kSautePpo},
-                               {"ippo", rl::Algo::kIppo}};
+                               {"ippo", rl::Algo::kIppo},
+                               {"sac", rl::Algo::kSac}};
 const Names<rl::Policy> kPolicy = {{"gaussian", rl::Policy::kGaussian},
                                    {"beta", rl::Policy::kBeta}};
 const Names<rl::Activation> kActivation = {{"relu", rl::Activation::kRelu},
