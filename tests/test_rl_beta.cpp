@@ -266,6 +266,13 @@ TEST_SUITE("rl_beta") {
   }
 
   TEST_CASE("policy = \"beta\" on an unbounded action box is refused before anything is written") {
+    const auto ok = pz::exp::parse_spec("[ppo]\npolicy = \"beta\"\n", "b.toml");
+    CHECK(ok.ppo.policy == pz::rl::Policy::kBeta);
+    CHECK(pz::exp::parse_spec(pz::exp::to_toml(ok), "x").ppo.policy == pz::rl::Policy::kBeta);
+    CHECK_THROWS_WITH_AS(
+        pz::exp::parse_spec("[ppo]\npolicy = \"beta\"\nsquash = \"tanh\"\n", "b.toml"),
+        doctest::Contains("b.toml:3: [ppo] squash: the Beta policy is bounded by construction"),
+        pz::core::ConfigError);
     const auto spec = pz::exp::parse_spec(
         "[env]\nid = \"test_target\"\nunbounded = true\n[ppo]\npolicy = \"beta\"\n", "b.toml");
     pz::exp::TrainOptions opt;
@@ -274,6 +281,15 @@ TEST_SUITE("rl_beta") {
     CHECK_THROWS_WITH_AS(pz::exp::train(spec, opt),
                          "b.toml:5: [ppo] policy = \"beta\": expected an env with a bounded action "
                          "box, found action 0 of test_target in [-inf, inf]",
+                         pz::core::ConfigError);
+    CHECK_FALSE(std::filesystem::exists(opt.out_dir));
+    // IPPO groups may mix action boxes: the Beta policy is refused there, naming the key.
+    const auto ippo = pz::exp::parse_spec(
+        "[env]\nid = \"test_target\"\nagents = 2\n[ppo]\nalgo = \"ippo\"\npolicy = \"beta\"\n",
+        "i.toml");
+    CHECK_THROWS_WITH_AS(pz::exp::train(ippo, opt),
+                         "i.toml:6: [ppo] policy = \"beta\": ippo supports the Gaussian policy "
+                         "only (expected \"gaussian\")",
                          pz::core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }

@@ -51,6 +51,10 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
                         "[safety] thresholds: saute_ppo needs one budget > 0 per constraint "
                         "(a zero budget makes every reward the unsafe reward)");
   }
+  if (s.ppo.policy == rl::Policy::kBeta && s.ppo.squash != rl::Squash::kNone)
+    throw ConfigError(v.at("ppo.squash") +
+                      "[ppo] squash: the Beta policy is bounded by construction; expected \"none\" "
+                      "with policy = \"beta\", found \"tanh\"");
   if (s.ppo.algo == rl::Algo::kSac) {
     // SAC reads [sac] and a few [ppo] keys; these would be silently unused or contradict it.
     if (s.ppo.policy == rl::Policy::kBeta)
