@@ -1,6 +1,7 @@
 // Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
-// in block order, so a run with --threads 1, 2 or 3 (PPO on case5, IPPO on the GenCos market,
-// typed IPPO and IPPO-Lagrangian on the DERs task) writes byte-identical metrics and parameters.
+// in block order, so a run with --threads 1, 2 or 3 (PPO and SAC on case5, IPPO on the GenCos
+// market, typed IPPO and IPPO-Lagrangian on the DERs task) writes byte-identical metrics and
+// parameters.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,6 +154,34 @@ std::string ders_lagrangian_spec() {
   return s;
 }
 
+// SAC on case5: 16 envs, batches of 256 (4 row blocks), 2 gradient steps per vector step once
+// 1024 transitions were stored; act on 16 rows, eval on 16 episodes.
+const char* kSacSpec = R"([experiment]
+name = "threads_sac"
+seed = 4
+[env]
+case = "case5"
+horizon = 48
+reward_scale = 1e-4
+[vec]
+n_envs = 16
+[ppo]
+algo = "sac"
+total_steps = 6144
+rollout_length = 48
+hidden = [64, 64]
+[sac]
+learning_starts = 1024
+num_epochs = 2
+[reward]
+penalty = { power_balance = 0.02, thermal_overload = 0.02 }
+[eval]
+every_steps = 2304
+n_episodes = 16
+[output]
+checkpoint_every_steps = 6144
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_threads") {
@@ -170,5 +199,9 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("typed IPPO-Lagrangian on the DERs task with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_ders_lag", ders_lagrangian_spec().c_str(), 1152);
+  }
+
+  TEST_CASE("SAC training on case5 with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_sac", kSacSpec, 6144);
   }
 }

@@ -41,7 +41,9 @@ double sgemm_peak_gflops(int m, int n, int k, double seconds) {
 
 GemmShape learner_gemm_shape(const Spec& spec) {
   GemmShape g;
-  g.m = spec.ppo.rollout_length * spec.vec.n_envs / std::max(spec.ppo.n_minibatches, 1);
+  g.m = spec.ppo.algo == rl::Algo::kSac
+            ? spec.sac.batch_size
+            : spec.ppo.rollout_length * spec.vec.n_envs / std::max(spec.ppo.n_minibatches, 1);
   for (int h : spec.ppo.hidden) g.n = std::max(g.n, h);
   g.k = g.n;
   return g;
@@ -102,8 +104,9 @@ const std::vector<std::string>& scoreboard_specs() {
   // One bundled spec per task; a new task adds its spec here (rows are labelled by the spec's
   // experiment name, so no task id is spelled out in this file).
   static const std::vector<std::string> kSpecs = {
-      "experiments/quickstart.toml", "experiments/dso_ppo.toml", "experiments/tso_ppo_short.toml",
-      "experiments/gencos_ippo_short.toml", "experiments/ders_ippo_short.toml"};
+      "experiments/quickstart.toml",      "experiments/dso_ppo.toml",
+      "experiments/tso_ppo_short.toml",   "experiments/gencos_ippo_short.toml",
+      "experiments/ders_ippo_short.toml", "experiments/case5_sac.toml"};
   return kSpecs;
 }
 

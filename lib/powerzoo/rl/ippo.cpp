@@ -176,6 +176,9 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool la
   s.groups = ippo_groups(s.agents, ctx.ippo.sharing, ctx.obs_dim, ctx.act_dim);
   PpoConfig cfg = ctx.ppo;
   cfg.algo = lagrangian ? Algo::kPpoLagrangian : Algo::kPpo;
+  // A group's agents may have different action boxes; the Beta policy maps one box per network.
+  if (cfg.policy == Policy::kBeta)
+    throw core::ConfigError("ippo supports the Gaussian policy only, found policy = \"beta\"");
   if (ctx.ippo.full_batch) {
     // The reference's IPPO does not normalize advantages; its Lagrangian variant normalizes
     // A_R and each A_C over the batch (here: each group's full batch).

@@ -40,6 +40,7 @@ void PpoLearner::set_context(const std::string& name, const LearnerContext& ctx)
   c.ro.resize(impl_->cfg.rollout_length, ctx.n_envs, impl_->obs_dim, impl_->act_dim,
               impl_->n_costs);
   c.t = 0;
+  if (!ctx.act_low.empty() || !ctx.act_high.empty()) set_action_box(ctx.act_low, ctx.act_high);
   set_pool(ctx.pool);
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "powerzoo/core/acting.hpp"
@@ -44,9 +45,12 @@ class RolloutCollector {
 
   /// `steps` vector steps from the env's current state (no reset). Exploration noise comes from
   /// `rng` (passed to collect_act). global_step = env transitions before this call (error
-  /// messages, StepView::global_step). Throws core::RunError on a non-finite observation or
-  /// shaped reward, naming the env and the global step.
-  CollectStats collect(core::Actor& actor, core::Rng& rng, int steps, long long global_step);
+  /// messages, StepView::global_step). With `between` set, calls it after every `every` vector
+  /// steps (an off-policy learner's update; `every` must divide `steps`); its time is not part
+  /// of CollectStats::seconds. Throws core::RunError on a non-finite observation or shaped
+  /// reward, naming the env and the global step; core::ConfigError if `every` does not divide.
+  CollectStats collect(core::Actor& actor, core::Rng& rng, int steps, long long global_step,
+                       int every = 0, const std::function<void()>& between = {});
 
   /// The latest collection (empty before the first; only with record = true).
   const CollectRecord& record() const { return record_; }
