@@ -1,6 +1,6 @@
-// Kill-and-resume (PPO on case5, IPPO on the GenCos market): a run killed with SIGKILL and
-// resumed with --resume produces metric arrays and final parameters byte-identical to the same
-// run never interrupted.
+// Kill-and-resume (PPO on case5 and on the DC microgrid, IPPO on the GenCos market): a run killed
+// with SIGKILL and resumed with --resume produces metric arrays and final parameters byte-identical
+// to the same run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -176,6 +176,29 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// PPO (Gaussian) on the DC microgrid: job tables, battery and diesel states, mid-episode.
+const char* kDcmgSpec = R"([experiment]
+name = "resume_dcmg"
+seed = 3
+[env]
+task = "dc_microgrid"
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+total_steps = 46080
+rollout_length = 96
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 7680
+n_episodes = 2
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_resume") {
@@ -186,6 +209,10 @@ TEST_SUITE("exp_resume") {
 
   TEST_CASE("a SIGKILLed IPPO run (GenCos, five agents) resumes byte-identical") {
     CHECK(check_kill_and_resume("resume_ippo", kIppoSpec, 27648, {12000}) == 1);
+  }
+
+  TEST_CASE("a SIGKILLed PPO run on the DC microgrid resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_dcmg", kDcmgSpec, 46080, {20000}) == 1);
   }
 
   TEST_CASE("resume refuses a different spec but accepts a larger budget") {

@@ -61,6 +61,8 @@ bool parse_double(const std::string& s, double& out) {
 
 }  // namespace
 
+bool parse_utc_timestamp(const std::string& s, int64_t& out) { return parse_timestamp(s, out); }
+
 std::string GapReport::summary() const {
   std::ostringstream os;
   os << n_rows << " rows, " << n_missing_values << " empty values, " << n_missing_rows
