@@ -142,6 +142,22 @@ const WorkloadTrace& cached_workload_trace(const std::string& name_or_path) {
   return *slot;
 }
 
+namespace {
+
+// The price rule of one row: APX if finite and > 0, else N2EX if so, else 0; clipped.
+void price_row(const CsvReader& row, const std::vector<int>& idx, YearSeries& y,
+               std::vector<double>& hh) {
+  double apx = 0, n2ex = 0;
+  const bool a_ok = parse_number(cell(row, idx[1]), apx) && std::isfinite(apx) && apx > 0;
+  const bool n_ok = parse_number(cell(row, idx[2]), n2ex) && std::isfinite(n2ex) && n2ex > 0;
+  const double p = a_ok ? apx : n_ok ? n2ex : 0.0;
+  y.n_substituted += !a_ok;
+  y.peak = std::max(y.peak, p);
+  hh.push_back(std::clamp(p, 0.0, 500.0));
+}
+
+}  // namespace
+
 YearSeries load_gb_price(const std::string& path, int year) {
   std::vector<int> idx;
   CsvReader r = open_csv(path, {"startTime", "mid_price_APXMIDP", "mid_price_N2EXMIDP"}, idx);
@@ -149,15 +165,19 @@ YearSeries load_gb_price(const std::string& path, int year) {
   y.path = path;
   y.year = year;
   std::vector<double> hh;
-  read_year(r, idx[0], year, [&](const CsvReader& row, int64_t) {
-    double apx = 0, n2ex = 0;
-    const bool a_ok = parse_number(cell(row, idx[1]), apx) && std::isfinite(apx) && apx > 0;
-    const bool n_ok = parse_number(cell(row, idx[2]), n2ex) && std::isfinite(n2ex) && n2ex > 0;
-    const double p = a_ok ? apx : n_ok ? n2ex : 0.0;
-    y.n_substituted += !a_ok;
-    y.peak = std::max(y.peak, p);
-    hh.push_back(std::clamp(p, 0.0, 500.0));
-  });
+  read_year(r, idx[0], year, [&](const CsvReader& row, int64_t) { price_row(row, idx, y, hh); });
+  y.v = hold6(hh);
+  return y;
+}
+
+YearSeries load_gb_price_rows(const std::string& path) {
+  std::vector<int> idx;
+  CsvReader r = open_csv(path, {"startTime", "mid_price_APXMIDP", "mid_price_N2EXMIDP"}, idx);
+  YearSeries y;
+  y.path = path;
+  std::vector<double> hh;
+  while (r.next_row()) price_row(r, idx, y, hh);
+  if (hh.empty()) throw ConfigError(path + ": expected at least one data row, found none");
   y.v = hold6(hh);
   return y;
 }
@@ -187,6 +207,12 @@ YearSeries load_gb_solar(const std::string& path, int year) {
 const YearSeries& bundled_gb_price_2025() {
   static const YearSeries s =
       load_gb_price(core::data_dir() + "/profiles/gb_market_index_price_30min.csv", 2025);
+  return s;
+}
+
+const YearSeries& bundled_gb_price_rows() {
+  static const YearSeries s =
+      load_gb_price_rows(core::data_dir() + "/profiles/gb_market_index_price_30min.csv");
   return s;
 }
 

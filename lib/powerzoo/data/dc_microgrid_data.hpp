@@ -42,6 +42,11 @@ struct YearSeries {
 /// core::ConfigError naming file and line if the year is incomplete (a missing or repeated half
 /// hour) or a row is malformed.
 YearSeries load_gb_price(const std::string& path, int year);
+/// The reference's price series: every row of the file in order (no calendar), with the same
+/// APX / N2EX / 0 rule and clip, each row held for six 5-minute steps. Throws core::ConfigError
+/// naming file and line for a malformed row.
+YearSeries load_gb_price_rows(const std::string& path);
+
 /// GB solar capacity factor from a startTime,solar_cf CSV, divided by the year's peak (as the
 /// reference divides GB solar output by its peak). Throws core::ConfigError naming file and line
 /// for an incomplete year, a non-finite or negative value, or a peak of 0.
@@ -50,6 +55,8 @@ YearSeries load_gb_solar(const std::string& path, int year);
 /// The bundled series of 2025 (data/profiles), loaded once per process.
 const YearSeries& bundled_gb_price_2025();
 const YearSeries& bundled_gb_solar_2025();
+/// load_gb_price_rows of the bundled file (2023-07-05 .. 2026-04-05), loaded once per process.
+const YearSeries& bundled_gb_price_rows();
 
 /// Sliding maximum: out[k] = max(v[(k + j) mod n] for j in [0, window)).
 std::vector<double> forward_max(const std::vector<double>& v, int window);

@@ -244,7 +244,8 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
   const double soc_pre = s.batt.soc[0];
 
   const devices::DataCenterStep d =
-      dc_.step(s.dc, a[0], a[1], a[2], series(*p_.cpu, k), outdoor_temp_c(t), rng);
+      dc_.step(s.dc, a[0], a[1], a[2], series(*p_.cpu, p_.cpu_from_first_row ? t : k),
+               outdoor_temp_c(t), rng);
   const double p_load = d.p_dc_mw;
 
   std::array<double, 1> p_b{}, p_pv{}, p_dg{};

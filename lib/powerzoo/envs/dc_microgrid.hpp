@@ -44,6 +44,9 @@ struct DcMicrogridParams {
   /// length): inference fraction (required), PV capacity factor in [0, 1] (required), grid
   /// price $/MWh (null: no price signal, price 0).
   std::shared_ptr<const std::vector<double>> cpu, solar, price;
+  /// Read the inference fraction at cpu[t] instead of cpu[s0 + t] (the reference's workload
+  /// OOD splits take the new trace from its first row in every episode).
+  bool cpu_from_first_row = false;
   double solar_scale = 1;    ///< multiplies the PV capacity factor (renewable_drought: 0.2)
   double temp_offset_c = 0;  ///< added to the synthetic outdoor temperature (cooling_stress: 5)
   /// Episode start steps (s0, indexes the series); training draws one, evaluation spaces them.

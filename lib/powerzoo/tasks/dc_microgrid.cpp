@@ -127,10 +127,19 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
                             "': " + e.what());
   }
   p.solar = cached_series("solar", [] { return data::bundled_gb_solar_2025().v; });
-  p.price = cached_series("price", [] { return data::bundled_gb_price_2025().v; });
   p.episode_starts.clear();
-  for (int d : dcmg_days(split == "train" ? "train" : "iid"))
-    p.episode_starts.push_back(static_cast<int64_t>(d) * kSteps);
+  if (k.str("calendar") == "reference") {
+    // The reference's windows (tasks-benchmarks.md §1.5): any step of a 288·365-step year,
+    // the price series from its first row (2023-07-05), train = iid.
+    p.price = cached_series("price_rows", [] { return data::bundled_gb_price_rows().v; });
+    for (int64_t s0 = 0; s0 < int64_t{kSteps} * kDays - kSteps; ++s0)
+      p.episode_starts.push_back(s0);
+    p.cpu_from_first_row = split == "workload_swap" || split == "workload_shock";
+  } else {
+    p.price = cached_series("price", [] { return data::bundled_gb_price_2025().v; });
+    for (int d : dcmg_days(split == "train" ? "train" : "iid"))
+      p.episode_starts.push_back(static_cast<int64_t>(d) * kSteps);
+  }
   p.shaping = k.boolean("reward_shaping");
   p.dg_autobalance = k.boolean("dg_autobalance");
   return p;
@@ -148,7 +157,11 @@ std::string describe_dcmg_data(const core::ParamTable& params) {
      << core::format_number(so.peak) << ") of " << pr.year
      << ", each half hour held for six steps; days from 00:00 UTC: train "
      << dcmg_days("train").size() << ", iid " << dcmg_days("iid").size()
-     << " (day of year ≡ 0 mod 4; the OOD splits use the iid days)";
+     << " (day of year ≡ 0 mod 4; the OOD splits use the iid days)"
+     << (params.str("calendar") == "reference"
+             ? "; calendar = reference: the reference's windows instead (any start step, price "
+               "from 2023-07-05, train = iid)"
+             : "");
   return os.str();
 }
 
@@ -248,6 +261,10 @@ envs::EnvEntry dcmg_entry() {
                        "the diesel covers the same-step residual the capped import leaves"),
       core::bool_param("reward_shaping", true,
                        "learner reward = the benchmark's shaped reward (episode_reward)"),
+      core::choice_param("calendar", "2025", {"2025", "reference"},
+                         "2025: days of 2025 from 00:00 UTC, price and PV of the same day, "
+                         "every 4th day iid; reference: the reference's windows (any step, "
+                         "price from 2023-07-05, train = iid), to reproduce its numbers"),
   };
   e.splits = dcmg_splits();
   e.make = [](const envs::BuildContext& ctx) -> std::shared_ptr<const envs::Env> {

@@ -26,9 +26,12 @@ std::vector<int> dcmg_days(const std::string& split);
 
 /// The benchmark's parameters for `split` from the task's [env] keys (workload,
 /// train_deadline_slack, ft_deadline_slack, battery_soc_min/max/init, dg_autobalance,
-/// reward_shaping). Throws core::ConfigError naming the key (or the data file and line) for an
-/// unknown split, a SOC window outside [0, 1], soc_min ≥ soc_max, soc_init outside the window,
-/// or a bad workload trace.
+/// reward_shaping, calendar). calendar = "reference" rebuilds the reference's windows instead of
+/// the 2025 days: starts at every step s0 < 288·365 − 288 (evaluation episode k of n starts at
+/// ⌊k·(288·365 − 288)/n⌋ as the reference's), the price series read from its first row
+/// (2023-07-05), train = iid, and the workload OOD traces read from their first row. Throws
+/// core::ConfigError naming the key (or the data file and line) for an unknown split, a SOC window
+/// outside [0, 1], soc_min ≥ soc_max, soc_init outside the window, or a bad workload trace.
 envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx);
 
 /// One-line summary of the task's data (files, normalizations, split sizes).
