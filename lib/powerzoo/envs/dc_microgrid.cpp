@@ -231,6 +231,61 @@ double DcMicrogrid::tracking_cost(double soc_pre, double price, double p_load, d
          std::abs(p_dg - target_dg) / dg_max;
 }
 
+// Everything one step reports (Info::sums and Info::trace); MW, $, kg, per step.
+struct DcMicrogrid::Flows {
+  double p_load, p_it, p_cool, p_pv, p_batt, p_dg, import_mw, deficit, spill, soc;
+  double fuel, grid_cost, carbon_kg, price, terminal_soc_cost, throughput_mwh, dg_command;
+  double penalty, episode_reward, cost_sla, cost_overtemp, cost_deficit;
+  int n_expired;
+};
+
+void DcMicrogrid::write_info(const McState& s, const Flows& f, Info* info) const {
+  const double dt = p_.dt_hours, inv_h = 1.0 / p_.horizon;
+  *info = Info{};
+  info->gen_cost = (f.fuel + f.grid_cost) / dt;
+  info->is_safe = f.cost_sla == 0 && f.cost_overtemp == 0 && f.cost_deficit == 0;
+  info->n_violations = (f.cost_sla > 0) + (f.cost_overtemp > 0) + (f.cost_deficit > 0);
+  const double usable = p_.battery.capacity_mwh * (p_.battery.soc_max - p_.battery.soc_min);
+  double* q = info->sums;
+  q[kSumReward] = f.episode_reward;
+  q[kSumEnergy] = f.p_load * dt;
+  q[kSumFuel] = f.fuel;
+  q[kSumGrid] = f.grid_cost;
+  q[kSumCarbon] = f.carbon_kg;
+  q[kSumImport] = f.import_mw * dt;
+  q[kSumSla] = f.cost_sla * inv_h;
+  q[kSumOvertemp] = (f.cost_overtemp > 0) * inv_h;
+  q[kSumDeficitRate] = (f.cost_deficit > 0) * inv_h;
+  q[kSumPvUtil] = s.pv_peak_mw > 0 ? f.p_pv / s.pv_peak_mw * inv_h : 0.0;
+  q[kSumCycles] = usable > 0 ? f.throughput_mwh / (2.0 * usable) : 0.0;
+  q[kSumThroughput] = f.throughput_mwh;
+  q[kSumTerminal] = f.terminal_soc_cost;
+  q[kSumPrice] = f.price * inv_h;
+  q[kSumSpill] = f.spill * dt;
+  q[kSumDeficit] = f.deficit * dt;
+  q[kSumDiesel] = f.p_dg * dt;
+  q[kSumExpired] = f.n_expired;
+  double* r = info->trace;
+  r[kTrPdc] = f.p_load;
+  r[kTrPit] = f.p_it;
+  r[kTrPcool] = f.p_cool;
+  r[kTrPv] = f.p_pv;
+  r[kTrBatt] = f.p_batt;
+  r[kTrDg] = f.p_dg;
+  r[kTrImport] = f.import_mw;
+  r[kTrDeficit] = f.deficit;
+  r[kTrSpill] = f.spill;
+  r[kTrSoc] = f.soc;
+  r[kTrFuel] = f.fuel;
+  r[kTrGridCost] = f.grid_cost;
+  r[kTrCarbon] = f.carbon_kg;
+  r[kTrPrice] = f.price;
+  r[kTrZone] = s.dc.t_zone_c;
+  r[kTrExpired] = f.n_expired;
+  r[kTrDgCommand] = f.dg_command;
+  r[kTrPenalty] = f.penalty;
+}
+
 Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
                        std::span<float> obs, std::span<float> costs, Info* info) const {
   auto& s = static_cast<McState&>(st);
@@ -242,11 +297,12 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
     a[j] = std::clamp(finite_or_zero(action[j]), static_cast<double>(spec_.act_low[j]),
                       static_cast<double>(spec_.act_high[j]));
   const double soc_pre = s.batt.soc[0];
+  Flows f{};
 
   const devices::DataCenterStep d =
       dc_.step(s.dc, a[0], a[1], a[2], series(*p_.cpu, p_.cpu_from_first_row ? t : k),
                outdoor_temp_c(t), rng);
-  const double p_load = d.p_dc_mw;
+  f.p_load = d.p_dc_mw;
 
   std::array<double, 1> p_b{}, p_pv{}, p_dg{};
   const float a_batt[1] = {static_cast<float>(a[3])};
@@ -255,98 +311,59 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
   pv_.step(s.pv, {}, cf, p_pv, {});
 
   const double cap = p_.grid_import_max_mw;
-  double dg_cmd = a[4];
+  f.dg_command = a[4];
   if (p_.dg_autobalance)  // the residual of the same step with the diesel at 0
-    dg_cmd = clip01(-balance(p_b[0] + p_pv[0] + 0.0 - p_load, cap).residual /
-                    std::max(p_.dg.p_max_mw, 1e-6));
-  const float a_dg[1] = {static_cast<float>(dg_cmd)};
+    f.dg_command = clip01(-balance(p_b[0] + p_pv[0] + 0.0 - f.p_load, cap).residual /
+                          std::max(p_.dg.p_max_mw, 1e-6));
+  const float a_dg[1] = {static_cast<float>(f.dg_command)};
   const devices::DieselStep gs = dg_.step(s.dg, a_dg, p_dg);
+  f.p_batt = p_b[0], f.p_pv = p_pv[0], f.p_dg = p_dg[0];
+  f.p_it = d.p_it_mw, f.p_cool = d.p_cool_mw;
 
-  const Balance bal = balance(p_b[0] + p_pv[0] + p_dg[0] - p_load, cap);
-  const double import_mw = bal.import_mw, residual = bal.residual;
-  const double deficit = std::max(-residual, 0.0), spill = std::max(residual, 0.0);
-  const double price = price_at(k);
-  const double grid_cost = import_mw * dt * price;
-  const double grid_kg = import_mw * dt * 1000.0 * p_.grid_carbon_kg_per_kwh;
+  const Balance bal = balance(f.p_batt + f.p_pv + f.p_dg - f.p_load, cap);
+  f.import_mw = bal.import_mw;
+  f.deficit = std::max(-bal.residual, 0.0);
+  f.spill = std::max(bal.residual, 0.0);
+  f.price = price_at(k);
+  f.fuel = gs.fuel_cost;
+  f.grid_cost = f.import_mw * dt * f.price;
+  f.carbon_kg = gs.carbon_kg + f.import_mw * dt * 1000.0 * p_.grid_carbon_kg_per_kwh;
+  f.throughput_mwh = bs.throughput_mwh;
 
   const bool done = t + 1 >= p_.horizon;
-  const double soc_post = s.batt.soc[0];
-  const double gap = soc_post - p_.terminal_soc_target;
-  const double tsoc = done ? p_.terminal_soc_penalty * gap * gap : 0.0;
-  const double r_energy = -p_load * dt;
-  const double r_cost =
-      -(gs.fuel_cost + grid_cost + bs.throughput_mwh * p_.battery_deg_cost_per_mwh + tsoc);
-  const double r_carbon = -(gs.carbon_kg + grid_kg);
-  const double reward = r_energy + p_.w_cost * r_cost + p_.w_carbon * r_carbon;
+  f.soc = s.batt.soc[0];
+  const double gap = f.soc - p_.terminal_soc_target;
+  f.terminal_soc_cost = done ? p_.terminal_soc_penalty * gap * gap : 0.0;
+  const double r_cost = -(f.fuel + f.grid_cost + f.throughput_mwh * p_.battery_deg_cost_per_mwh +
+                          f.terminal_soc_cost);
+  const double reward = -f.p_load * dt + p_.w_cost * r_cost + p_.w_carbon * (-f.carbon_kg);
 
-  const double load_den = std::max(p_load, 1e-6);
-  const double c_deficit = deficit / load_den;
-  costs[0] = static_cast<float>(d.cost_sla);
-  costs[1] = static_cast<float>(d.cost_overtemp);
-  costs[2] = static_cast<float>(c_deficit);
+  const double load_den = std::max(f.p_load, 1e-6);
+  f.cost_sla = d.cost_sla;
+  f.cost_overtemp = d.cost_overtemp;
+  f.cost_deficit = f.deficit / load_den;
+  f.n_expired = d.n_expired;
+  costs[0] = static_cast<float>(f.cost_sla);
+  costs[1] = static_cast<float>(f.cost_overtemp);
+  costs[2] = static_cast<float>(f.cost_deficit);
 
   Step out;
   out.reward = static_cast<float>(reward);
   out.truncated = done;
-  double penalty = 0;
   if (p_.shaping) {
     const DcmgShaping& w = p_.weights;
-    penalty = w.sla * d.cost_sla + w.overtemp * d.cost_overtemp + w.power_deficit * c_deficit +
-              w.power_spill * spill / load_den + w.power_balance * std::abs(residual) / load_den;
+    f.penalty = w.sla * f.cost_sla + w.overtemp * f.cost_overtemp +
+                w.power_deficit * f.cost_deficit + w.power_spill * f.spill / load_den +
+                w.power_balance * std::abs(bal.residual) / load_den;
     if (w.dispatch_tracking != 0)
-      penalty +=
-          w.dispatch_tracking * tracking_cost(soc_pre, price, p_load, p_pv[0], p_b[0], p_dg[0]);
-    out.shaped_reward = reward - penalty;
+      f.penalty +=
+          w.dispatch_tracking * tracking_cost(soc_pre, f.price, f.p_load, f.p_pv, f.p_batt, f.p_dg);
+    out.shaped_reward = reward - f.penalty;
   }
+  f.episode_reward = reward - f.penalty;
   for (int j = 0; j < kActDim; ++j) s.last_action[j] = static_cast<float>(a[j]);
   s.last_action[4] = a_dg[0];  // the command the diesel ran (the reference's wrapper re-steps)
-
-  if (info) {
-    *info = Info{};
-    info->gen_cost = (gs.fuel_cost + grid_cost) / dt;
-    info->is_safe = d.cost_sla == 0 && d.cost_overtemp == 0 && c_deficit == 0;
-    info->n_violations = (d.cost_sla > 0) + (d.cost_overtemp > 0) + (c_deficit > 0);
-    const double inv_h = 1.0 / p_.horizon;
-    const double usable = p_.battery.capacity_mwh * (p_.battery.soc_max - p_.battery.soc_min);
-    double* q = info->sums;
-    q[kSumReward] = p_.shaping ? reward - penalty : reward;
-    q[kSumEnergy] = p_load * dt;
-    q[kSumFuel] = gs.fuel_cost;
-    q[kSumGrid] = grid_cost;
-    q[kSumCarbon] = gs.carbon_kg + grid_kg;
-    q[kSumImport] = import_mw * dt;
-    q[kSumSla] = d.cost_sla * inv_h;
-    q[kSumOvertemp] = (d.cost_overtemp > 0) * inv_h;
-    q[kSumDeficitRate] = (c_deficit > 0) * inv_h;
-    q[kSumPvUtil] = s.pv_peak_mw > 0 ? p_pv[0] / s.pv_peak_mw * inv_h : 0.0;
-    q[kSumCycles] = usable > 0 ? bs.throughput_mwh / (2.0 * usable) : 0.0;
-    q[kSumThroughput] = bs.throughput_mwh;
-    q[kSumTerminal] = tsoc;
-    q[kSumPrice] = price * inv_h;
-    q[kSumSpill] = spill * dt;
-    q[kSumDeficit] = deficit * dt;
-    q[kSumDiesel] = p_dg[0] * dt;
-    q[kSumExpired] = d.n_expired;
-    double* r = info->trace;
-    r[kTrPdc] = p_load;
-    r[kTrPit] = d.p_it_mw;
-    r[kTrPcool] = d.p_cool_mw;
-    r[kTrPv] = p_pv[0];
-    r[kTrBatt] = p_b[0];
-    r[kTrDg] = p_dg[0];
-    r[kTrImport] = import_mw;
-    r[kTrDeficit] = deficit;
-    r[kTrSpill] = spill;
-    r[kTrSoc] = soc_post;
-    r[kTrFuel] = gs.fuel_cost;
-    r[kTrGridCost] = grid_cost;
-    r[kTrCarbon] = gs.carbon_kg + grid_kg;
-    r[kTrPrice] = price;
-    r[kTrZone] = s.dc.t_zone_c;
-    r[kTrExpired] = d.n_expired;
-    r[kTrDgCommand] = dg_cmd;
-    r[kTrPenalty] = penalty;
-  }
+  if (info) write_info(s, f, info);
   write_obs(s, obs);
   return out;
 }

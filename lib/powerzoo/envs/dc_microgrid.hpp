@@ -101,7 +101,9 @@ class DcMicrogrid final : public Env {
 
  private:
   struct McState;
+  struct Flows;
   void write_obs(const McState& s, std::span<float> obs) const;
+  void write_info(const McState& s, const Flows& f, Info* info) const;
   double outdoor_temp_c(int t) const;
   double series(const std::vector<double>& v, int64_t k) const;
   double price_at(int64_t k) const;
