@@ -1,6 +1,6 @@
-// Kill-and-resume (PPO and SAC on case5, IPPO on the GenCos market and the DERs task): a run killed
-// with SIGKILL and resumed with --resume produces metric arrays and final parameters (SAC: and the
-// replay buffer) byte-identical to the same run never interrupted.
+// Kill-and-resume (PPO and SAC on case5, PPO on the DC microgrid, IPPO on the GenCos market and
+// the DERs task): a run killed with SIGKILL and resumed with --resume produces metric arrays and
+// final parameters (SAC: and the replay buffer) byte-identical to the same run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -239,6 +239,29 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// PPO (Gaussian) on the DC microgrid: job tables, battery and diesel states, mid-episode.
+const char* kDcmgSpec = R"([experiment]
+name = "resume_dcmg"
+seed = 3
+[env]
+task = "dc_microgrid"
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+total_steps = 46080
+rollout_length = 96
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 7680
+n_episodes = 2
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_resume") {
@@ -280,5 +303,9 @@ TEST_SUITE("exp_resume") {
 
   TEST_CASE("a SIGKILLed SAC run resumes byte-identical, replay buffer included") {
     CHECK(check_kill_and_resume("resume_sac", kSacSpec, 36864, {9000, 26000}) >= 1);
+  }
+
+  TEST_CASE("a SIGKILLed PPO run on the DC microgrid resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_dcmg", kDcmgSpec, 46080, {20000}) == 1);
   }
 }

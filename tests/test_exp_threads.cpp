@@ -1,7 +1,7 @@
 // Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
-// in block order, so a run with --threads 1, 2 or 3 (PPO and SAC on case5, IPPO on the GenCos
-// market, typed IPPO and IPPO-Lagrangian on the DERs task) writes byte-identical metrics and
-// parameters.
+// in block order, so a run with --threads 1, 2 or 3 (PPO and SAC on case5, PPO on the DC
+// microgrid, IPPO on the GenCos market, typed IPPO and IPPO-Lagrangian on the DERs task) writes
+// byte-identical metrics and parameters.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,6 +182,27 @@ n_episodes = 16
 checkpoint_every_steps = 6144
 )";
 
+// PPO (Gaussian) on the DC microgrid task: 16 envs, rollouts of a third of the 288-step day,
+// 3 updates, evaluation with trajectories (and their info/ traces).
+const char* kDcmgSpec = R"([experiment]
+name = "threads_dcmg"
+seed = 7
+[env]
+task = "dc_microgrid"
+[vec]
+n_envs = 16
+[ppo]
+total_steps = 4608
+rollout_length = 96
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 1536
+n_episodes = 4
+[output]
+checkpoint_every_steps = 4608
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_threads") {
@@ -203,5 +224,9 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("SAC training on case5 with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_sac", kSacSpec, 6144);
+  }
+
+  TEST_CASE("PPO training on the DC microgrid with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_dcmg", kDcmgSpec, 4608);
   }
 }

@@ -51,6 +51,8 @@ bool parse_double(const std::string& s, double& out) {
 
 }  // namespace
 
+bool parse_utc_timestamp(const std::string& s, int64_t& out) { return parse_timestamp(s, out); }
+
 std::string GapReport::summary() const {
   std::ostringstream os;
   os << n_rows << " rows, " << n_missing_values << " empty values, " << n_missing_rows
@@ -196,8 +198,6 @@ Profile load_profile(const std::string& name_or_path) {
     if (h == "Actual") value_col = h;
   return load_profile_csv(name_or_path, header[0], value_col);
 }
-
-bool parse_utc_timestamp(const std::string& s, int64_t& out) { return parse_timestamp(s, out); }
 
 // Howard Hinnant's civil-date algorithms ("chrono-Compatible Low-Level Date Algorithms").
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {

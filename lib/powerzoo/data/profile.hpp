@@ -50,6 +50,10 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
 /// A path uses its first column as time and column "Actual" if present, else the second column.
 Profile load_profile(const std::string& name_or_path);
 
+/// Parses an ISO-8601 UTC timestamp "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z]" (or a space for 'T')
+/// into seconds since epoch; false if malformed.
+bool parse_utc_timestamp(const std::string& s, int64_t& out);
+
 /// Seconds since epoch of a "YYYY-MM-DD" date at 00:00 UTC. Throws ConfigError if malformed.
 int64_t parse_date(const std::string& ymd);
 
@@ -60,10 +64,6 @@ struct CivilDate {
   unsigned month = 1, day = 1;
 };
 CivilDate civil_from_days(int64_t days);
-
-/// Seconds since epoch of an ISO-8601 UTC timestamp ("2025-04-01T00:00:00.000Z",
-/// "2025-04-01 00:00:00", "2025-04-01"); false if malformed.
-bool parse_utc_timestamp(const std::string& s, int64_t& out);
 
 /// Calendar split: days [first_day, last_day] inclusive (UTC).
 struct Split {

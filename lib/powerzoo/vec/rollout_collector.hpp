@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "powerzoo/core/acting.hpp"
@@ -36,6 +37,10 @@ struct CollectRecord {
   std::vector<float> reward;                   ///< [T, N] (multi-agent [T, N, n_agents]) shaped
   std::vector<float> costs;                    ///< [T, N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [T, N]
+  /// Evaluation only: per-step env quantities (EnvSpec::trace_names, Info::trace) [T, N, n],
+  /// 0 after a row's episode ended.
+  std::vector<std::string> trace_names;
+  std::vector<float> trace;
 };
 
 class RolloutCollector {
