@@ -39,6 +39,7 @@ AcPowerFlow::Impl::Impl(const Case& cs)
   vm.resize(nb);
   va.resize(nb);
   v.resize(nb);
+  vn.resize(nb);
   cur.resize(nb);
   sbus.resize(nb);
   th_idx.resize(nb);
@@ -96,10 +97,15 @@ bool AcPowerFlow::Impl::build_pattern() {
   return pattern_ok;
 }
 
+void AcPowerFlow::Impl::set_voltage(int b) {
+  vn[b] = Complex(std::cos(va[b]), std::sin(va[b]));
+  v[b] = bt[b] == AcBusType::kOff ? Complex(0, 0) : vm[b] * vn[b];
+}
+
 void AcPowerFlow::Impl::set_vc_magnitudes() {
   for (int b = 0; b < nb; ++b) {
     if (bt[b] == AcBusType::kPv || bt[b] == AcBusType::kRef) vm[b] = vset[b];
-    v[b] = bt[b] == AcBusType::kOff ? Complex(0, 0) : std::polar(vm[b], va[b]);
+    set_voltage(b);
   }
 }
 
@@ -145,14 +151,13 @@ void AcPowerFlow::Impl::fill_jacobian() {
     const Complex vi = v[i];
     for (int k = rp[i]; k < rp[i + 1]; ++k) {
       const int j = ci[k];
-      const Complex vn = vm[j] > 0 ? v[j] / vm[j] : Complex(1, 0);
       Complex ds_dth, ds_dvm;
       if (j == i) {
         ds_dth = jj * vi * std::conj(cur[i] - y[k] * vi);
-        ds_dvm = vi * std::conj(y[k] * vn) + std::conj(cur[i]) * vn;
+        ds_dvm = vi * std::conj(y[k] * vn[j]) + std::conj(cur[i]) * vn[j];
       } else {
         ds_dth = -jj * vi * std::conj(y[k] * v[j]);
-        ds_dvm = vi * std::conj(y[k] * vn);
+        ds_dvm = vi * std::conj(y[k] * vn[j]);
       }
       const int* s = &jslot[4 * static_cast<size_t>(k)];
       if (s[0] >= 0) jx[s[0]] = ds_dth.real();
@@ -175,10 +180,14 @@ AcPfStatus AcPowerFlow::Impl::newton(const AcPfOptions& opt, int& iterations, do
       va[b] -= fx[th_idx[b]];
       if (vm_idx[b] >= 0) vm[b] -= fx[vm_idx[b]];
     }
-    for (int b : pvpq) {  // as MATPOWER: V = Vm·e^{jVa}, then Vm = |V|, Va = angle(V)
-      v[b] = std::polar(vm[b], va[b]);
-      vm[b] = std::abs(v[b]);
-      va[b] = std::arg(v[b]);
+    for (int b : pvpq) {  // as MATPOWER's Vm = |V|, Va = angle(V) of V = Vm·e^{jVa}
+      if (vm[b] < 0) {
+        vm[b] = -vm[b];
+        va[b] += std::numbers::pi;
+      }
+      if (va[b] > std::numbers::pi || va[b] <= -std::numbers::pi)
+        va[b] = std::remainder(va[b], 2 * std::numbers::pi);
+      set_voltage(b);
     }
     norm = mismatch();
     if (!std::isfinite(norm)) return AcPfStatus::kNonFinite;
@@ -287,8 +296,7 @@ void AcPowerFlow::solve_into(const AcPfInput& in, const AcPfOptions& opt, AcPfRe
       break;
     }
     ac_bus_types(m.net, c, m.gen_in, m.type, m.bt);
-    for (int b = 0; b < m.nb; ++b)  // the next round starts from this solution
-      m.v[b] = m.bt[b] == AcBusType::kOff ? Complex(0, 0) : std::polar(m.vm[b], m.va[b]);
+    for (int b = 0; b < m.nb; ++b) m.set_voltage(b);  // the next round starts from this solution
   }
   // Islands whose reference moved: shift their angles back to the original reference's angle.
   for (int isl = 0; isl < m.net.n_islands(); ++isl) {

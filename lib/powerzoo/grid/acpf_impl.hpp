@@ -25,6 +25,7 @@ struct AcPowerFlow::Impl {
   std::vector<double> pg, qg;  ///< [ng] MW, MVAr (pfsoln updates REF PG and PV/REF QG)
   std::vector<double> vm, va;  ///< [nb] p.u., rad
   std::vector<Complex> v, cur, sbus;  ///< [nb] voltage, Ybus·V, scheduled injection (p.u.)
+  std::vector<Complex> vn;            ///< [nb] e^{jVa}
   std::vector<double> vset;           ///< [nb] VG of the last in-model gen at the bus (0 if none)
 
   // Newton system for the pattern of `bt_pattern`.
@@ -46,6 +47,7 @@ struct AcPowerFlow::Impl {
 
   bool build_pattern();      ///< Jacobian pattern + KLU analysis for `bt`; false if KLU refuses
   void set_vc_magnitudes();  ///< Vm at PV/REF buses = VG, V from vm/va
+  void set_voltage(int b);   ///< v[b], vn[b] from vm[b], va[b] (0 on a de-energized bus)
   void make_sbus();
   double mismatch();  ///< cur, fx = [P mismatch (pvpq); Q mismatch (pq)]; returns ∞-norm
   void fill_jacobian();

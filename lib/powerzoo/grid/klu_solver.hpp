@@ -9,8 +9,8 @@ namespace pz::grid {
 
 /// Solves A x = b for a real n×n sparse matrix in compressed columns (Ap [n+1], Ai [nnz], sorted
 /// rows per column). The pattern is fixed at analyze(); factor() takes new values with the same
-/// pattern. The first factor() after analyze() (and any refactorization KLU reports as singular
-/// or unstable) does a full pivoting factorization; later ones reuse its pivot order (klu_refactor,
+/// pattern. The first factor() after analyze() (and any refactorization KLU reports as singular)
+/// does a full pivoting factorization; later ones reuse its pivot order (klu_refactor,
 /// no allocation). Never throws from factor()/solve(): they return false on a singular matrix.
 class KluSolver {
  public:
