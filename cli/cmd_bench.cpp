@@ -71,7 +71,9 @@ int cmd_bench(const Args& args) {
       "SGEMM peak at the learner's shape, end-to-end training steps/s on 2 threads (a short real\n"
       "run), then DC-OPF solve times. With SPEC: vector-env steps/s for several batch sizes and\n"
       "thread counts (random actions), the learner's rates for the spec's network, and median\n"
-      "DC-OPF solve times (cold and warm) for case5, case118, case300.\n\noptions");
+      "DC-OPF solve times (cold and warm) for case5, case118, case300. `--only acpf,acopf`:\n"
+      "the same for the Newton-Raphson AC power flow and the AC-OPF (build, cold solve from\n"
+      "MATPOWER's start, warm re-solve of loads drifting by 2 %).\n\noptions");
   std::string envs_s = "1,8,64,256", threads_s = "1,2", what = "env,learner,dcopf";
   const std::vector<std::string> parts_known{"env", "learner", "dcopf", "acpf", "acopf"};
   double seconds = 1.0;

@@ -125,6 +125,20 @@ TEST_SUITE("envs_trans_grid_ac") {
     CHECK(r.costs[1] == 0.0f);
   }
 
+  TEST_CASE("acpf with report_opf_gap reports the AC-OPF's cost beside the policy's") {
+    auto p = ac_params("case5", Solver::kAcPf);
+    p.report_opf_gap = true;
+    const envs::TransGrid env(std::move(p));
+    REQUIRE(env.spec().episode_sum_names.size() == 2);
+    const Run r = reset_and_step(env, std::vector<float>(5, 0.2f));
+    REQUIRE(r.info.status == envs::StepStatus::kOk);
+    const grid::AcOpfResult opf =
+        grid::AcOpf(grid::load_case(grid::resolve_case_path("case5"))).solve();
+    REQUIRE(opf.ok());
+    CHECK(r.info.sums[0] == doctest::Approx(r.info.gen_cost * 0.5));
+    CHECK(r.info.sums[1] == doctest::Approx(opf.objective * 0.5).epsilon(1e-7));
+  }
+
   TEST_CASE("a collapsing power flow ends the episode as a solver failure, not a crash") {
     auto p = ac_params("case118", Solver::kAcPf);
     p.load_scale = 5;

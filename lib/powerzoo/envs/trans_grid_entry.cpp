@@ -97,7 +97,7 @@ EnvEntry trans_grid_entry() {
   auto band = [](const char* key, const char* doc) {
     return core::float_param(
         key, 0.0, [](double v) { return v == 0.0 || (v > 0.0 && v < 2.0); },
-        "0 (the case's limits) or a voltage in (0, 2) p.u.", doc);
+        "0 or a voltage in (0, 2) p.u.", doc);
   };
   e.params.push_back(band("vm_min", "AC modes: every bus's lower voltage limit (p.u.; 0 = VMIN)"));
   e.params.push_back(band("vm_max", "AC modes: every bus's upper voltage limit (p.u.; 0 = VMAX)"));
