@@ -1,6 +1,6 @@
-// Kill-and-resume (PPO on case5, IPPO on the GenCos market): a run killed with SIGKILL and
-// resumed with --resume produces metric arrays and final parameters byte-identical to the same
-// run never interrupted.
+// Kill-and-resume (PPO on case5, IPPO on the GenCos market and the DERs task): a run killed with
+// SIGKILL and resumed with --resume produces metric arrays and final parameters byte-identical to
+// the same run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -204,6 +204,33 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// Typed IPPO on the DERs task: twelve agents in three groups, battery SOC and FlexLoad buffers in
+// the checkpointed env states.
+const char* kDersSpec = R"([experiment]
+name = "resume_ders"
+seed = 7
+[env]
+task = "ders"
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+algo = "ippo"
+total_steps = 18432
+rollout_length = 48
+hidden = [32, 32]
+normalize_obs = false
+[ippo]
+sharing = "typed"
+[eval]
+every_steps = 6144
+n_episodes = 4
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_resume") {
@@ -218,6 +245,10 @@ TEST_SUITE("exp_resume") {
 
   TEST_CASE("a SIGKILLed IPPO run (GenCos, five agents) resumes byte-identical") {
     CHECK(check_kill_and_resume("resume_ippo", kIppoSpec, 27648, {12000}) == 1);
+  }
+
+  TEST_CASE("a SIGKILLed typed-IPPO run on the DERs task resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_ders", kDersSpec, 18432, {8000}) == 1);
   }
 
   TEST_CASE("resume refuses a different spec but accepts a larger budget") {

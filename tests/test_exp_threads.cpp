@@ -1,6 +1,6 @@
 // Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
-// in block order, so a run with --threads 1, 2 or 3 (PPO on case5, IPPO on the GenCos market)
-// writes byte-identical metrics and parameters.
+// in block order, so a run with --threads 1, 2 or 3 (PPO on case5, IPPO on the GenCos market,
+// typed IPPO and IPPO-Lagrangian on the DERs task) writes byte-identical metrics and parameters.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -144,6 +144,42 @@ n_episodes = 32
 checkpoint_every_steps = 4608
 )";
 
+// Typed IPPO on the DERs task (twelve agents in three groups, updated in parallel): 8 envs,
+// 3 updates, evaluation on two splits.
+const char* kDersSpec = R"([experiment]
+name = "threads_ders"
+seed = 2
+[env]
+task = "ders"
+[vec]
+n_envs = 8
+[ppo]
+algo = "ippo"
+total_steps = 1152
+rollout_length = 48
+hidden = [32, 32]
+normalize_obs = false
+[ippo]
+sharing = "typed"
+[eval]
+every_steps = 768
+n_episodes = 6
+splits = ["iid", "load_stress"]
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1152
+)";
+
+// The same with IPPO-Lagrangian on the three team costs.
+std::string ders_lagrangian_spec() {
+  std::string s = kDersSpec;
+  s.replace(s.find("algo = \"ippo\""), 13, "algo = \"ippo_lagrangian\"\nlambda_lr = 0.05");
+  s.replace(s.find("[eval]"), 6,
+            "[safety]\nconstraints = [\"voltage_violation\", \"thermal_overload\", "
+            "\"resource\"]\n[eval]");
+  return s;
+}
+
 }  // namespace
 
 TEST_SUITE("exp_threads") {
@@ -157,5 +193,13 @@ TEST_SUITE("exp_threads") {
   TEST_CASE(
       "AC power-flow training (trans_grid solver = acpf) is byte-identical for 1, 2, 3 threads") {
     check_thread_invariance("threads_ac", kAcSpec, 4608);
+  }
+
+  TEST_CASE("typed IPPO on the DERs task with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_ders", kDersSpec, 1152);
+  }
+
+  TEST_CASE("typed IPPO-Lagrangian on the DERs task with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_ders_lag", ders_lagrangian_spec().c_str(), 1152);
   }
 }

@@ -103,7 +103,7 @@ const std::vector<std::string>& scoreboard_specs() {
   // experiment name, so no task id is spelled out in this file).
   static const std::vector<std::string> kSpecs = {
       "experiments/quickstart.toml", "experiments/dso_ppo.toml", "experiments/tso_ppo_short.toml",
-      "experiments/gencos_ippo_short.toml"};
+      "experiments/gencos_ippo_short.toml", "experiments/ders_ippo_short.toml"};
   return kSpecs;
 }
 

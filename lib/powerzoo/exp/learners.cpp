@@ -50,7 +50,7 @@ std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::s
 }
 
 int learner_cost_channels(const Spec& spec) {
-  return spec.ppo.algo == rl::Algo::kPpoLagrangian
+  return spec.ppo.algo == rl::Algo::kPpoLagrangian || spec.ppo.algo == rl::Algo::kIppoLagrangian
              ? static_cast<int>(spec.safety.constraints.size())
              : 0;
 }
@@ -92,7 +92,7 @@ std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::Env
                                                core::ThreadPool* pool) {
   rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
   ctx.pool = pool;
-  if (spec.ppo.algo == rl::Algo::kIppo) {
+  if (spec.ppo.algo == rl::Algo::kIppo || spec.ppo.algo == rl::Algo::kIppoLagrangian) {
     // The grouping is bad input of [ippo] sharing (mismatched sizes in one group), found here
     // because only the env knows its agents.
     try {

@@ -36,12 +36,12 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
     throw ConfigError(v.at("safety.cost_scale") + "[safety] cost_scale: expected a number or " +
                       std::to_string(k) + " values (one per constraint), found " +
                       std::to_string(sf.cost_scale.size()));
-  const bool safe_algo =
-      s.ppo.algo == rl::Algo::kPpoLagrangian || s.ppo.algo == rl::Algo::kSautePpo;
+  const bool safe_algo = s.ppo.algo == rl::Algo::kPpoLagrangian ||
+                         s.ppo.algo == rl::Algo::kSautePpo ||
+                         s.ppo.algo == rl::Algo::kIppoLagrangian;
   if (safe_algo && k == 0) {
-    throw ConfigError(v.at("ppo.algo") + "[ppo] algo = " +
-                      (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
-                      " needs [safety] constraints (a non-empty list of cost channels)");
+    throw ConfigError(v.at("ppo.algo") + "[ppo] algo = \"" + rl::algo_name(s.ppo.algo) +
+                      "\" needs [safety] constraints (a non-empty list of cost channels)");
   }
   if (s.ppo.algo == rl::Algo::kSautePpo) {
     bool ok = sf.thresholds.size() == k;

@@ -106,7 +106,8 @@ const Names<rl::Squash> kSquash = {{"none", rl::Squash::kNone}, {"tanh", rl::Squ
 const Names<rl::Algo> kAlgo = {{"ppo", rl::Algo::kPpo},
                                {"ppo_lagrangian", rl::Algo::kPpoLagrangian},
                                {"saute_ppo", rl::Algo::kSautePpo},
-                               {"ippo", rl::Algo::kIppo}};
+                               {"ippo", rl::Algo::kIppo},
+                               {"ippo_lagrangian", rl::Algo::kIppoLagrangian}};
 const Names<rl::Sharing> kSharing = {{"full", rl::Sharing::kFull},
                                      {"typed", rl::Sharing::kTyped},
                                      {"independent", rl::Sharing::kIndependent}};
@@ -175,8 +176,9 @@ std::vector<Field> ppo_fields() {
       PZ_ENUM_FIELD("ppo", "squash", "none = clipped Gaussian, tanh = squashed", ppo.squash,
                     kSquash),
       PZ_ENUM_FIELD("ppo", "algo",
-                    "learner: plain, Lagrangian or Sauté PPO; ippo for multi-agent envs", ppo.algo,
-                    kAlgo),
+                    "learner: plain, Lagrangian or Sauté PPO; ippo or ippo_lagrangian for "
+                    "multi-agent envs",
+                    ppo.algo, kAlgo),
       PZ_FIELD("ppo", F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), ppo.lambda_lr),
       PZ_FIELD("ppo", F("lambda_init", pos, "a number > 0", "initial λ"), ppo.lambda_init),
       PZ_FIELD("ppo", F("log_lambda_max", pos, "a number > 0", "|log λ| bound"),
@@ -197,7 +199,8 @@ std::vector<Field> ppo_fields() {
   };
 }
 
-// [ippo] (rl.md §2.8): only read when [ppo] algo = "ippo"; the PPO hyperparameters are [ppo]'s.
+// [ippo] (rl.md §2.8): only read when [ppo] algo = "ippo" or "ippo_lagrangian"; the PPO
+// hyperparameters are [ppo]'s.
 std::vector<Field> ippo_fields() {
   return {
       PZ_ENUM_FIELD("ippo", "sharing",

@@ -22,10 +22,11 @@ enum class Squash {
 
 /// Which objective the learner optimizes (rl.md §2.7, §2.9).
 enum class Algo {
-  kPpo,            ///< plain PPO on the (possibly penalty-shaped) reward
-  kPpoLagrangian,  ///< reward critic + one cost critic per constraint, dual ascent on log λ
-  kSautePpo,       ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
-  kIppo,           ///< independent PPO on a multi-agent env, one PpoLearner per group (rl/ippo)
+  kPpo,             ///< plain PPO on the (possibly penalty-shaped) reward
+  kPpoLagrangian,   ///< reward critic + one cost critic per constraint, dual ascent on log λ
+  kSautePpo,        ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
+  kIppo,            ///< independent PPO on a multi-agent env, one PpoLearner per group (rl/ippo)
+  kIppoLagrangian,  ///< IPPO whose groups add cost critics, one team dual per constraint
 };
 
 /// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
@@ -91,7 +92,8 @@ struct IppoConfig {
   bool full_batch = true;
 };
 
-/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo", "ippo".
+/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo", "ippo",
+/// "ippo_lagrangian".
 std::string algo_name(Algo algo);
 
 }  // namespace pz::rl

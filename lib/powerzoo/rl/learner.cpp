@@ -12,7 +12,7 @@ namespace pz::rl {
 // (rather than from static initializers) so a static library never drops a learner's object file
 // and the order of registration is fixed.
 void register_ppo_learners();   // ppo_learner.cpp: ppo, ppo_lagrangian, saute_ppo
-void register_ippo_learners();  // ippo.cpp: ippo
+void register_ippo_learners();  // ippo.cpp: ippo, ippo_lagrangian
 
 namespace {
 
@@ -47,6 +47,8 @@ std::string algo_name(Algo algo) {
       return "saute_ppo";
     case Algo::kIppo:
       return "ippo";
+    case Algo::kIppoLagrangian:
+      return "ippo_lagrangian";
   }
   return "ppo";
 }

@@ -52,6 +52,10 @@ class PpoLearner final : public Learner {
   /// cost × horizon), adding "lambda/<name>" and "safety/episode_cost_est/<name>". Throws
   /// core::RunError if the rollout is not complete.
   std::map<std::string, double> update(core::Rng& rng) override;
+  /// update(rng) without the dual step: the collected rollout's epochs only (IPPO-Lagrangian
+  /// moves one team dual for all its groups and sets them with set_log_lambdas). Throws
+  /// core::RunError if the rollout is not complete.
+  std::map<std::string, double> update_policy(core::Rng& rng);
   /// "lambda/<constraint>" for PPO-Lagrangian, else empty.
   std::map<std::string, double> status() const override;
   /// The registered name and (PPO-Lagrangian, n_costs() entries) the constraints as in

@@ -90,7 +90,7 @@ void PpoLearner::observe(const core::StepView& st) {
   if (++c.t == ro.T) std::copy(st.next_obs, st.next_obs + N * od, ro.next_obs.begin());
 }
 
-std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
+std::map<std::string, double> PpoLearner::update_policy(core::Rng& rng) {
   Impl& s = *impl_;
   PpoCollect& c = s.collect;
   const Rollout& ro = c.ro;
@@ -98,7 +98,14 @@ std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
     throw core::RunError("PPO update: the rollout has " + std::to_string(c.t) + " of " +
                          std::to_string(ro.T) + " steps");
   c.t = 0;
-  auto metrics = update(ro, rng);
+  return update(ro, rng);
+}
+
+std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
+  Impl& s = *impl_;
+  PpoCollect& c = s.collect;
+  const Rollout& ro = c.ro;
+  auto metrics = update_policy(rng);
   const int K = s.n_costs;
   if (K > 0) {
     // Dual step (rl.md §2.7 step 7) with Ĵ_C = mean scaled cost of the episodes that finished
