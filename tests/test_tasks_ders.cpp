@@ -143,7 +143,7 @@ TEST_SUITE("tasks_ders") {
     CHECK(ip.flexloads[3].curtail_cost_per_mwh == 50);
   }
 
-  TEST_CASE("baselines on a hand-made observation read each agent's own voltage") {
+  TEST_CASE("baselines on a hand-made observation read each agent's own voltage; max_support") {
     const auto env = ders_env("iid");
     const auto& sp = env->spec();
     std::vector<float> obs(sp.obs_dim, 0.0f), a(sp.act_dim, 9.0f);
@@ -170,6 +170,12 @@ TEST_SUITE("tasks_ders") {
     }
     envs::make_baseline(entry, "no_control", env)(obs.data(), 1, a.data());
     CHECK(a == sp.reference_action);
+    // max_support ignores the observation: batteries (P 0, Q +1), PV (no curtailment, Q +1),
+    // flexible loads (curtail all, shift none).
+    envs::make_baseline(entry, "max_support", env)(obs.data(), 1, a.data());
+    const std::vector<float> bound = {0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1,
+                                      1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0};
+    CHECK(a == bound);
   }
 
   TEST_CASE("bad device keys exit with code 2 and name the key") {

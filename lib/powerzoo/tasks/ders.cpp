@@ -304,7 +304,8 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
 std::optional<envs::PolicyFn> ders_baseline(const std::string& name,
                                             std::shared_ptr<const envs::Env> env) {
   auto view = std::dynamic_pointer_cast<const envs::DistGridMarl>(env);
-  if (!view || (name != "no_control" && name != "volt_droop")) return std::nullopt;
+  if (!view || (name != "no_control" && name != "volt_droop" && name != "max_support"))
+    return std::nullopt;
   const envs::EnvSpec& sp = env->spec();
   struct Slot {
     envs::DeviceType type;
@@ -317,6 +318,20 @@ std::optional<envs::PolicyFn> ders_baseline(const std::string& name,
                      sp.agents[i].act.offset});
   const int obs_dim = sp.obs_dim, act_dim = sp.act_dim;
   const bool droop = name == "volt_droop";
+  // max_support is a bound, not a controller: every device lifts the voltage as far as it can at
+  // every step (full capacitive Q, no PV curtailment, full load curtailment; battery P stays 0 so
+  // its SOC never limits a later step). A step it leaves below the band cannot be brought inside
+  // by any action of that step.
+  if (name == "max_support")
+    return envs::PolicyFn([=](const float*, int n, float* a) {
+      for (int i = 0; i < n; ++i) {
+        float* ai = a + static_cast<size_t>(i) * act_dim;
+        for (const Slot& s : slots) {
+          ai[s.act] = s.type == envs::DeviceType::kBattery ? 0.0f : 1.0f;
+          ai[s.act + 1] = s.type == envs::DeviceType::kFlexLoad ? 0.0f : 1.0f;
+        }
+      }
+    });
   return envs::PolicyFn([=](const float* obs, int n, float* a) {
     for (int i = 0; i < n; ++i) {
       const float* o = obs + static_cast<size_t>(i) * obs_dim;
@@ -364,7 +379,8 @@ envs::EnvEntry ders_entry() {
   e.params = ders_params();
   e.splits = ders_splits();
   e.make = make_ders_env;
-  e.baselines = envs::named_baselines({"no_control", "volt_droop"}, "ders task", ders_baseline);
+  e.baselines = envs::named_baselines({"no_control", "volt_droop", "max_support"}, "ders task",
+                                      ders_baseline);
   e.describe_data = [](const core::ParamTable&) { return describe_ders_data(); };
   return e;
 }
