@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
@@ -101,7 +102,10 @@ int cmd_bench(const Args& args) {
       if (std::find(parts_known.begin(), parts_known.end(), part) == parts_known.end())
         throw UsageError{
             "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf, found '" +
-            part + "'"};
+            part + "'" + [&] {
+              const std::string d = core::did_you_mean(part, parts_known);
+              return d.empty() ? std::string() : " (did you mean '" + d + "'?)";
+            }()};
   }
   auto wants = [&](const char* part) {
     std::stringstream ss(what);

@@ -363,5 +363,9 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK(did_you_mean("ent_coef", {"entropy_coef", "clip_range"}) == "entropy_coef");
     CHECK(did_you_mean("zzzzzz", {"gamma", "horizon"}).empty());
     CHECK(did_you_mean("x", {}).empty());
+    // Two swapped adjacent letters are one edit (optimal string alignment), case-insensitive.
+    CHECK(did_you_mean("acfp", {"env", "learner", "dcopf", "acpf", "acopf"}) == "acpf");
+    CHECK(did_you_mean("Gmama", {"gamma", "gae_lambda"}) == "gamma");
+    CHECK(did_you_mean("aa", {"bb"}).empty());
   }
 }
