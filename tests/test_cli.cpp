@@ -202,6 +202,23 @@ TEST_SUITE("cli") {
     CHECK(sh(kBin + " run --threads x " + (d / "bad.toml").string()).code == 2);
   }
 
+  // Regression: a total_steps that is not a whole number of iterations was rounded up silently.
+  TEST_CASE("the banner says when total_steps rounds up to whole iterations") {
+    const fs::path d = tmp_dir("round");
+    const auto spec = write(d / "tiny.toml", kTinySpec);
+    const auto r = sh(kBin + " run " + spec + " ppo.total_steps=50 eval.every_steps=0 --out " +
+                      (d / "r").string());
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    CHECK_MESSAGE(r.out.find("ppo.total_steps 50 is not a multiple of n_envs x rollout_length "
+                             "(48): the run ends after 96 steps") != std::string::npos,
+                  r.out);
+    CHECK(r.out.find("done: 96 steps") != std::string::npos);
+    const auto exact = sh(kBin + " run " + spec + " ppo.total_steps=96 eval.every_steps=0 --out " +
+                          (d / "e").string());
+    REQUIRE_MESSAGE(exact.code == 0, exact.out);
+    CHECK(exact.out.find("is not a multiple") == std::string::npos);
+  }
+
   // Regression: `bench --envs 0 SPEC` printed an empty section and exited 0, and the --seconds
   // message did not say what it found.
   TEST_CASE("bench refuses bad options with code 2 and names what it found") {

@@ -216,6 +216,12 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
             << describe_data(spec) << "\n  run directory: " << run_dir << std::endl;
   if (!resumed_from.empty())
     std::cout << "  resuming from " << resumed_from << " (global step " << step << ")" << std::endl;
+  // The loop runs whole iterations of N·T steps; say so when that is more than asked for.
+  const long long per_iter = static_cast<long long>(N) * T, asked = spec.ppo.total_steps;
+  const long long planned = (asked + per_iter - 1) / per_iter * per_iter;
+  if (planned != asked)
+    std::cout << "  ppo.total_steps " << asked << " is not a multiple of n_envs x rollout_length ("
+              << per_iter << "): the run ends after " << planned << " steps" << std::endl;
 }
 
 // Throws core::RunError on the first non-finite learner metric.
