@@ -74,8 +74,18 @@ TEST_SUITE("data_dc_microgrid_data") {
     const std::string col = test::write(d / "col.csv", "time_stamp,cpu\n0,0.5\n");
     CHECK_THROWS_WITH_AS(data::load_workload_trace(col),
                          doctest::Contains(":1: expected a column 'cpu_util'"), core::ConfigError);
-    const std::string ok = test::write(d / "ok.csv", "time_stamp,cpu_util\n0,0.5\n1,0.25\n");
-    CHECK(data::load_workload_trace(ok).frac == std::vector<double>{0.5, 0.25});
+    const std::string two = test::write(d / "two.csv", "time_stamp,cpu_util\n0,0.5\n1,0.25\n");
+    CHECK_THROWS_WITH_AS(data::load_workload_trace(two),
+                         (two + ": column 'cpu_util': expected at least 288 rows (a day of "
+                                "five-minute steps), found 2")
+                             .c_str(),
+                         core::ConfigError);
+    std::string day = "time_stamp,cpu_util\n";
+    for (int k = 0; k < 288; ++k) day += std::to_string(k) + (k % 2 ? ",0.25\n" : ",0.5\n");
+    const auto w = data::load_workload_trace(test::write(d / "ok.csv", day));
+    REQUIRE(w.frac.size() == 288u);
+    CHECK(w.frac[0] == 0.5);
+    CHECK(w.frac[287] == 0.25);
   }
 
   TEST_CASE("price: APX if > 0, else N2EX, else 0; clipped to [0, 500]; each half hour x6") {

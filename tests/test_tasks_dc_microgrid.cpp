@@ -254,5 +254,13 @@ TEST_SUITE("tasks_dc_microgrid") {
                              " --policy no_control env.workload=" + nan);
     CHECK(r2.code == 2);
     CHECK(r2.out.find("n.csv:3: column 'cpu_util'") != std::string::npos);
+    // Regression: a trace shorter than a day was accepted and repeated within every episode.
+    const auto short_trace = test::write(d / "short.csv", "time_stamp,cpu_util\n0,0.5\n1,0.4\n");
+    const auto r3 = test::sh(std::string(PZ_BINARY) + " baseline " + spec +
+                             " --policy no_control env.workload=" + short_trace);
+    CHECK(r3.code == 2);
+    CHECK_MESSAGE(r3.out.find("short.csv: column 'cpu_util': expected at least 288 rows (a day of "
+                              "five-minute steps), found 2") != std::string::npos,
+                  r3.out);
   }
 }

@@ -119,6 +119,12 @@ WorkloadTrace load_workload_trace(const std::string& name_or_path) {
     w.frac.push_back(x);
   }
   if (w.frac.empty()) throw ConfigError(w.path + ": expected at least one data row, found none");
+  // A user trace shorter than an episode would repeat within a day; bundled traces are longer.
+  constexpr size_t kDay = 288;
+  if (!b && w.frac.size() < kDay)
+    throw ConfigError(w.path + ": column '" + w.column + "': expected at least " +
+                      std::to_string(kDay) + " rows (a day of five-minute steps), found " +
+                      std::to_string(w.frac.size()));
   if (b && std::string(b->name) == "alibaba") {
     for (double& x : w.frac) x /= 100.0;
     w.normalization = "/ 100 (percent)";
