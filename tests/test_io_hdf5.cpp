@@ -127,7 +127,7 @@ TEST_SUITE("io_hdf5") {
     const std::string path = tmp.file("step_100.h5");
     pz::core::StateDict sd;
     sd.f32["actor/l0/w"] = {1.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
-                            std::numeric_limits<float>::infinity(), 3.14159265f};
+                            std::numeric_limits<float>::max(), 3.14159265f};
     sd.f32["empty"] = {};
     sd.f64["normalizer/mean"] = {0.1, 1e-300, -2.5, std::numeric_limits<double>::max()};
     sd.i64["counters/global_step"] = {100, std::numeric_limits<int64_t>::min(),
@@ -162,6 +162,19 @@ TEST_SUITE("io_hdf5") {
     pz::io::write_checkpoint(path, sd, resolved);
     CHECK(pz::io::read_checkpoint(path, nullptr).i64.at("counters/global_step") ==
           std::vector<int64_t>{200});
+
+    // A float32 entry (a learner tensor) holding a NaN or Inf is a damaged checkpoint: refused by
+    // name (float64 entries keep NaN: metric history cells a row did not have).
+    sd.f32["actor/l0/w"][3] = std::numeric_limits<float>::infinity();
+    pz::io::write_checkpoint(path, sd, resolved);
+    try {
+      pz::io::read_checkpoint(path, nullptr);
+      FAIL("a non-finite float32 value was accepted");
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()).find("checkpoint dataset 'actor/l0/w', found a non-finite "
+                                       "value (inf at index 3)") != std::string::npos);
+    }
+    sd.f32["actor/l0/w"][3] = 1.0f;
 
     // Failure (unwritable directory) leaves no temp file behind and throws RunError.
     CHECK_THROWS_AS(pz::io::write_checkpoint(tmp.file("nodir/ckpt.h5"), sd, resolved),

@@ -46,7 +46,11 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
   const auto learner = make_spec_learner(spec, esp, 1, init, &pool);
-  learner->load(sd);
+  try {
+    learner->load(sd);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ckpt + ": " + e.what());
+  }
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
   if (res.eval_file.empty()) {
@@ -59,6 +63,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   m = evaluate_with_reference(env, deterministic_policy(*learner), episodes,
                               static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
                               penalty, pool, &traj);
+  check_finite_metrics(m, "eval of " + ckpt + " on split " + split);
   const fs::path out(res.eval_file);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   auto f =

@@ -2,7 +2,9 @@
 #include "powerzoo/exp/evaluate.hpp"
 
 #include <cmath>
+#include <sstream>
 
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
@@ -160,6 +162,17 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
       m[sp.reduction_names[j]] = 100.0 * (1.0 - m[name] / base);
   }
   return m;
+}
+
+void check_finite_metrics(const std::map<std::string, double>& metrics, const std::string& what) {
+  for (const auto& [k, v] : metrics)
+    if (!std::isfinite(v)) {
+      std::ostringstream os;
+      os << v;
+      throw core::RunError(what + ": non-finite metric " + k + " = " + os.str() +
+                           " (every evaluation metric is finite for a finite env and policy; "
+                           "check reward_scale, load_scale and the learner's learning rate)");
+    }
 }
 
 void write_trajectories(io::RunFile& out, const std::string& group, const Trajectories& t) {

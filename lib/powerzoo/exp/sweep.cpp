@@ -1,5 +1,4 @@
 // Sweep expansion, sweep.json manifest and SLURM job-array script.
-#include "powerzoo/io/toml_format.hpp"
 #include "powerzoo/exp/sweep.hpp"
 
 #include <fcntl.h>
@@ -20,8 +19,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/io/toml_format.hpp"
 
 namespace fs = std::filesystem;
 
@@ -412,6 +413,14 @@ Manifest read_manifest(const std::string& path) {
       s.message = t.value("message", "");
       s.attempts = t.value("attempts", 0);
       s.updated_utc = t.value("updated_utc", "");
+      // A trial writes into its run_dir: it must be this sweep's own trial_<index>, never a path
+      // that an edited manifest points elsewhere ('..', absolute).
+      const std::string expected = "trial_" + std::to_string(m.trials.size());
+      if (s.trial.index != static_cast<int>(m.trials.size()) || s.run_dir != expected)
+        throw ConfigError(path + ": trial " + std::to_string(m.trials.size()) +
+                          ": expected index " + std::to_string(m.trials.size()) + " and run_dir '" +
+                          expected + "', found index " + std::to_string(s.trial.index) +
+                          " and run_dir '" + core::echo(s.run_dir) + "'");
       m.trials.push_back(std::move(s));
     }
     return m;
@@ -422,11 +431,8 @@ Manifest read_manifest(const std::string& path) {
 
 Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_file,
                        const std::vector<std::string>& args, const std::vector<Trial>& trials) {
-  fs::create_directories(sweep_dir);
-  FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
   const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
-  if (fs::exists(path)) {
-    Manifest m = read_manifest(path);
+  auto check_same = [&](const Manifest& m) {
     bool same = m.trials.size() == trials.size();
     for (size_t i = 0; same && i < trials.size(); ++i) same = m.trials[i].trial.id == trials[i].id;
     if (!same)
@@ -434,6 +440,13 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
                         std::to_string(trials.size()) + " trials), found a different sweep (" +
                         std::to_string(m.trials.size()) +
                         " trials or other overrides); choose another --out");
+  };
+  if (fs::exists(path)) check_same(read_manifest(path));  // bad input: refused, nothing written
+  fs::create_directories(sweep_dir);
+  FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
+  if (fs::exists(path)) {
+    Manifest m = read_manifest(path);
+    check_same(m);
     return m;
   }
   Manifest m;

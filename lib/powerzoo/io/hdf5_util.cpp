@@ -195,7 +195,17 @@ Handle open_for_reading(const std::string& file) {
     throw ConfigError("'" + file + "': not an HDF5 file");
   }
   hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) fail_config(file, "open (read-only)");
+  if (f < 0) {
+    const std::string detail = hdf5_detail();
+    if (detail.find("truncated file") != std::string::npos)
+      throw ConfigError("'" + file + "': expected a complete HDF5 file, found a truncated one (" +
+                        detail + ")");
+    throw ConfigError("HDF5 open (read-only) failed for '" + file + "': " + detail +
+                      (detail.find("lock") != std::string::npos
+                           ? " (another process may have the file open; on file systems without "
+                             "locking set HDF5_USE_FILE_LOCKING=FALSE)"
+                           : ""));
+  }
   return Handle(f, H5Fclose);
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/io/toml_format.hpp"
 #include "powerzoo/io/toml_schema.hpp"
@@ -26,11 +27,19 @@ using namespace detail;
 // ---------------------------------------------------------------------------------------------
 // Error-message and [sweep] formatting (toml++ nodes)
 
+/// A string as shown in an error message: quoted, and cut after core::kEchoMax bytes.
+std::string shown(std::string_view s) {
+  if (s.size() <= core::kEchoMax) return quote(s);
+  size_t cut = core::kEchoMax;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 start
+  return quote(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 /// How a found value is shown in error messages.
 std::string describe(const toml::node& n) {
   switch (n.type()) {
     case toml::node_type::string:
-      return quote(*n.value<std::string>());
+      return shown(*n.value<std::string>());
     case toml::node_type::integer:
       return std::to_string(*n.value<int64_t>());
     case toml::node_type::floating_point:
@@ -111,7 +120,7 @@ class Reader {
   /// "spec.toml:12: ", "command line override 'x=1': " or "spec.toml: ".
   std::string where(const std::string& dotted, const toml::source_region& src) const {
     if (auto it = overridden_.find(dotted); it != overridden_.end()) {
-      return "command line override '" + it->second + "': ";
+      return "command line override '" + core::echo(it->second) + "': ";
     }
     if (src.begin.line > 0) return file_ + ":" + std::to_string(src.begin.line) + ": ";
     return file_ + ": ";
@@ -138,8 +147,8 @@ class Reader {
         std::string key(kk->str());
         const ParamDef* def = core::find_param(sec->keys, key);
         if (!def) {
-          std::string msg =
-              where(name + "." + key, kk->source()) + "unknown key [" + name + "] " + key;
+          std::string msg = where(name + "." + key, kk->source()) + "unknown key [" + name + "] " +
+                            core::echo(key);
           const auto keys = core::param_keys(sec->keys);
           std::string dym = did_you_mean(key, keys);
           msg += dym.empty() ? " (valid keys: " + join(keys, ", ") + ")"
@@ -175,11 +184,11 @@ class Reader {
       std::string home;
       for (const auto& sd : schema_)
         if (core::find_param(sd.keys, name)) home = sd.name;
-      msg += "top-level key '" + name + "' is not allowed; keys belong in a section";
+      msg += "top-level key '" + core::echo(name) + "' is not allowed; keys belong in a section";
       if (!home.empty()) msg += " (did you mean [" + home + "] " + name + "?)";
       throw ConfigError(msg);
     }
-    msg += "unknown section [" + name + "]";
+    msg += "unknown section [" + core::echo(name) + "]";
     const auto names = section_names(schema_);
     std::string dym = did_you_mean(name, names);
     msg += dym.empty() ? " (valid sections: " + join(names, ", ") + ")"
@@ -366,7 +375,7 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
 /// Applies one "dotted.key=value" override to the document; records it in `overridden`.
 void apply_override(const Schema& schema, toml::table& doc, const std::string& ov,
                     std::map<std::string, std::string>& overridden) {
-  const std::string ctx = "command line override '" + ov + "': ";
+  const std::string ctx = "command line override '" + core::echo(ov) + "': ";
   size_t eq = ov.find('=');
   if (eq == std::string::npos) throw ConfigError(ctx + "expected key=value");
   std::string key = trim(std::string_view(ov).substr(0, eq));
@@ -376,7 +385,7 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
 
   if (key.empty()) throw ConfigError(ctx + "expected key=value, found no key");
   auto unknown = [&](const std::string& suggestion, const SectionSchema* in = nullptr) {
-    std::string msg = ctx + "unknown key " + key;
+    std::string msg = ctx + "unknown key " + core::echo(key);
     if (!suggestion.empty())
       msg += " (did you mean '" + suggestion + "'?)";
     else if (in && !in->keys.empty())
@@ -470,7 +479,7 @@ std::optional<std::string> override_string(const std::vector<std::string>& overr
     size_t eq = ov.find('=');
     if (eq == std::string::npos || trim(std::string_view(ov).substr(0, eq)) != dotted) continue;
     toml::table v = parse_value(trim(std::string_view(ov).substr(eq + 1)), true,
-                                "command line override '" + ov + "': ");
+                                "command line override '" + core::echo(ov) + "': ");
     if (auto* s = v["v"].as_string()) out = s->get();
   }
   return out;
@@ -509,7 +518,7 @@ SectionValues read_toml(
     for (const auto& ov : overrides) {
       size_t eq = ov.find('=');
       if (eq != std::string::npos && trim(std::string_view(ov).substr(0, eq)) == sec + "." + key)
-        return "command line override '" + ov + "': ";
+        return "command line override '" + core::echo(ov) + "': ";
     }
     if (auto* n = doc[sec][key].node(); n && n->source().begin.line > 0)
       return file + ":" + std::to_string(n->source().begin.line) + ": ";
