@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/run_lock.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
@@ -80,10 +81,14 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
   if (!out_dir.empty()) {
     // Never overwrite: an existing file, or a directory that already holds a run, is bad input.
     expect_dir_not_file(out_dir);
-    if (fs::exists(fs::path(out_dir) / kRunFile))
+    if (fs::exists(fs::path(out_dir) / kRunFile)) {
+      const std::string holder = RunLock::holder(out_dir);
       throw core::ConfigError("--out " + out_dir +
                               ": expected a new or empty run directory, found an existing run "
-                              "(run.h5); choose another --out");
+                              "(run.h5" +
+                              (holder.empty() ? "" : ", in use by " + holder) +
+                              "); choose another --out");
+    }
     return out_dir;
   }
   const std::string stamp = utc_stamp();

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
@@ -20,6 +21,7 @@
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/run_dir.hpp"
+#include "powerzoo/exp/run_lock.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/rollout_collector.hpp"
 #include "powerzoo/vec/vector_env.hpp"
@@ -252,6 +254,12 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
 
   // ---- Output (and, when resuming, the state to continue from).
   RunDirectory dir(RunDirectory::choose(spec, opt.out_dir, opt.resume));
+  std::optional<RunLock> lock;  // one process per run directory, from before its first write
+  if (opt.take_lock) {
+    std::string warning;
+    lock.emplace(RunLock::acquire(dir.path(), &warning));
+    if (!warning.empty()) std::cerr << "powerzoo run: warning: " << warning << std::endl;
+  }
   TrainResult result;
   result.run_dir = dir.path();
   result.run_file = dir.run_file();
