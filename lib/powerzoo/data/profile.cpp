@@ -221,10 +221,8 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
   return p;
 }
 
-Profile load_profile(const std::string& name_or_path) {
-  if (name_or_path == "gb_demand")
-    return load_profile_csv(core::data_dir() + "/profiles/gb_demand_30min.csv", "startTime",
-                            "Actual");
+std::string resolve_profile_path(const std::string& name_or_path) {
+  if (name_or_path == "gb_demand") return core::data_dir() + "/profiles/gb_demand_30min.csv";
   const bool is_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".csv");
   if (!is_path)
@@ -232,6 +230,13 @@ Profile load_profile(const std::string& name_or_path) {
         "[env] profile: expected a bundled profile name (gb_demand) or a path to a "
         "CSV file, found '" +
         echo(name_or_path) + "'");
+  return name_or_path;
+}
+
+Profile load_profile(const std::string& name_or_path) {
+  if (name_or_path == "gb_demand")
+    return load_profile_csv(resolve_profile_path(name_or_path), "startTime", "Actual");
+  resolve_profile_path(name_or_path);  // a name that is neither bundled nor a path throws
   CsvReader csv(name_or_path);
   if (!csv.is_open())
     throw ConfigError("profile file '" + name_or_path + "' not found or not readable");

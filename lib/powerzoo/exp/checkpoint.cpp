@@ -83,8 +83,10 @@ core::Rng get_rng(const core::StateDict& sd, const std::string& name) {
 
 void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
                           const RunStreams& rngs, const vec::VectorEnv& venv, const LoopCounters& c,
-                          const MetricHistory& history, const std::string& resolved_toml) {
+                          const MetricHistory& history, const std::string& resolved_toml,
+                          const std::string& data_files) {
   core::StateDict sd;
+  if (!data_files.empty()) sd.str[kDataFilesEntry] = data_files;
   learner.save(sd);
   put_rng(sd, "rng/action", rngs.action);
   put_rng(sd, "rng/shuffle", rngs.shuffle);

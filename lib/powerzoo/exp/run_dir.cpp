@@ -62,6 +62,22 @@ void expect_dir_not_file(const std::string& out_dir) {
 
 }  // namespace
 
+void RunDirectory::check_no_links(const std::string& dir) {
+  const fs::path d(dir);
+  std::error_code ec;
+  auto check = [&](const fs::path& p) {
+    if (fs::is_symlink(fs::symlink_status(p, ec)))
+      throw core::ConfigError(p.string() + ": expected a file or directory of the run, found a " +
+                              "symbolic link (a run never writes through a link out of its " +
+                              "directory); remove it");
+  };
+  for (const char* name : {kRunFile, kProgress, kCkptDir, "eval", ".run.h5.writing"}) {
+    check(d / name);
+    if (fs::is_directory(fs::symlink_status(d / name, ec)))
+      for (const auto& e : fs::directory_iterator(d / name, ec)) check(e.path());
+  }
+}
+
 std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, bool resume) {
   const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
   if (resume) {
@@ -158,6 +174,7 @@ std::string RunDirectory::newest_checkpoint(core::StateDict* sd, std::string* re
 io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* resumed,
                                 long long step) {
   const fs::path dir(path_), ckpt = dir / kCkptDir, progress = dir / kProgress;
+  check_no_links(path_);
   fs::create_directories(ckpt);
   // Rebuild run.h5 from the checkpoint's history (a kill may have left the old file corrupt);
   // trajectories up to the checkpoint are copied over when the old file is still readable.

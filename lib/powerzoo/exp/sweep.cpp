@@ -441,6 +441,19 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
                         std::to_string(m.trials.size()) +
                         " trials or other overrides); choose another --out");
   };
+  // What the sweep writes (manifest, lock, logs, trial directories) must not be a link out of it.
+  std::error_code ec;
+  auto refuse_link = [&](const fs::path& p) {
+    if (fs::is_symlink(fs::symlink_status(p, ec)))
+      throw ConfigError(p.string() + ": expected a file or directory of the sweep, found a " +
+                        "symbolic link (a sweep never writes through a link out of its " +
+                        "directory); remove it");
+  };
+  for (const auto& e : fs::directory_iterator(sweep_dir, ec)) {
+    refuse_link(e.path());
+    if (e.path().filename() == "logs" && e.is_directory(ec))
+      for (const auto& l : fs::directory_iterator(e.path(), ec)) refuse_link(l.path());
+  }
   if (fs::exists(path)) check_same(read_manifest(path));  // bad input: refused, nothing written
   fs::create_directories(sweep_dir);
   FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());

@@ -19,6 +19,7 @@
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
+#include "powerzoo/exp/data_files.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
@@ -180,7 +181,7 @@ void print_progress(long long steps, long long total, double wall, double train_
 
 // Root attributes and resolved spec of a new run.h5.
 RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N, size_t threads,
-                              const std::string& resolved) {
+                              const std::string& resolved, const std::string& data_text) {
   return {
       {{"schema_version", "1"},
        {"powerzoo_version", PZ_VERSION},
@@ -188,7 +189,8 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"env_id", esp.id},
        {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
        {"hostname", hostname()},
-       {"data", describe_data(spec)}},
+       {"data", describe_data(spec)},
+       {"data_files", data_text}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
       resolved};
 }
@@ -204,6 +206,12 @@ std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
   const std::string resumed_from = dir.newest_checkpoint(&sd, &ck_resolved);
   if (!resumed_from.empty()) {
     check_resume_spec(spec, ck_resolved, resumed_from, resolved);
+    // The same spec over other data would not be the same run.
+    if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end())
+      if (const std::string changed = data_file_changes(it->second); !changed.empty())
+        throw core::ConfigError("--resume: a data file changed since " + resumed_from +
+                                " was written: " + changed +
+                                "; restore it, or start a new run to train on the new data");
     venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
     restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
   }
@@ -251,6 +259,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   vec::VectorEnv venv(envs::with_penalty(train_env, penalty), N, seed, kEnvStreamBase, pool);
   vec::RolloutCollector collector(venv, spec.output.trajectories == "train-sample");
   const std::string resolved = to_toml(spec);
+  const std::string data_text = data_files_text(data_files(spec));
 
   // ---- Output (and, when resuming, the state to continue from).
   RunDirectory dir(RunDirectory::choose(spec, opt.out_dir, opt.resume));
@@ -270,7 +279,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   std::string resumed_from;
   if (opt.resume)
     resumed_from = resume_from_checkpoint(spec, dir, resolved, *learner, rngs, venv, ctr, history);
-  io::RunFile out = dir.start(run_file_header(spec, esp, N, pool.size(), resolved),
+  io::RunFile out = dir.start(run_file_header(spec, esp, N, pool.size(), resolved, data_text),
                               resumed_from.empty() ? nullptr : &history, ctr.global_step);
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
@@ -285,7 +294,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   auto checkpoint = [&](const std::string& path) {
     LoopCounters c = ctr;
     c.wall_time = wall();
-    write_run_checkpoint(path, *learner, rngs, venv, c, history, resolved);
+    write_run_checkpoint(path, *learner, rngs, venv, c, history, resolved, data_text);
   };
   auto do_eval = [&] {
     const auto t0 = Clock::now();

@@ -60,6 +60,9 @@ std::vector<double> read_column(const std::string& file, const std::string& path
 std::vector<std::string> list_group(const std::string& file, const std::string& path);
 /// Reads a scalar string dataset ("config/resolved").
 std::string read_string(const std::string& file, const std::string& path);
+/// Reads a variable-length string attribute of the root group ("data_files"). Throws
+/// core::ConfigError if the file or the attribute is missing or not a string.
+std::string read_string_attr(const std::string& file, const std::string& name);
 
 /// Writes sd and the resolved spec (dataset /config/resolved) to `path` atomically: a temporary
 /// file in the same directory, fsync'd, then rename(). Throws core::RunError on failure.
