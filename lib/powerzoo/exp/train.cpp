@@ -228,6 +228,22 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
     std::cout << "  resuming from " << resumed_from << " (global step " << step << ")" << std::endl;
 }
 
+// " (run stopped at global step S, iteration I; ...)": where a fault stopped the run and the
+// newest complete checkpoint, written before it, that --resume continues from.
+std::string fault_note(const RunDirectory& dir, long long step, int64_t iteration) {
+  core::StateDict sd;
+  std::string resolved;
+  const std::string ck = dir.newest_checkpoint(&sd, &resolved);
+  std::string note = " (run stopped at global step " + std::to_string(step) + ", iteration " +
+                     std::to_string(iteration) + "; ";
+  if (ck.empty()) return note + "no checkpoint was written before it)";
+  const auto it = sd.i64.find("counters/global_step");
+  const std::string at =
+      it == sd.i64.end() || it->second.empty() ? std::string("?") : std::to_string(it->second[0]);
+  return note + "the newest checkpoint, " + ck + " (global step " + at +
+         "), is from before the fault: the same command with --resume continues from it)";
+}
+
 // Throws core::RunError on the first non-finite learner metric.
 void check_finite_metrics(const std::map<std::string, double>& metrics, long long steps,
                           int64_t iteration) {
@@ -304,6 +320,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     row["wall_time"] = wall();
     row["throughput/eval_sps"] =
         spec.eval.n_episodes * row["episode_length_mean"] * eval_envs.size() / std::max(secs, 1e-9);
+    check_finite_metrics(row, "evaluation at global step " + std::to_string(steps));
     out.append_row("metrics/eval", row);
     history.eval.push_back(row);
     if (collector.has_record()) write_train_sample(out, collector.record(), steps);
@@ -329,36 +346,42 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     }
   };
 
-  if (resumed_from.empty()) {
-    venv.reset_all();
-    if (spec.eval.every_steps > 0) {
-      do_eval();
-      ctr.last_eval = 0;
+  // A fault (a non-finite value, a failed write) stops the run before anything of it is written;
+  // the message says where, and which checkpoint a resume continues from.
+  try {
+    if (resumed_from.empty()) {
+      venv.reset_all();
+      if (spec.eval.every_steps > 0) {
+        do_eval();
+        ctr.last_eval = 0;
+      }
+      cadence(false);  // the step-0 checkpoint, if every step counts
     }
-    cadence(false);  // the step-0 checkpoint, if every step counts
+    while (steps < total) {
+      const auto t_iter = Clock::now();
+      const vec::CollectStats st = collector.collect(*learner, rngs.action, T, steps);
+      auto metrics = learner->update(rngs.shuffle);
+      check_finite_metrics(metrics, steps, ctr.iteration);
+      steps += static_cast<long long>(T) * N;
+      ++ctr.iteration;
+      metrics["global_step"] = static_cast<double>(steps);
+      metrics["wall_time"] = wall();
+      metrics["throughput/train_sps"] = T * N / std::max(since(t_iter), 1e-9);
+      metrics["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
+      add_rollout_metrics(st, esp, N, metrics);
+      if (!st.episode_returns.empty()) last_train_ret = metrics["episode_return"];
+      out.append_row("metrics/train", metrics);
+      history.train.push_back(metrics);
+      dir.progress_train(steps, metrics["wall_time"], metrics["throughput/train_sps"],
+                         metrics["episode_return"]);
+      cadence(false);
+      out.flush();
+      if (tty) print_progress(steps, total, wall(), last_train_ret, last_eval_ret, *learner);
+    }
+    cadence(true);  // the run always ends with an evaluation and a checkpoint
+  } catch (const core::RunError& e) {
+    throw core::RunError(std::string(e.what()) + fault_note(dir, steps, ctr.iteration));
   }
-  while (steps < total) {
-    const auto t_iter = Clock::now();
-    const vec::CollectStats st = collector.collect(*learner, rngs.action, T, steps);
-    auto metrics = learner->update(rngs.shuffle);
-    check_finite_metrics(metrics, steps, ctr.iteration);
-    steps += static_cast<long long>(T) * N;
-    ++ctr.iteration;
-    metrics["global_step"] = static_cast<double>(steps);
-    metrics["wall_time"] = wall();
-    metrics["throughput/train_sps"] = T * N / std::max(since(t_iter), 1e-9);
-    metrics["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
-    add_rollout_metrics(st, esp, N, metrics);
-    if (!st.episode_returns.empty()) last_train_ret = metrics["episode_return"];
-    out.append_row("metrics/train", metrics);
-    history.train.push_back(metrics);
-    dir.progress_train(steps, metrics["wall_time"], metrics["throughput/train_sps"],
-                       metrics["episode_return"]);
-    cadence(false);
-    out.flush();
-    if (tty) print_progress(steps, total, wall(), last_train_ret, last_eval_ret, *learner);
-  }
-  cadence(true);  // the run always ends with an evaluation and a checkpoint
   out.flush();
   out.close();
   if (tty) std::cout << "\n";

@@ -61,6 +61,13 @@ void write_checkpoint(const std::string& path, const core::StateDict& sd,
       };
       for (const auto& [name, v] : sd.f32) {
         name_ok(name);
+        // The reader refuses a non-finite learner tensor: never write one (a diverged learner
+        // stops the run, and the previous checkpoint stays the newest).
+        for (size_t i = 0; i < v.size(); ++i)
+          if (!std::isfinite(v[i]))
+            throw RunError("refusing to write checkpoint '" + path + "': entry '" + name +
+                           "' holds a non-finite value (" + std::to_string(v[i]) + " at index " +
+                           std::to_string(i) + ")");
         write_vector(fid, tmp, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v.size(), v.data());
       }
       for (const auto& [name, v] : sd.f64) {
