@@ -1,5 +1,6 @@
 // powerzoo: dispatches subcommands and maps errors to exit codes (0 ok, 1 run failed, 2 bad input).
 #include <boost/program_options/errors.hpp>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 
@@ -7,6 +8,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace {
 
@@ -43,6 +45,10 @@ std::string shown(const std::string& msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must fail the write (EFBIG, reported and exit 1), not kill the
+  // process with SIGXFSZ halfway through a file.
+  std::signal(SIGXFSZ, SIG_IGN);
+  pz::io::skip_hdf5_exit_cleanup();
   pz::core::select_blas_kernel(argv);
   pz::core::limit_blas_threads(1);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {

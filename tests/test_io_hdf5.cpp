@@ -122,6 +122,25 @@ TEST_SUITE("io_hdf5") {
     CHECK(pz::io::read_string(path, "config/resolved").empty());
   }
 
+  TEST_CASE("RunFile::create_published: readers see complete copies; close leaves one file") {
+    TempDir tmp;
+    const std::string path = tmp.file("run.h5"), work = RunFile::working_path(path);
+    CHECK(work == tmp.file(".run.h5.writing"));
+    RunFile rf = RunFile::create_published(path, {{"k", "v"}}, {}, kToml, 1e9);
+    CHECK(pz::io::read_string(path, "config/resolved") == kToml);  // published at once
+    rf.append_row("metrics/train", {{"global_step", 1.0}});
+    rf.flush();  // not due (1e9 s): the published copy has no row yet
+    CHECK(pz::io::list_group(path, "metrics").empty());
+    rf.publish();
+    CHECK(pz::io::read_column(path, "metrics/train/global_step") == std::vector<double>{1.0});
+    rf.append_row("metrics/train", {{"global_step", 2.0}});
+    rf.close();
+    CHECK(pz::io::read_column(path, "metrics/train/global_step") == std::vector<double>{1, 2});
+    CHECK_FALSE(fs::exists(work));
+    for (const auto& e : fs::directory_iterator(tmp.dir))
+      CHECK_MESSAGE(e.path().filename() == "run.h5", e.path().string());
+  }
+
   TEST_CASE("checkpoint round trip is bitwise exact and atomic") {
     TempDir tmp;
     const std::string path = tmp.file("step_100.h5");

@@ -76,6 +76,7 @@ class RunDirectory {
   void progress_eval(long long step, double wall_time, double return_mean, double shaped_mean);
 
  private:
+  void check_progress();  ///< core::RunError if a progress.csv write failed (a full disk)
   std::string path_;
   std::vector<std::string> kept_;  // step checkpoints, oldest first
   std::ofstream progress_;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/fault.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -214,6 +215,7 @@ std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
                                 "; restore it, or start a new run to train on the new data");
     venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
     restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
+    core::fault_point("resume");
   }
   return resumed_from;
 }
@@ -324,7 +326,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     out.append_row("metrics/eval", row);
     history.eval.push_back(row);
     if (collector.has_record()) write_train_sample(out, collector.record(), steps);
-    out.flush();
+    out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
     last_eval_ret = row["return_mean"];
     dir.progress_eval(steps, row["wall_time"], row["return_mean"], row["shaped_return_mean"]);
     if (row["shaped_return_mean"] > ctr.best_eval) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "powerzoo/core/fault.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/io/hdf5_impl.hpp"
 
@@ -70,6 +71,7 @@ void write_checkpoint(const std::string& path, const core::StateDict& sd,
                            std::to_string(i) + ")");
         write_vector(fid, tmp, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v.size(), v.data());
       }
+      core::fault_point("checkpoint");
       for (const auto& [name, v] : sd.f64) {
         name_ok(name);
         write_vector(fid, tmp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.size(), v.data());
