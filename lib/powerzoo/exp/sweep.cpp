@@ -241,7 +241,7 @@ std::string trial_id(int index, const std::vector<std::string>& overrides) {
 }
 
 std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string& spec_file,
-                                const std::vector<std::string>& args) {
+                                const std::vector<std::string>& args, size_t max_trials) {
   // Command-line arguments: one value = fixed override, several = grid axis.
   std::vector<std::string> cli_fixed;
   std::vector<Axis> cli_axes;
@@ -336,10 +336,15 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
 
   // Cartesian product, first axis slowest, then random samples fastest.
   size_t n_grid = 1;
+  auto check_count = [&] {
+    if (n_grid * samples.size() > max_trials)
+      throw ConfigError(spec_file + ": [sweep]: expected at most " + std::to_string(max_trials) +
+                        " trials, found more");
+  };
+  check_count();  // random samples alone
   for (const auto& a : axes) {
     n_grid *= a.values.size();
-    if (n_grid * samples.size() > 1000000)
-      throw ConfigError(spec_file + ": [sweep]: more than 1,000,000 trials");
+    check_count();
   }
   std::vector<Trial> trials;
   for (size_t g = 0; g < n_grid; ++g) {
