@@ -12,6 +12,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
 #include "powerzoo/exp/bench_scoreboard.hpp"
+#include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
@@ -129,16 +130,23 @@ int cmd_bench(const Args& args) {
       }
   }
   if (what.find("learner") != std::string::npos) {
-    std::printf("learner (hidden");
+    const bool sac = spec.ppo.algo == rl::Algo::kSac;
+    std::printf("learner %s (hidden", exp::learner_name(spec).c_str());
     for (int h : spec.ppo.hidden) std::printf(" %d", h);
-    std::printf(", T %d x N %d, %d epochs x %d minibatches):\n", spec.ppo.rollout_length,
-                spec.vec.n_envs, spec.ppo.n_epochs, spec.ppo.n_minibatches);
+    if (sac)
+      std::printf(", batch %d, %d gradient steps per vector step of N %d):\n", spec.sac.batch_size,
+                  spec.sac.num_epochs, spec.vec.n_envs);
+    else
+      std::printf(", T %d x N %d, %d epochs x %d minibatches):\n", spec.ppo.rollout_length,
+                  spec.vec.n_envs, spec.ppo.n_epochs, spec.ppo.n_minibatches);
     for (int t : thread_list) {
       const auto r = exp::bench_learner(spec, seconds, t);
-      std::printf(
-          "  threads %2d  update %12.0f samples/s  %6.2f GFLOP/s (executed GEMM)  act %8.1f "
-          "us/batch\n",
-          r.threads, r.samples_per_sec, r.gflops, r.act_us);
+      if (sac)
+        std::printf("  threads %2d  %10.0f gradient steps/s (%10.0f samples/s)", r.threads,
+                    r.grad_steps_per_sec, r.samples_per_sec);
+      else
+        std::printf("  threads %2d  update %12.0f samples/s", r.threads, r.samples_per_sec);
+      std::printf("  %6.2f GFLOP/s (executed GEMM)  act %8.1f us/batch\n", r.gflops, r.act_us);
     }
   }
   if (what.find("dcopf") != std::string::npos) {

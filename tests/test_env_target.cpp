@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
@@ -26,12 +27,13 @@ namespace {
 /// the odd agents are named marker_<a> (typed sharing groups them apart from pointer_<a>).
 class TargetEnv final : public Env {
  public:
-  TargetEnv(int n_agents, int horizon, int types = 1) : horizon_(horizon) {
+  TargetEnv(int n_agents, int horizon, int types = 1, bool unbounded = false) : horizon_(horizon) {
     spec_.id = "test_target";
     spec_.obs_dim = 2;
     spec_.act_dim = n_agents;
-    spec_.act_low.assign(n_agents, -1.0f);
-    spec_.act_high.assign(n_agents, 1.0f);
+    const float inf = std::numeric_limits<float>::infinity();
+    spec_.act_low.assign(n_agents, unbounded ? -inf : -1.0f);
+    spec_.act_high.assign(n_agents, unbounded ? inf : 1.0f);
     spec_.cost_names = {"overshoot"};
     spec_.horizon = horizon;
     spec_.obs_fields = tile_obs_fields({{"target", 1}, {"progress", 1}});
@@ -103,12 +105,14 @@ EnvEntry target_entry() {
   e.description = "test-only: agents point at a random target; reward −(a − target)²";
   e.params = {core::int_param("agents", 1, 1, 4, "number of agents"),
               core::int_param("horizon", 8, 1, 1000, "steps per episode"),
-              core::int_param("types", 1, 1, 2, "2: odd agents are marker_<a>")};
+              core::int_param("types", 1, 1, 2, "2: odd agents are marker_<a>"),
+              core::bool_param("unbounded", false, "action box (−inf, inf) instead of [−1, 1]")};
   e.splits = {"train", "iid"};
   e.make = [](const BuildContext& ctx) -> std::shared_ptr<const Env> {
     return std::make_shared<TargetEnv>(static_cast<int>(ctx.params.integer("agents")),
                                        static_cast<int>(ctx.params.integer("horizon")),
-                                       static_cast<int>(ctx.params.integer("types")));
+                                       static_cast<int>(ctx.params.integer("types")),
+                                       ctx.params.boolean("unbounded"));
   };
   e.baselines = {{"zero_point",
                   [](const std::shared_ptr<const Env>& env) -> PolicyFn {

@@ -98,7 +98,7 @@ TEST_SUITE("envs_registry") {
                          doctest::Contains("(did you mean 'trans_grid'?)"), core::ConfigError);
     CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\ntask = \"tsoo\"\n", "x.toml"),
                          doctest::Contains("x.toml:2: [env] task: expected no task preset or one "
-                                           "of dso, "),
+                                           "of dc_microgrid, ders, dso, "),
                          core::ConfigError);
     CHECK_THROWS_WITH_AS(
         exp::parse_spec("[env]\nid = \"trans_grid\"\ntask = \"tso\"\n", "x.toml"),

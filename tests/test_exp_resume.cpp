@@ -1,6 +1,6 @@
-// Kill-and-resume (PPO on case5, IPPO on the GenCos market): a run killed with SIGKILL and
-// resumed with --resume produces metric arrays and final parameters byte-identical to the same
-// run never interrupted.
+// Kill-and-resume (PPO and SAC on case5, PPO on the DC microgrid, IPPO on the GenCos market and
+// the DERs task): a run killed with SIGKILL and resumed with --resume produces metric arrays and
+// final parameters (SAC: and the replay buffer) byte-identical to the same run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -141,6 +141,11 @@ int check_kill_and_resume(const std::string& tag, const std::string& spec_text, 
       REQUIRE(ck.f64.count(name));
       CHECK_MESSAGE(ck.f64.at(name) == v, name);
     }
+    for (const auto& [name, v] : ref_ckpt.i64) {  // counters, Adam steps, ring positions
+      if (name.rfind("learner/", 0) != 0) continue;
+      REQUIRE(ck.i64.count(name));
+      CHECK_MESSAGE(ck.i64.at(name) == v, name);
+    }
     // keep_checkpoints = 2: only the last two periodic checkpoints remain.
     int n_step_files = 0;
     for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
@@ -176,6 +181,87 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// Typed IPPO on the DERs task: twelve agents in three groups, battery SOC and FlexLoad buffers in
+// the checkpointed env states.
+const char* kDersSpec = R"([experiment]
+name = "resume_ders"
+seed = 7
+[env]
+task = "ders"
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+algo = "ippo"
+total_steps = 18432
+rollout_length = 48
+hidden = [32, 32]
+normalize_obs = false
+[ippo]
+sharing = "typed"
+[eval]
+every_steps = 6144
+n_episodes = 4
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
+// SAC on case5: a replay buffer of 4096 transitions that wraps (36864 steps), stored in every
+// checkpoint; gradient steps after every vector step from 512 transitions on.
+const char* kSacSpec = R"([experiment]
+name = "resume_sac"
+seed = 9
+[env]
+case = "case5"
+horizon = 48
+reward_scale = 1e-4
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+algo = "sac"
+total_steps = 36864
+rollout_length = 24
+hidden = [32, 32]
+[sac]
+buffer_size = 4096
+learning_starts = 512
+batch_size = 64
+[reward]
+penalty = { power_balance = 0.02, thermal_overload = 0.02 }
+[eval]
+every_steps = 3072
+n_episodes = 4
+[output]
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
+// PPO (Gaussian) on the DC microgrid: job tables, battery and diesel states, mid-episode.
+const char* kDcmgSpec = R"([experiment]
+name = "resume_dcmg"
+seed = 3
+[env]
+task = "dc_microgrid"
+[vec]
+n_envs = 8
+threads = 2
+[ppo]
+total_steps = 46080
+rollout_length = 96
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 7680
+n_episodes = 2
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_resume") {
@@ -186,6 +272,10 @@ TEST_SUITE("exp_resume") {
 
   TEST_CASE("a SIGKILLed IPPO run (GenCos, five agents) resumes byte-identical") {
     CHECK(check_kill_and_resume("resume_ippo", kIppoSpec, 27648, {12000}) == 1);
+  }
+
+  TEST_CASE("a SIGKILLed typed-IPPO run on the DERs task resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_ders", kDersSpec, 18432, {8000}) == 1);
   }
 
   TEST_CASE("resume refuses a different spec but accepts a larger budget") {
@@ -209,5 +299,13 @@ TEST_SUITE("exp_resume") {
     CHECK(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "ppo.total_steps=7680",
                            "--out", run})) == 0);
     CHECK(pz::io::read_column(run + "/run.h5", "metrics/train/global_step").back() == 7680.0);
+  }
+
+  TEST_CASE("a SIGKILLed SAC run resumes byte-identical, replay buffer included") {
+    CHECK(check_kill_and_resume("resume_sac", kSacSpec, 36864, {9000, 26000}) >= 1);
+  }
+
+  TEST_CASE("a SIGKILLed PPO run on the DC microgrid resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_dcmg", kDcmgSpec, 46080, {20000}) == 1);
   }
 }

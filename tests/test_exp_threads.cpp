@@ -1,6 +1,7 @@
 // Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
-// in block order, so a run with --threads 1, 2 or 3 (PPO on case5, IPPO on the GenCos market)
-// writes byte-identical metrics and parameters.
+// in block order, so a run with --threads 1, 2 or 3 (PPO and SAC on case5, PPO on the DC
+// microgrid, IPPO on the GenCos market, typed IPPO and IPPO-Lagrangian on the DERs task) writes
+// byte-identical metrics and parameters.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,6 +118,91 @@ trajectories = "none"
 checkpoint_every_steps = 3072
 )";
 
+// Typed IPPO on the DERs task (twelve agents in three groups, updated in parallel): 8 envs,
+// 3 updates, evaluation on two splits.
+const char* kDersSpec = R"([experiment]
+name = "threads_ders"
+seed = 2
+[env]
+task = "ders"
+[vec]
+n_envs = 8
+[ppo]
+algo = "ippo"
+total_steps = 1152
+rollout_length = 48
+hidden = [32, 32]
+normalize_obs = false
+[ippo]
+sharing = "typed"
+[eval]
+every_steps = 768
+n_episodes = 6
+splits = ["iid", "load_stress"]
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1152
+)";
+
+// The same with IPPO-Lagrangian on the three team costs.
+std::string ders_lagrangian_spec() {
+  std::string s = kDersSpec;
+  s.replace(s.find("algo = \"ippo\""), 13, "algo = \"ippo_lagrangian\"\nlambda_lr = 0.05");
+  s.replace(s.find("[eval]"), 6,
+            "[safety]\nconstraints = [\"voltage_violation\", \"thermal_overload\", "
+            "\"resource\"]\n[eval]");
+  return s;
+}
+
+// SAC on case5: 16 envs, batches of 256 (4 row blocks), 2 gradient steps per vector step once
+// 1024 transitions were stored; act on 16 rows, eval on 16 episodes.
+const char* kSacSpec = R"([experiment]
+name = "threads_sac"
+seed = 4
+[env]
+case = "case5"
+horizon = 48
+reward_scale = 1e-4
+[vec]
+n_envs = 16
+[ppo]
+algo = "sac"
+total_steps = 6144
+rollout_length = 48
+hidden = [64, 64]
+[sac]
+learning_starts = 1024
+num_epochs = 2
+[reward]
+penalty = { power_balance = 0.02, thermal_overload = 0.02 }
+[eval]
+every_steps = 2304
+n_episodes = 16
+[output]
+checkpoint_every_steps = 6144
+)";
+
+// PPO (Gaussian) on the DC microgrid task: 16 envs, rollouts of a third of the 288-step day,
+// 3 updates, evaluation with trajectories (and their info/ traces).
+const char* kDcmgSpec = R"([experiment]
+name = "threads_dcmg"
+seed = 7
+[env]
+task = "dc_microgrid"
+[vec]
+n_envs = 16
+[ppo]
+total_steps = 4608
+rollout_length = 96
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 1536
+n_episodes = 4
+[output]
+checkpoint_every_steps = 4608
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_threads") {
@@ -126,5 +212,21 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("IPPO training on the GenCos market with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_ippo", kIppoSpec, 3072);
+  }
+
+  TEST_CASE("typed IPPO on the DERs task with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_ders", kDersSpec, 1152);
+  }
+
+  TEST_CASE("typed IPPO-Lagrangian on the DERs task with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_ders_lag", ders_lagrangian_spec().c_str(), 1152);
+  }
+
+  TEST_CASE("SAC training on case5 with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_sac", kSacSpec, 6144);
+  }
+
+  TEST_CASE("PPO training on the DC microgrid with --threads 1, 2 and 3 is byte-identical") {
+    check_thread_invariance("threads_dcmg", kDcmgSpec, 4608);
   }
 }

@@ -69,20 +69,29 @@ Step make_step(int t, int N, int k, core::Rng& rng) {
 }  // namespace
 
 TEST_SUITE("rl_learner") {
-  TEST_CASE("the factory knows ippo, ppo, ppo_lagrangian and saute_ppo and names the rest") {
+  TEST_CASE("the factory knows the PPO, IPPO and SAC learners and names the rest") {
     const auto names = rl::learner_names();
-    CHECK(names == std::vector<std::string>{"ippo", "ppo", "ppo_lagrangian", "saute_ppo"});
+    CHECK(names == std::vector<std::string>{"ippo", "ippo_lagrangian", "ppo", "ppo_lagrangian",
+                                            "sac", "saute_ppo"});
     core::Rng init(1, 1);
     CHECK(rl::make_learner("saute_ppo", small_context(4), init)->name() == "saute_ppo");
+    const auto sac = rl::make_learner("sac", small_context(4), init);
+    CHECK(sac->name() == "sac");
+    CHECK(sac->collect_steps() == 4);  // [ppo] rollout_length: one train row
+    CHECK(sac->update_every() == 1);   // off-policy: an update after every vector step
+    CHECK(rl::make_learner("ppo", small_context(4), init)->update_every() == 4);
     try {
-      rl::make_learner("sac", small_context(4), init);
+      rl::make_learner("td3", small_context(4), init);
       FAIL("expected a ConfigError");
     } catch (const core::ConfigError& e) {
-      CHECK(std::string(e.what()).find("ippo, ppo, ppo_lagrangian, saute_ppo") != std::string::npos);
-      CHECK(std::string(e.what()).find("'sac'") != std::string::npos);
+      CHECK(std::string(e.what()).find(
+                "ippo, ippo_lagrangian, ppo, ppo_lagrangian, sac, saute_ppo") != std::string::npos);
+      CHECK(std::string(e.what()).find("'td3'") != std::string::npos);
     }
     CHECK(rl::algo_name(rl::Algo::kPpoLagrangian) == "ppo_lagrangian");
     CHECK(rl::algo_name(rl::Algo::kIppo) == "ippo");
+    CHECK(rl::algo_name(rl::Algo::kIppoLagrangian) == "ippo_lagrangian");
+    CHECK(rl::algo_name(rl::Algo::kSac) == "sac");
   }
 
   TEST_CASE("collecting through the interface equals update() on the same hand-built rollout") {

@@ -20,6 +20,7 @@ AemoFeeders load_aemo_feeders(const std::string& path, const std::vector<std::st
     std::vector<double> s(p.values.begin() + (p.values.empty() ? 0 : 1), p.values.end());
     raw.push_back(std::move(s));
     d.reports.push_back(p.report);
+    d.t0_unix = p.t0_unix;
   }
   size_t n = raw.empty() ? 0 : raw[0].size();
   for (const auto& s : raw) n = std::min(n, s.size());

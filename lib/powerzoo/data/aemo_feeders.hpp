@@ -17,6 +17,7 @@ constexpr int kAemoIidStride = 4;   ///< market day index ≡ 0 (mod 4) is iid, 
 /// Feeder shapes built from one AEMO half-hourly demand file.
 struct AemoFeeders {
   std::string path;
+  int64_t t0_unix = 0;  ///< seconds since epoch of shapes[·][0]'s interval start (00:00 UTC)
   std::vector<std::string> regions;  ///< one region column per shape, e.g. NSW1, QLD1, VIC1
   /// shapes[r][j]: demand of region r in the interval starting at t0 + j·30 min (t0 = 00:00 UTC
   /// of the first day in the file) over its train mean (dimensionless, mean 1 on train); 1.0

@@ -40,16 +40,6 @@ int64_t common_spacing(const std::vector<std::pair<int64_t, double>>& rows) {
   return best;
 }
 
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 bool parse_int(const std::string& s, size_t pos, size_t len, int& out) {
   if (pos + len > s.size()) return false;
   auto r = std::from_chars(s.data() + pos, s.data() + pos + len, out);
@@ -84,6 +74,8 @@ bool parse_double(const std::string& s, double& out) {
 }
 
 }  // namespace
+
+bool parse_utc_timestamp(const std::string& s, int64_t& out) { return parse_timestamp(s, out); }
 
 std::string GapReport::summary() const {
   std::ostringstream os;
@@ -251,6 +243,28 @@ Profile load_profile(const std::string& name_or_path) {
   for (const auto& h : header)
     if (h == "Actual") value_col = h;
   return load_profile_csv(name_or_path, header[0], value_col);
+}
+
+// Howard Hinnant's civil-date algorithms ("chrono-Compatible Low-Level Date Algorithms").
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+CivilDate civil_from_days(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
 }
 
 int64_t parse_date(const std::string& ymd) {

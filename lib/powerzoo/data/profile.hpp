@@ -54,8 +54,20 @@ Profile load_profile(const std::string& name_or_path);
 /// path itself). Throws core::ConfigError for a name that is neither.
 std::string resolve_profile_path(const std::string& name_or_path);
 
+/// Parses an ISO-8601 UTC timestamp "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z]" (or a space for 'T')
+/// into seconds since epoch; false if malformed.
+bool parse_utc_timestamp(const std::string& s, int64_t& out);
+
 /// Seconds since epoch of a "YYYY-MM-DD" date at 00:00 UTC. Throws ConfigError if malformed.
 int64_t parse_date(const std::string& ymd);
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1..12, day 1..31), and back.
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
+struct CivilDate {
+  int64_t year = 1970;
+  unsigned month = 1, day = 1;
+};
+CivilDate civil_from_days(int64_t days);
 
 /// Calendar split: days [first_day, last_day] inclusive (UTC).
 struct Split {

@@ -1,4 +1,5 @@
-// DistGrid implementation (reference envs-grid.md §8.3) on the exact radial power flow.
+// DistGrid implementation (reference envs-grid.md §8.3) on the exact radial power flow, with
+// Battery, Renewable and FlexLoad bundles injecting P and Q at their buses.
 #include "powerzoo/envs/dist_grid.hpp"
 
 #include <algorithm>
@@ -11,10 +12,28 @@
 namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;  // reference sentinel for rate_a = 0
+
+void check_bus(int bus, int nb, const std::string& what) {
+  if (bus < 0 || bus >= nb)
+    throw core::ConfigError("DistGrid: " + what + " bus position " + std::to_string(bus) +
+                            " outside the case (0.." + std::to_string(nb - 1) + ")");
+}
+
+void check_windows(const std::vector<std::vector<double>>& shapes,
+                   const std::vector<int64_t>& starts, int horizon, const std::string& what) {
+  for (const auto& sh : shapes)
+    for (int64_t st : starts)
+      if (st < 0 || st + horizon > static_cast<int64_t>(sh.size()))
+        throw core::ConfigError("DistGrid: an episode window runs past the end of a " + what);
+}
 }  // namespace
 
 DistGrid::DistGrid(DistGridParams p)
-    : p_(std::move(p)), net_(p_.grid_case), flex_(p_.flexloads, p_.dt_hours) {
+    : p_(std::move(p)),
+      net_(p_.grid_case),
+      bat_(p_.batteries, p_.dt_hours, p_.battery_q_control),
+      ren_(p_.renewables, p_.dt_hours, p_.renewable_curtailment, p_.renewable_q_control),
+      flex_(p_.flexloads, p_.dt_hours) {
   const grid::Case& c = p_.grid_case;
   const int nb = c.n_bus();
   if (p_.bus_p_mw.empty()) {
@@ -31,26 +50,36 @@ DistGrid::DistGrid(DistGridParams p)
   for (int s : p_.bus_shape)
     if (s >= static_cast<int>(p_.shapes.size()))
       throw core::ConfigError("DistGrid: bus_shape refers to a missing shape");
-  if (!p_.shapes.empty()) {
-    if (p_.episode_starts.empty())
-      throw core::ConfigError("DistGrid: load shapes need at least one episode start");
-    for (const auto& sh : p_.shapes)
-      for (int64_t st : p_.episode_starts)
-        if (st < 0 || st + p_.horizon > static_cast<int64_t>(sh.size()))
-          throw core::ConfigError("DistGrid: an episode window runs past the end of a shape");
-  }
   if (p_.horizon < 1) throw core::ConfigError("DistGrid: expected horizon >= 1");
+  if (!p_.shapes.empty() || !p_.cf_shapes.empty()) {
+    if (p_.episode_starts.empty())
+      throw core::ConfigError("DistGrid: profiles need at least one episode start");
+    for (const auto* starts : {&p_.episode_starts, &p_.train_starts}) {
+      check_windows(p_.shapes, *starts, p_.horizon, "load shape");
+      check_windows(p_.cf_shapes, *starts, p_.horizon, "capacity-factor shape");
+    }
+  }
   if (!(p_.v_min < p_.v_max)) throw core::ConfigError("DistGrid: expected v_min < v_max");
-  for (const auto& d : p_.flexloads)
-    if (d.bus < 0 || d.bus >= nb)
-      throw core::ConfigError("DistGrid: FlexLoad bus position " + std::to_string(d.bus) +
-                              " outside the case");
+  for (const auto& d : p_.flexloads) check_bus(d.bus, nb, "FlexLoad");
+  for (const auto& d : p_.batteries) check_bus(d.bus, nb, "battery");
+  for (const auto& d : p_.renewables) check_bus(d.bus, nb, "renewable");
+  if (!p_.renewables.empty()) {
+    if (p_.cf_shapes.empty())
+      throw core::ConfigError("DistGrid: renewables need at least one capacity-factor shape");
+    if (p_.renewable_shape.empty()) p_.renewable_shape.assign(p_.renewables.size(), 0);
+    if (p_.renewable_shape.size() != p_.renewables.size())
+      throw core::ConfigError("DistGrid: renewable_shape must have one entry per renewable");
+    for (int s : p_.renewable_shape)
+      if (s < 0 || s >= static_cast<int>(p_.cf_shapes.size()))
+        throw core::ConfigError("DistGrid: renewable_shape refers to a missing shape");
+  }
   if (p_.include_der && net_.ref_bus() != 0)
     throw core::ConfigError("DistGrid: the DER action expects the slack at bus position 0");
   for (int k = 0; k < c.n_branch(); ++k) {
     if (c.branch[k].status <= 0) continue;
     lines_.push_back(k);
     cap_.push_back(c.branch[k].rate_a_mva > 0 ? c.branch[k].rate_a_mva : kUnlimited);
+    line_fwd_.push_back(net_.from_is_sending(k) ? 1 : 0);
   }
   double sp = 0, sq = 0;
   for (const auto& b : c.bus) {
@@ -61,17 +90,17 @@ DistGrid::DistGrid(DistGridParams p)
   q_ref_ = std::max(sq, 1e-8 * c.base_mva);
 
   const int nl = n_lines();
-  const int n_der = p_.include_der ? nb - 1 : 0;
+  n_der_ = p_.include_der ? nb - 1 : 0;
   spec_.id = "dist_grid";
-  spec_.obs_dim = 3 * nb + 2 * nl + 2 + flex_.obs_dim();
-  spec_.act_dim = n_der + flex_.action_dim();
-  spec_.obs_fields = tile_obs_fields({{"bus_voltage", nb},
-                                      {"line_p", nl},
-                                      {"line_q", nl},
-                                      {"bus_p_load", nb},
-                                      {"bus_q_load", nb},
-                                      {"time_of_day", 2},
-                                      {"flexload", flex_.obs_dim()}});
+  spec_.obs_dim = 3 * nb + 2 * nl + 2 + bat_.obs_dim() + ren_.obs_dim() + flex_.obs_dim();
+  spec_.act_dim = n_der_ + bat_.action_dim() + ren_.action_dim() + flex_.action_dim();
+  std::vector<std::pair<std::string, int>> fields = {{"bus_voltage", nb}, {"line_p", nl},
+                                                     {"line_q", nl},      {"bus_p_load", nb},
+                                                     {"bus_q_load", nb},  {"time_of_day", 2}};
+  if (bat_.n_devices() > 0) fields.emplace_back("battery", bat_.obs_dim());
+  if (ren_.n_devices() > 0) fields.emplace_back("renewable", ren_.obs_dim());
+  fields.emplace_back("flexload", flex_.obs_dim());
+  spec_.obs_fields = tile_obs_fields(fields);
   spec_.act_low.assign(spec_.act_dim, -1.0f);
   spec_.act_high.assign(spec_.act_dim, 1.0f);
   spec_.cost_names = {"voltage_violation", "thermal_overload", "resource"};
@@ -87,6 +116,8 @@ std::unique_ptr<State> DistGrid::make_state() const {
   s->v.assign(n_bus(), 1.0);
   s->p_line_mw.assign(n_lines(), 0.0);
   s->q_line_mvar.assign(n_lines(), 0.0);
+  s->battery = bat_.make_state();
+  s->renewable = ren_.make_state();
   s->flex = flex_.make_state();
   return s;
 }
@@ -103,19 +134,25 @@ void DistGrid::bus_load(int64_t k, std::vector<double>& p_mw, std::vector<double
   }
 }
 
-// Exact radial AC power flow; on success stores voltages, sending-end flows and losses.
-bool DistGrid::solve(GridState& s, const std::vector<double>& p,
-                     const std::vector<double>& q) const {
-  const grid::DistFlowResult r = net_.solve(p, q, p_.v_slack, p_.solver_tol, p_.solver_max_iter);
+void DistGrid::capacity_factors(int64_t k, std::vector<double>& cf) const {
+  cf.resize(p_.renewables.size());
+  for (size_t d = 0; d < cf.size(); ++d)
+    cf[d] = p_.cf_shapes[p_.renewable_shape[d]][static_cast<size_t>(k)];
+}
+
+// Exact radial AC power flow of the net loads in s.pl / s.ql; on success stores voltages,
+// sending-end flows and losses.
+bool DistGrid::solve(GridState& s) const {
+  grid::DistFlowResult& r = s.flow;
+  net_.solve_into(s.pl, s.ql, p_.v_slack, p_.solver_tol, p_.solver_max_iter, 0.0, false, s.work, r);
   bool ok = r.converged && std::isfinite(r.total_losses_mw);
   for (double v : r.bus_vm_pu) ok = ok && std::isfinite(v);
   if (!ok) return false;
-  s.v = r.bus_vm_pu;
+  std::copy(r.bus_vm_pu.begin(), r.bus_vm_pu.end(), s.v.begin());
   for (int i = 0; i < n_lines(); ++i) {
     const int k = lines_[i];
-    const bool fwd = net_.from_is_sending(k);
-    s.p_line_mw[i] = fwd ? r.branch_pf_mw[k] : r.branch_pt_mw[k];
-    s.q_line_mvar[i] = fwd ? r.branch_qf_mvar[k] : r.branch_qt_mvar[k];
+    s.p_line_mw[i] = line_fwd_[i] ? r.branch_pf_mw[k] : r.branch_pt_mw[k];
+    s.q_line_mvar[i] = line_fwd_[i] ? r.branch_qf_mvar[k] : r.branch_qt_mvar[k];
   }
   s.loss_mw = r.total_losses_mw;
   return true;
@@ -133,80 +170,134 @@ void DistGrid::observe(const GridState& s, std::span<float> obs) const {
   for (int b = 0; b < nb; ++b) obs[k++] = static_cast<float>(ql[b] / q_ref_);
   time_of_day_features(s.t, p_.dt_hours, &obs[k]);
   k += 2;
+  bat_.observe(s.battery, obs.subspan(k, bat_.obs_dim()));
+  k += bat_.obs_dim();
+  ren_.observe(s.renewable, obs.subspan(k, ren_.obs_dim()));
+  k += ren_.obs_dim();
   flex_.observe(s.flex, obs.subspan(k, flex_.obs_dim()));
+}
+
+void DistGrid::reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt) const {
+  s.t = 0;
+  const bool train_draw = opt.episode < 0 && !p_.train_starts.empty();
+  s.start = choose_episode_start(train_draw ? p_.train_starts : p_.episode_starts, rng, opt);
+  bat_.reset(s.battery);
+  if (ren_.n_devices() > 0) capacity_factors(s.start, s.cf);
+  ren_.reset(s.renewable, s.cf);
+  flex_.reset(s.flex);
+  bus_load(s.start, s.pl, s.ql);
+  if (!solve(s)) {  // keep a finite observation even for an unsolvable first load
+    std::fill(s.v.begin(), s.v.end(), 1.0);
+    std::fill(s.p_line_mw.begin(), s.p_line_mw.end(), 0.0);
+    std::fill(s.q_line_mvar.begin(), s.q_line_mvar.end(), 0.0);
+    s.loss_mw = 0;
+  }
 }
 
 void DistGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
                      const ResetOptions& opt) const {
   auto& s = static_cast<GridState&>(st);
-  s.t = 0;
-  s.start = choose_episode_start(p_.episode_starts, rng, opt);
-  flex_.reset(s.flex);
-  thread_local std::vector<double> pl, ql;
-  bus_load(s.start, pl, ql);
-  if (!solve(s, pl, ql)) {  // keep a finite observation even for an unsolvable first load
-    s.v.assign(n_bus(), 1.0);
-    s.p_line_mw.assign(n_lines(), 0.0);
-    s.q_line_mvar.assign(n_lines(), 0.0);
-    s.loss_mw = 0;
-  }
+  reset_state(s, rng, opt);
   observe(s, obs);
 }
 
-Step DistGrid::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
-                    std::span<float> costs, Info* info) const {
-  auto& s = static_cast<GridState&>(st);
+DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
+                                  std::span<float> costs) const {
   const int nb = n_bus();
-  thread_local std::vector<double> pl, ql;
-  thread_local std::vector<double> inj;
-  bus_load(s.start + std::min(s.t, p_.horizon - 1), pl, ql);
-  int off = 0;
+  const int64_t k = s.start + std::min(s.t, p_.horizon - 1);
+  bus_load(k, s.pl, s.ql);
   if (p_.include_der) {
     const double mid = 0.5 * (p_.der_low_mw + p_.der_high_mw);
     const double half = 0.5 * (p_.der_high_mw - p_.der_low_mw);
     for (int b = 1; b < nb; ++b) {
       const double a0 = action[b - 1];
       const double a = std::isfinite(a0) ? std::clamp(a0, -1.0, 1.0) : 0.0;
-      pl[b] -= mid + a * half;
+      s.pl[b] -= mid + a * half;
     }
-    off = nb - 1;
   }
-  inj.assign(flex_.n_devices(), 0.0);
-  const devices::FlexLoadStep fs = flex_.step(s.flex, action.subspan(off, flex_.action_dim()), inj);
-  for (int d = 0; d < flex_.n_devices(); ++d) pl[p_.flexloads[d].bus] -= inj[d];
+  DistGridOutcome out;
+  const size_t nmax = std::max({p_.batteries.size(), p_.renewables.size(), p_.flexloads.size()});
+  s.inj_p.resize(nmax);
+  s.inj_q.resize(nmax);
+  const int nbat = bat_.n_devices(), nren = ren_.n_devices(), nflex = flex_.n_devices();
+  if (nbat > 0) {
+    std::span<double> ip(s.inj_p.data(), nbat), iq(s.inj_q.data(), nbat);
+    std::fill(iq.begin(), iq.end(), 0.0);
+    out.battery =
+        bat_.step(s.battery, action.subspan(battery_act_offset(), bat_.action_dim()), ip, iq);
+    for (int d = 0; d < nbat; ++d) {
+      s.pl[p_.batteries[d].bus] -= ip[d];
+      s.ql[p_.batteries[d].bus] -= iq[d];
+    }
+  }
+  if (nren > 0) {
+    capacity_factors(k, s.cf);
+    std::span<double> ip(s.inj_p.data(), nren), iq(s.inj_q.data(), nren);
+    std::fill(iq.begin(), iq.end(), 0.0);
+    out.renewable = ren_.step(
+        s.renewable, action.subspan(renewable_act_offset(), ren_.action_dim()), s.cf, ip, iq);
+    for (int d = 0; d < nren; ++d) {
+      s.pl[p_.renewables[d].bus] -= ip[d];
+      s.ql[p_.renewables[d].bus] -= iq[d];
+    }
+  }
+  {
+    std::span<double> ip(s.inj_p.data(), nflex);
+    std::fill(ip.begin(), ip.end(), 0.0);
+    out.flexload = flex_.step(s.flex, action.subspan(flex_act_offset(), flex_.action_dim()), ip);
+    for (int d = 0; d < nflex; ++d) s.pl[p_.flexloads[d].bus] -= ip[d];
+  }
+  out.resource_cost = out.flexload.cost + out.battery.cost_sum() + out.renewable.cost_sum();
 
-  const bool ok = solve(s, pl, ql);
-  int n_v = 0, n_th = 0;
-  double loss = s.loss_mw;
-  if (ok) {
-    for (double v : s.v) n_v += (v < p_.v_min || v > p_.v_max);
-    for (int i = 0; i < n_lines(); ++i)
-      n_th += std::hypot(s.p_line_mw[i], s.q_line_mvar[i]) > cap_[i];
+  out.ok = solve(s);
+  out.loss_mw = s.loss_mw;
+  if (out.ok) {
+    for (double v : s.v) {
+      out.n_voltage += (v < p_.v_min || v > p_.v_max);
+      out.cost_continuous += std::max(v - p_.v_max, 0.0) + std::max(p_.v_min - v, 0.0);
+    }
+    for (int i = 0; i < n_lines(); ++i) {
+      // |S| only near or above the rating (most lines are far below it, 1e6 when unlimited).
+      const double p = s.p_line_mw[i], q = s.q_line_mvar[i];
+      if (p * p + q * q < 0.99 * cap_[i] * cap_[i]) continue;
+      const double sf = std::hypot(p, q);
+      out.n_thermal += sf > cap_[i];
+      out.cost_continuous += std::max(sf - cap_[i], 0.0);
+    }
   } else {
     // No operating point: count every bus as out of band and charge the total demand as loss
     // (a solver failure must never look better than a solved step). State keeps the last solve.
-    n_v = nb;
-    loss = 0;
-    for (int b = 1; b < nb; ++b) loss += std::abs(pl[b]);
-    if (!std::isfinite(loss)) loss = 0;
+    out.n_voltage = nb;
+    out.cost_continuous = nb * (p_.v_max - p_.v_min);
+    double loss = 0;
+    for (int b = 1; b < nb; ++b) loss += std::abs(s.pl[b]);
+    out.loss_mw = std::isfinite(loss) ? loss : 0;
   }
   s.t += 1;
-  costs[0] = static_cast<float>(n_v);
-  costs[1] = static_cast<float>(n_th);
-  costs[2] = static_cast<float>(fs.cost);
+  costs[0] = static_cast<float>(out.n_voltage);
+  costs[1] = static_cast<float>(out.n_thermal);
+  costs[2] = static_cast<float>(out.resource_cost);
+  return out;
+}
+
+Step DistGrid::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
+                    std::span<float> costs, Info* info) const {
+  auto& s = static_cast<GridState&>(st);
+  const DistGridOutcome o = advance(s, action, costs);
   observe(s, obs);
   Step out;
-  out.reward = static_cast<float>(-p_.loss_penalty_weight * loss);
+  out.reward = static_cast<float>(-p_.loss_penalty_weight * o.loss_mw);
   out.truncated = s.t >= p_.horizon;
-  out.terminated = !ok;
+  out.terminated = !o.ok;
   if (info) {
+    const int nv = o.n_voltage + o.n_thermal;
     info->gen_cost = 0;
-    info->n_violations = n_v + n_th;
-    info->is_safe = ok && n_v + n_th == 0;
-    info->status = ok ? StepStatus::kOk : StepStatus::kSolverFailed;
-    info->sums[0] = loss * p_.dt_hours;
-    info->sums[1] = fs.curtailed_mw * p_.dt_hours;
-    info->sums[2] = fs.shift_out_mw * p_.dt_hours;
+    info->n_violations = nv;
+    info->is_safe = o.ok && nv == 0;
+    info->status = o.ok ? StepStatus::kOk : StepStatus::kSolverFailed;
+    info->sums[0] = o.loss_mw * p_.dt_hours;
+    info->sums[1] = o.flexload.curtailed_mw * p_.dt_hours;
+    info->sums[2] = o.flexload.shift_out_mw * p_.dt_hours;
   }
   return out;
 }
@@ -222,16 +313,20 @@ void DistGrid::save_state(const State& st, std::vector<double>& out) const {
   out.insert(out.end(), f.buf.begin(), f.buf.end());
   for (int x : f.head) out.push_back(x);
   for (int x : f.size) out.push_back(x);
-  out.insert(out.end(), f.curtailed.begin(), f.curtailed.end());
-  out.insert(out.end(), f.shift_out.begin(), f.shift_out.end());
-  out.insert(out.end(), f.shift_in.begin(), f.shift_in.end());
+  for (const auto* v :
+       {&f.curtailed, &f.shift_out, &f.shift_in, &s.battery.soc, &s.battery.p_mw, &s.battery.q_mvar,
+        &s.renewable.cf, &s.renewable.p_mw, &s.renewable.q_mvar, &s.renewable.curtail_frac})
+    out.insert(out.end(), v->begin(), v->end());
 }
 
 size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   auto& s = static_cast<GridState&>(st);
   const size_t nb = static_cast<size_t>(n_bus()), nl = static_cast<size_t>(n_lines());
   const size_t nd = static_cast<size_t>(flex_.n_devices());
-  const size_t n = 3 + nb + 2 * nl + nd * devices::FlexLoadState::kSlots + 5 * nd;
+  const size_t nbat = static_cast<size_t>(bat_.n_devices());
+  const size_t nren = static_cast<size_t>(ren_.n_devices());
+  const size_t n =
+      3 + nb + 2 * nl + nd * devices::FlexLoadState::kSlots + 5 * nd + 3 * nbat + 4 * nren;
   if (in.size() < n)
     throw core::ConfigError("checkpoint: dist_grid state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
@@ -255,6 +350,13 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   take(f.curtailed, nd);
   take(f.shift_out, nd);
   take(f.shift_in, nd);
+  take(s.battery.soc, nbat);
+  take(s.battery.p_mw, nbat);
+  take(s.battery.q_mvar, nbat);
+  take(s.renewable.cf, nren);
+  take(s.renewable.p_mw, nren);
+  take(s.renewable.q_mvar, nren);
+  take(s.renewable.curtail_frac, nren);
   return k;
 }
 

@@ -1,13 +1,16 @@
-// DistGrid: radial distribution feeder with optional nodal DER injections and a FlexLoad bundle
-// (reference envs-grid.md §8.3). The power flow is the exact radial AC solution
-// (grid::RadialNetwork::solve), not the reference's approximate sweep (docs/deviations.md).
+// DistGrid: radial distribution feeder with optional nodal DER injections and Battery, Renewable
+// and FlexLoad bundles at buses (reference envs-grid.md §8.3, envs-market-resources.md §2.1–2.3,
+// §4.3). The power flow is the exact radial AC solution (grid::RadialNetwork::solve_into), not
+// the reference's approximate sweep (docs/deviations.md).
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "powerzoo/devices/battery.hpp"
 #include "powerzoo/devices/flexload.hpp"
+#include "powerzoo/devices/renewable.hpp"
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/distflow.hpp"
@@ -24,6 +27,9 @@ struct DistGridParams {
   std::vector<std::vector<double>> shapes;   ///< load shapes, indexed by absolute step
   std::vector<int> bus_shape;                ///< [n_bus] shape index or −1; empty ⇒ all −1
   std::vector<int64_t> episode_starts;       ///< candidate start steps (needed with shapes)
+  /// Starts of the training draw (ResetOptions::episode < 0); empty ⇒ episode_starts. The DERs
+  /// task trains on a bank of a few windows and evaluates on evenly spaced ones.
+  std::vector<int64_t> train_starts;
   int horizon = 48;
   double dt_hours = 0.5;
   double v_slack = 1.0;
@@ -33,22 +39,50 @@ struct DistGridParams {
   /// 100 MVA base; expressed in MW here so results do not depend on the file's baseMVA).
   bool include_der = true;
   double der_low_mw = -0.5, der_high_mw = 0.5;
-  std::vector<devices::FlexLoadDevice> flexloads;  ///< bundle devices (bus = 0-based position)
-  double solver_tol = 1e-10;                       ///< on squared voltage (p.u.²)
+  // Bundles (bus = 0-based position in the case). Their blocks of the action and observation
+  // come in this order: batteries, renewables, flexible loads.
+  std::vector<devices::BatteryDevice> batteries;
+  bool battery_q_control = true;
+  std::vector<devices::RenewableDevice> renewables;
+  bool renewable_curtailment = true, renewable_q_control = true;
+  /// Capacity factors in [0, 1] indexed by absolute step, like `shapes`; renewable d follows
+  /// cf_shapes[renewable_shape[d]] (empty renewable_shape ⇒ every device follows shape 0).
+  std::vector<std::vector<double>> cf_shapes;
+  std::vector<int> renewable_shape;
+  std::vector<devices::FlexLoadDevice> flexloads;
+  double solver_tol = 1e-10;  ///< on squared voltage (p.u.²)
   int solver_max_iter = 100;
 };
 
+/// What one transition did (DistGrid::advance), before any observation is written.
+struct DistGridOutcome {
+  bool ok = true;      ///< the power flow converged
+  double loss_mw = 0;  ///< network loss (on failure: the total demand, see DistGrid)
+  int n_voltage = 0;   ///< buses outside [v_min, v_max] (slack included)
+  int n_thermal = 0;   ///< lines with |S| > rating
+  /// Σ(v − v_max)⁺ + Σ(v_min − v)⁺ in p.u. plus Σ(|S| − cap)⁺ in MVA (the reference's mix of
+  /// units, §4.3); on failure n_bus·(v_max − v_min).
+  double cost_continuous = 0;
+  double resource_cost = 0;  ///< Σ bundle cost_sum
+  devices::BatteryStep battery;
+  devices::RenewableStep renewable;
+  devices::FlexLoadStep flexload;
+};
+
 /// obs = [(v−1)/0.1 (n_bus), P/p_ref (n_line), Q/q_ref (n_line), p_load/p_ref (n_bus),
-/// q_load/q_ref (n_bus), sin, cos, FlexLoad obs (5 per device)] with n_line the in-service
-/// branches in row order, P/Q their sending-end flows, p_ref/q_ref the case's total PD/QD (not
-/// the task's profile). action ∈ [−1,1]^((n_bus−1)·include_der + 2·n_flex).
+/// q_load/q_ref (n_bus), sin, cos, Battery obs, Renewable obs, FlexLoad obs] with n_line the
+/// in-service branches in row order, P/Q their sending-end flows, p_ref/q_ref the case's total
+/// PD/QD (not the task's profile). action ∈ [−1,1]^((n_bus−1)·include_der + bundle actions) in
+/// the block order [DER | battery | renewable | flexload].
 /// costs = [voltage_violation (buses outside [v_min, v_max], slack included), thermal_overload
-/// (lines with |S| > rate_a, 0 = unlimited), resource ($ of the FlexLoad bundle)].
-/// Info::sums = [loss MWh, curtailed MWh, shifted-out MWh] of the step.
+/// (lines with |S| > rate_a, 0 = unlimited), resource (Σ of the bundles' cost_sum)].
+/// Info::sums = [loss MWh, curtailed MWh, shifted-out MWh] of the step (FlexLoad).
+/// Injections (generator-positive) are subtracted from the bus loads before the power flow.
 /// Time limit → truncated; solver non-convergence → terminated with StepStatus::kSolverFailed.
 class DistGrid final : public Env {
  public:
-  /// Throws core::ConfigError for a non-radial/disconnected case or inconsistent params.
+  /// Throws core::ConfigError for a non-radial/disconnected case or inconsistent params (a
+  /// device outside the case, bad device ratings, a missing capacity-factor shape).
   explicit DistGrid(DistGridParams p);
 
   struct GridState : State {
@@ -58,7 +92,13 @@ class DistGrid final : public Env {
     std::vector<double> p_line_mw;    ///< [n_line] sending-end P
     std::vector<double> q_line_mvar;  ///< [n_line] sending-end Q
     double loss_mw = 0;
+    devices::BatteryState battery;
+    devices::RenewableState renewable;
     devices::FlexLoadState flex;
+    // Scratch of the step (not part of the state's value): loads, injections, solver buffers.
+    std::vector<double> pl, ql, inj_p, inj_q, cf;
+    grid::DistFlowWorkspace work;
+    grid::DistFlowResult flow;
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -67,30 +107,51 @@ class DistGrid final : public Env {
              const ResetOptions& opt = {}) const override;
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
-  /// Checkpoint support: t, start, loss, v, line flows and the FlexLoad ring buffers.
+  /// Checkpoint support: t, start, loss, v, line flows, the FlexLoad ring buffers, battery SOC
+  /// and powers, renewable cf / powers / curtailment.
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
 
+  /// reset() without the observation (views with their own observation, DistGridMarl).
+  void reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt) const;
+  /// One transition without the observation: applies action [act_dim], solves the power flow,
+  /// advances the clock and writes costs [3]. Never throws.
+  DistGridOutcome advance(GridState& s, std::span<const float> action,
+                          std::span<float> costs) const;
+  /// The flat observation [obs_dim] of a state.
+  void observe(const GridState& s, std::span<float> obs) const;
+
   const DistGridParams& params() const { return p_; }
   const grid::RadialNetwork& network() const { return net_; }
+  const devices::Battery& battery() const { return bat_; }
+  const devices::Renewable& renewable() const { return ren_; }
   const devices::FlexLoad& flexload() const { return flex_; }
   int n_bus() const { return p_.grid_case.n_bus(); }
   int n_lines() const { return static_cast<int>(lines_.size()); }
+  /// Offsets of the bundle blocks in the action vector.
+  int battery_act_offset() const { return n_der_; }
+  int renewable_act_offset() const { return n_der_ + bat_.action_dim(); }
+  int flex_act_offset() const { return n_der_ + bat_.action_dim() + ren_.action_dim(); }
   /// Offset of the FlexLoad block in the observation.
   int flex_obs_offset() const { return spec_.obs_dim - flex_.obs_dim(); }
   /// Nodal demand (MW, MVAr) at absolute step k.
   void bus_load(int64_t k, std::vector<double>& p_mw, std::vector<double>& q_mvar) const;
+  /// Capacity factors [n_renewables] at absolute step k.
+  void capacity_factors(int64_t k, std::vector<double>& cf) const;
 
  private:
-  bool solve(GridState& s, const std::vector<double>& p, const std::vector<double>& q) const;
-  void observe(const GridState& s, std::span<float> obs) const;
+  bool solve(GridState& s) const;
 
   DistGridParams p_;
   grid::RadialNetwork net_;
+  devices::Battery bat_;
+  devices::Renewable ren_;
   devices::FlexLoad flex_;
   EnvSpec spec_;
+  int n_der_ = 0;
   std::vector<int> lines_;        // in-service branch rows
   std::vector<double> cap_;       // [n_line] MVA (1e6 = unlimited)
+  std::vector<char> line_fwd_;    // [n_line] from bus is the sending end
   double p_ref_ = 1, q_ref_ = 1;  // MW, MVAr
 };
 

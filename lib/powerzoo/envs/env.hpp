@@ -54,6 +54,10 @@ struct EnvSpec {
   /// get no reduction metric.
   std::vector<float> reference_action;
   std::vector<std::string> reduction_names;  ///< parallel to episode_sum_names; "" = none
+  /// Names of per-step quantities (Info::trace, same order) that evaluation trajectories record
+  /// as trajectories/<split>/step_<n>/info/<name> [T, N] (e.g. a microgrid's power flows, which
+  /// have no meaningful episode sum). At most Info::kMaxTrace.
+  std::vector<std::string> trace_names;
   /// Named blocks of the observation, in order, tiling [0, obs_dim).
   std::vector<ObsField> obs_fields;
   /// Agents in their fixed order; empty = one agent "agent" that sees and controls everything.
@@ -101,6 +105,8 @@ struct Info {
   bool is_safe = true;
   StepStatus status = StepStatus::kOk;
   double sums[kMaxSums] = {};  ///< per-step values of EnvSpec::episode_sum_names
+  static constexpr int kMaxTrace = 20;
+  double trace[kMaxTrace] = {};  ///< per-step values of EnvSpec::trace_names (trajectories only)
 };
 
 /// Per-instance mutable state; each env defines its own subtype.

@@ -57,8 +57,11 @@ EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double secon
 namespace {
 
 // One synthetic collection for `learner`: standard-normal observations and rewards, no episode
-// ends, zero costs. Returns the seconds spent in collect_act.
-double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core::Rng& rng) {
+// ends, zero costs, an update() after every update_every() vector steps (timed into *update_secs,
+// counted in *updates, *learned = whether the last one learned). Returns the seconds spent in
+// collect_act.
+double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core::Rng& rng,
+                      double* update_secs, int* updates, bool* learned) {
   const size_t od = sp.obs_dim, k = sp.cost_names.size(), na = sp.n_agents();
   std::vector<float> obs(N * od), next(N * od), act(static_cast<size_t>(N) * sp.act_dim);
   std::vector<float> rew(N * na), costs(N * k, 0.0f);  // rewards [N, n_agents]
@@ -79,8 +82,47 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
     v.shaped_reward = rew.data(), v.costs = costs.data(), v.terminated = zeros.data();
     v.truncated = zeros.data(), v.final_obs = next.data(), v.next_obs = next.data();
     learner.observe(v);
+    if ((t + 1) % learner.update_every() == 0) {
+      const auto t1 = Clock::now();
+      *learned = !learner.update(rng).empty();
+      *update_secs += seconds_since(t1);
+      ++*updates;
+    }
   }
   return act_secs;
+}
+
+// Executed GEMM multiply-adds per sample of one gradient step of the spec's learner: forward
+// Σ in·out, weight gradients Σ in·out, input gradients Σ in·out over every layer but the first
+// (SAC's critics in the actor step: every layer, for ∂Q/∂a, and no weight gradients).
+double learner_macs_per_sample(const Spec& spec, const envs::EnvSpec& sp) {
+  const auto& hidden = spec.ppo.hidden;
+  auto macs = [&](int in, int out) {
+    double m = 0;
+    int prev = in;
+    for (int h : hidden) m += static_cast<double>(prev) * h, prev = h;
+    return m + static_cast<double>(prev) * out;
+  };
+  auto first = [&](int in, int out) {
+    return static_cast<double>(in) * (hidden.empty() ? out : hidden[0]);
+  };
+  if (spec.ppo.algo == rl::Algo::kSac) {
+    const int od = sp.obs_dim, ad = sp.act_dim;
+    const double a = macs(od, 2 * ad), a1 = first(od, 2 * ad);
+    const double c = macs(od + ad, 1), c1 = first(od + ad, 1);
+    // Actor step: actor forward, 2 critics forward and input-backward, actor backward.
+    // Critic step: actor forward (s'), 2 target and 2 critic forwards, 2 critic backwards.
+    return (a + 4 * c + 2 * a - a1) + (a + 4 * c + 2 * (2 * c - c1));
+  }
+  // Each sample is seen n_epochs times; a multi-agent sample is one row per agent through that
+  // agent's networks (its observation and action slices).
+  double m = 0;
+  auto add_agent = [&](int obs, int act) {
+    m += 3 * (macs(obs, act) + macs(obs, 1)) - first(obs, act) - first(obs, 1);
+  };
+  if (sp.agents.empty()) add_agent(sp.obs_dim, sp.act_dim);
+  for (const auto& a : sp.agents) add_agent(a.obs.size, a.act.size);
+  return m * spec.ppo.n_epochs;
 }
 
 }  // namespace
@@ -88,49 +130,32 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
 LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) {
   auto env = make_learner_env(spec, spec.env.split, true);
   const auto& sp = env->spec();
-  const rl::PpoConfig& cfg = spec.ppo;
   const int N = spec.vec.n_envs;
   core::Rng rng(3, 3);
   core::ThreadPool pool(static_cast<size_t>(threads));
   const auto learner = make_spec_learner(spec, sp, N, rng, &pool);
   const int T = learner->collect_steps();
-  feed_synthetic(*learner, sp, N, rng);
-  learner->update(rng);  // warm-up (buffer allocation)
+  // Warm-up (buffer allocation; an off-policy learner also fills its replay to learning_starts).
+  double warm_secs = 0;
+  int warm_updates = 0;
+  bool learned = false;
+  for (int k = 0; k < 100000 && (k == 0 || !learned); ++k)
+    feed_synthetic(*learner, sp, N, rng, &warm_secs, &warm_updates, &learned);
   LearnerBenchResult r;
   int updates = 0;
   double update_secs = 0, act_secs = 0;
-  while (update_secs < seconds || updates == 0) {
-    act_secs += feed_synthetic(*learner, sp, N, rng);
-    const auto t0 = Clock::now();
-    learner->update(rng);
-    update_secs += seconds_since(t0);
-    ++updates;
+  while (update_secs < seconds || updates == 0)
+    act_secs += feed_synthetic(*learner, sp, N, rng, &update_secs, &updates, &learned);
+  const bool sac = spec.ppo.algo == rl::Algo::kSac;
+  if (sac) {
+    r.grad_steps_per_sec = static_cast<double>(updates) * spec.sac.num_epochs / update_secs;
+    r.samples_per_sec = r.grad_steps_per_sec * spec.sac.batch_size;
+  } else {
+    r.samples_per_sec = static_cast<double>(updates) * learner->update_every() * N / update_secs;
   }
-  r.samples_per_sec = static_cast<double>(updates) * T * N / update_secs;
-  // Executed GEMM flops per sample and gradient step, for the actor and the critic: forward
-  // 2·Σ in·out, weight gradients 2·Σ in·out, input gradients 2·Σ in·out over every layer but the
-  // first (dLoss/dx is never formed); each sample is seen n_epochs times. A multi-agent sample is
-  // one row per agent through that agent's networks (its observation and action slices).
-  auto mlp_macs = [&](int in, int out) {
-    double m = 0;
-    int prev = in;
-    for (int h : cfg.hidden) {
-      m += static_cast<double>(prev) * h;
-      prev = h;
-    }
-    return m + static_cast<double>(prev) * out;
-  };
-  const int h0 = cfg.hidden.empty() ? 0 : cfg.hidden[0];
-  double first = 0, macs = 0;
-  auto add_agent = [&](int obs, int act) {
-    if (!cfg.hidden.empty()) first += static_cast<double>(obs) * h0;
-    macs += mlp_macs(obs, act) + mlp_macs(obs, 1);
-  };
-  if (sp.agents.empty()) add_agent(sp.obs_dim, sp.act_dim);
-  for (const auto& a : sp.agents) add_agent(a.obs.size, a.act.size);
-  r.gflops = r.samples_per_sec * cfg.n_epochs * (6.0 * macs - 2.0 * 2.0 * first) / 1e9;
+  r.gflops = r.samples_per_sec * 2.0 * learner_macs_per_sample(spec, sp) / 1e9;
   r.threads = static_cast<int>(pool.size());
-  r.act_us = 1e6 * act_secs / (static_cast<double>(updates) * T);
+  r.act_us = 1e6 * act_secs / (static_cast<double>(updates) / (T / learner->update_every()) * T);
   return r;
 }
 

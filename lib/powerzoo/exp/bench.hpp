@@ -30,14 +30,18 @@ struct EnvBenchResult {
 EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds);
 
 struct LearnerBenchResult {
-  double samples_per_sec = 0;  ///< rollout samples (T·N) consumed per second by update()
-  double gflops = 0;           ///< estimated matrix-product rate of the update (GEMM flops only)
-  double act_us = 0;           ///< microseconds per batched collect_act over N envs
-  int threads = 1;             ///< workers of the learner's pool
+  /// Samples consumed per second by update(): rollout samples (T·N) for PPO, minibatch rows
+  /// (gradient steps × batch_size) for SAC.
+  double samples_per_sec = 0;
+  double grad_steps_per_sec = 0;  ///< SAC: gradient steps (actor + critics + α) per second
+  double gflops = 0;              ///< estimated matrix-product rate of the update (GEMM flops only)
+  double act_us = 0;              ///< microseconds per batched collect_act over N envs
+  int threads = 1;                ///< workers of the learner's pool
 };
 
 /// Times rl::Learner::update of the spec's learner on synthetic collections (N envs x
-/// collect_steps(), standard-normal observations and rewards) with its batched work on a pool of
+/// collect_steps(), standard-normal observations and rewards, an update every update_every()
+/// steps; SAC's replay filled past learning_starts first) with its batched work on a pool of
 /// `threads` workers; collect_act is timed apart.
 LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads = 1);
 

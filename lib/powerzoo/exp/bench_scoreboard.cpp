@@ -41,7 +41,9 @@ double sgemm_peak_gflops(int m, int n, int k, double seconds) {
 
 GemmShape learner_gemm_shape(const Spec& spec) {
   GemmShape g;
-  g.m = spec.ppo.rollout_length * spec.vec.n_envs / std::max(spec.ppo.n_minibatches, 1);
+  g.m = spec.ppo.algo == rl::Algo::kSac
+            ? spec.sac.batch_size
+            : spec.ppo.rollout_length * spec.vec.n_envs / std::max(spec.ppo.n_minibatches, 1);
   for (int h : spec.ppo.hidden) g.n = std::max(g.n, h);
   g.k = g.n;
   return g;
@@ -101,23 +103,27 @@ ScoreRow score_spec(const std::string& spec_path, double seconds) {
 const std::vector<std::string>& scoreboard_specs() {
   // One bundled spec per task; a new task adds its spec here (rows are labelled by the spec's
   // experiment name, so no task id is spelled out in this file).
-  static const std::vector<std::string> kSpecs = {
-      "experiments/quickstart.toml", "experiments/dso_ppo.toml", "experiments/tso_ppo_short.toml",
-      "experiments/gencos_ippo_short.toml"};
+  static const std::vector<std::string> kSpecs = {"experiments/quickstart.toml",
+                                                  "experiments/dso_ppo.toml",
+                                                  "experiments/tso_ppo_short.toml",
+                                                  "experiments/gencos_ippo_short.toml",
+                                                  "experiments/ders_ippo_short.toml",
+                                                  "experiments/case5_sac.toml",
+                                                  "experiments/dcmg_ppo_gaussian_short.toml"};
   return kSpecs;
 }
 
 std::string scoreboard_table(const std::vector<ScoreRow>& rows) {
   std::string out;
   char buf[400];
-  std::snprintf(buf, sizeof buf, "%-14s %5s | %10s %10s %5s | %10s %10s %5s | %7s %7s %6s | %10s\n",
+  std::snprintf(buf, sizeof buf, "%-23s %5s | %10s %10s %5s | %10s %10s %5s | %7s %7s %6s | %10s\n",
                 "task", "envs", "env 1t/s", "env 2t/s", "2/1", "learn 1t", "learn 2t", "2/1",
                 "GF 1t", "peak", "% peak", "train 2t/s");
   out += buf;
   for (const auto& r : rows) {
     std::snprintf(
         buf, sizeof buf,
-        "%-14s %5d | %10.0f %10.0f %5.2f | %10.0f %10.0f %5.2f | %7.1f %7.1f %5.0f%% | %10.0f\n",
+        "%-23s %5d | %10.0f %10.0f %5.2f | %10.0f %10.0f %5.2f | %7.1f %7.1f %5.0f%% | %10.0f\n",
         r.task.c_str(), r.n_envs, r.env_sps_1, r.env_sps_2, r.env_sps_2 / r.env_sps_1,
         r.learner_sps_1, r.learner_sps_2, r.learner_sps_2 / r.learner_sps_1, r.learner_gflops_1,
         r.sgemm_peak, 100.0 * r.learner_gflops_1 / r.sgemm_peak, r.train_sps_2);

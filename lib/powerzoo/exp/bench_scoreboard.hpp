@@ -15,7 +15,7 @@ namespace pz::exp {
 double sgemm_peak_gflops(int m, int n, int k, double seconds);
 
 /// The SGEMM shape of the spec's widest hidden layer at its minibatch size: m = T·N / minibatches
-/// rows, n = k = the widest hidden width (the learner's dominant GEMM).
+/// rows (SAC: batch_size), n = k = the widest hidden width (the learner's dominant GEMM).
 struct GemmShape {
   int m = 0, n = 0, k = 0;
 };

@@ -49,7 +49,10 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     traj->obs_dim = sp.obs_dim;
     traj->act_dim = sp.act_dim;
     traj->n_costs = static_cast<int>(k);
+    traj->trace_names = sp.trace_names;
   }
+  const size_t n_trace = sp.trace_names.size();
+  std::vector<uint8_t> ended(K, 0);
   std::vector<vec::EpisodeStats> done_eps(K);
   size_t n_done = 0;
   for (int t = 0; t < sp.horizon && n_done < K; ++t) {
@@ -72,7 +75,11 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
       traj->terminated.insert(traj->terminated.end(), venv.terminated.begin(),
                               venv.terminated.end());
       traj->truncated.insert(traj->truncated.end(), venv.truncated.begin(), venv.truncated.end());
+      for (size_t i = 0; i < K && n_trace > 0; ++i)
+        for (size_t j = 0; j < n_trace; ++j)
+          traj->trace.push_back(ended[i] ? 0.0f : static_cast<float>(venv.info[i].trace[j]));
     }
+    for (size_t i = 0; i < K; ++i) ended[i] |= venv.terminated[i] | venv.truncated[i];
     for (const auto& [i, ep] : venv.finished()) {
       done_eps[i] = ep;
       ++n_done;
@@ -195,6 +202,14 @@ void write_trajectories(io::RunFile& out, const std::string& group, const Trajec
   out.write_f32(group + "costs", {T, N, t.n_costs}, t.costs.data());
   out.write_u8(group + "terminated", {T, N}, t.terminated.data());
   out.write_u8(group + "truncated", {T, N}, t.truncated.data());
+  // One [T, N] dataset per traced quantity: info/<name>.
+  const size_t nt = t.trace_names.size();
+  if (nt == 0 || t.trace.size() != static_cast<size_t>(T * N) * nt) return;
+  std::vector<float> col(static_cast<size_t>(T * N));
+  for (size_t j = 0; j < nt; ++j) {
+    for (size_t r = 0; r < col.size(); ++r) col[r] = t.trace[r * nt + j];
+    out.write_f32(group + "info/" + t.trace_names[j], {T, N}, col.data());
+  }
 }
 
 }  // namespace pz::exp

@@ -1,6 +1,9 @@
 // Spec → learner: Safe-RL view, learner env (Sauté wrapping), learner context and factory call.
 #include "powerzoo/exp/learners.hpp"
 
+#include <cmath>
+#include <sstream>
+
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/saute.hpp"
@@ -8,6 +11,16 @@
 #include "powerzoo/rl/ippo.hpp"
 
 namespace pz::exp {
+namespace {
+
+std::string fmt_bound(float x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+
+}  // namespace
 
 SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
   SafetyView v;
@@ -50,18 +63,39 @@ std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::s
 }
 
 int learner_cost_channels(const Spec& spec) {
-  return spec.ppo.algo == rl::Algo::kPpoLagrangian
+  return spec.ppo.algo == rl::Algo::kPpoLagrangian || spec.ppo.algo == rl::Algo::kIppoLagrangian
              ? static_cast<int>(spec.safety.constraints.size())
              : 0;
 }
 
 void check_batching(const Spec& spec) {
+  if (spec.ppo.algo == rl::Algo::kSac) return;  // replay minibatches: [sac] batch_size
   const int N = spec.vec.n_envs, n_mb = spec.ppo.n_minibatches;
   if (N % n_mb != 0)
     throw core::ConfigError(spec.source_path +
                             ": [ppo] n_minibatches: expected a divisor of "
                             "[vec] n_envs = " +
                             std::to_string(N) + ", found " + std::to_string(n_mb));
+}
+
+void check_action_box(const Spec& spec, const envs::EnvSpec& env_spec) {
+  const bool beta = spec.ppo.policy == rl::Policy::kBeta;
+  const bool sac = spec.ppo.algo == rl::Algo::kSac;
+  if (!beta && !sac) return;
+  if (beta && spec.ppo.algo == rl::Algo::kIppo)
+    throw core::ConfigError(spec.at("ppo.policy") +
+                            "[ppo] policy = \"beta\": ippo supports the Gaussian policy only "
+                            "(expected \"gaussian\")");
+  // Both map a bounded distribution onto the box: low + u·(high − low), loc + scale·tanh(u).
+  for (int d = 0; d < env_spec.act_dim; ++d) {
+    const float lo = env_spec.act_low.at(d), hi = env_spec.act_high.at(d);
+    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) continue;
+    const std::string what = beta ? "[ppo] policy = \"beta\"" : "[ppo] algo = \"sac\"";
+    throw core::ConfigError(spec.at(beta ? "ppo.policy" : "ppo.algo") + what +
+                            ": expected an env with a bounded action box, found action " +
+                            std::to_string(d) + " of " + env_spec.id + " in [" + fmt_bound(lo) +
+                            ", " + fmt_bound(hi) + "]");
+  }
 }
 
 std::string learner_name(const Spec& spec) { return rl::algo_name(spec.ppo.algo); }
@@ -72,11 +106,14 @@ rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_sp
   ctx.act_dim = env_spec.act_dim;
   ctx.n_envs = n_envs;
   ctx.horizon = env_spec.horizon;
+  ctx.act_low = env_spec.act_low;
+  ctx.act_high = env_spec.act_high;
   for (const auto& a : env_spec.agents)
     ctx.agents.push_back(
         rl::AgentSlice{a.name, a.obs.offset, a.obs.size, a.act.offset, a.act.size});
   ctx.ppo = spec.ppo;
   ctx.ippo = spec.ippo;
+  ctx.sac = spec.sac;
   // Resolved for every learner (a bad [safety] name is bad input even for plain PPO); only
   // ppo_lagrangian turns them into cost critics.
   const SafetyView sv = safety_view(spec, env_spec);
@@ -92,7 +129,8 @@ std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::Env
                                                core::ThreadPool* pool) {
   rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
   ctx.pool = pool;
-  if (spec.ppo.algo == rl::Algo::kIppo) {
+  check_action_box(spec, env_spec);
+  if (spec.ppo.algo == rl::Algo::kIppo || spec.ppo.algo == rl::Algo::kIppoLagrangian) {
     // The grouping is bad input of [ippo] sharing (mismatched sizes in one group), found here
     // because only the env knows its agents.
     try {

@@ -33,8 +33,13 @@ std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::s
 int learner_cost_channels(const Spec& spec);
 
 /// Throws core::ConfigError unless ppo.n_minibatches divides vec.n_envs (PPO minibatches are
-/// sets of env columns).
+/// sets of env columns); nothing for sac.
 void check_batching(const Spec& spec);
+
+/// Throws core::ConfigError naming [ppo] policy (or algo) unless every action of env_spec has a
+/// finite box when the spec's learner needs one (policy = "beta", algo = "sac"); refuses Beta
+/// under ippo.
+void check_action_box(const Spec& spec, const envs::EnvSpec& env_spec);
 
 /// Registered learner name of the spec (rl::algo_name of ppo.algo).
 std::string learner_name(const Spec& spec);

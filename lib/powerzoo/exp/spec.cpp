@@ -37,12 +37,12 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
     throw ConfigError(v.at("safety.cost_scale") + "[safety] cost_scale: expected a number or " +
                       std::to_string(k) + " values (one per constraint), found " +
                       std::to_string(sf.cost_scale.size()));
-  const bool safe_algo =
-      s.ppo.algo == rl::Algo::kPpoLagrangian || s.ppo.algo == rl::Algo::kSautePpo;
+  const bool safe_algo = s.ppo.algo == rl::Algo::kPpoLagrangian ||
+                         s.ppo.algo == rl::Algo::kSautePpo ||
+                         s.ppo.algo == rl::Algo::kIppoLagrangian;
   if (safe_algo && k == 0) {
-    throw ConfigError(v.at("ppo.algo") + "[ppo] algo = " +
-                      (s.ppo.algo == rl::Algo::kSautePpo ? "\"saute_ppo\"" : "\"ppo_lagrangian\"") +
-                      " needs [safety] constraints (a non-empty list of cost channels)");
+    throw ConfigError(v.at("ppo.algo") + "[ppo] algo = \"" + rl::algo_name(s.ppo.algo) +
+                      "\" needs [safety] constraints (a non-empty list of cost channels)");
   }
   if (s.ppo.algo == rl::Algo::kSautePpo) {
     bool ok = sf.thresholds.size() == k;
@@ -52,7 +52,26 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
                         "[safety] thresholds: saute_ppo needs one budget > 0 per constraint "
                         "(a zero budget makes every reward the unsafe reward)");
   }
-  if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
+  if (s.ppo.policy == rl::Policy::kBeta && s.ppo.squash != rl::Squash::kNone)
+    throw ConfigError(v.at("ppo.squash") +
+                      "[ppo] squash: the Beta policy is bounded by construction; expected \"none\" "
+                      "with policy = \"beta\", found \"tanh\"");
+  if (s.ppo.algo == rl::Algo::kSac) {
+    // SAC reads [sac] and a few [ppo] keys; these would be silently unused or contradict it.
+    if (s.ppo.policy == rl::Policy::kBeta)
+      throw ConfigError(v.at("ppo.policy") +
+                        "[ppo] policy = \"beta\" is a PPO policy; sac uses its own squashed "
+                        "Gaussian (expected \"gaussian\")");
+    if (s.ppo.normalize_rewards)
+      throw ConfigError(v.at("ppo.normalize_rewards") +
+                        "[ppo] normalize_rewards: sac does not normalize rewards (as Rejax's SAC); "
+                        "expected false");
+    if (s.sac.buffer_size < s.vec.n_envs)
+      throw ConfigError(v.at("sac.buffer_size") + "[sac] buffer_size: expected at least [vec] " +
+                        "n_envs = " + std::to_string(s.vec.n_envs) +
+                        " (one vector step of transitions), found " +
+                        std::to_string(s.sac.buffer_size));
+  } else if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
     std::string at = v.file + ": ";
     if (v.where.count("ppo.n_minibatches"))
       at = v.at("ppo.n_minibatches");

@@ -63,6 +63,7 @@ struct Spec {
   VecSection vec;
   rl::PpoConfig ppo;
   rl::IppoConfig ippo;  ///< [ippo]: parameter sharing and batch mode of ppo.algo = "ippo"
+  rl::SacConfig sac;    ///< [sac]: replay, targets and temperature of ppo.algo = "sac"
   std::map<std::string, double> penalty;  ///< [reward] penalty = { channel = weight }
   SafetySection safety;
   EvalSection eval;

@@ -106,7 +106,13 @@ const Names<rl::Squash> kSquash = {{"none", rl::Squash::kNone}, {"tanh", rl::Squ
 const Names<rl::Algo> kAlgo = {{"ppo", rl::Algo::kPpo},
                                {"ppo_lagrangian", rl::Algo::kPpoLagrangian},
                                {"saute_ppo", rl::Algo::kSautePpo},
-                               {"ippo", rl::Algo::kIppo}};
+                               {"ippo", rl::Algo::kIppo},
+                               {"ippo_lagrangian", rl::Algo::kIppoLagrangian},
+                               {"sac", rl::Algo::kSac}};
+const Names<rl::Policy> kPolicy = {{"gaussian", rl::Policy::kGaussian},
+                                   {"beta", rl::Policy::kBeta}};
+const Names<rl::Activation> kActivation = {{"relu", rl::Activation::kRelu},
+                                           {"tanh", rl::Activation::kTanh}};
 const Names<rl::Sharing> kSharing = {{"full", rl::Sharing::kFull},
                                      {"typed", rl::Sharing::kTyped},
                                      {"independent", rl::Sharing::kIndependent}};
@@ -174,9 +180,13 @@ std::vector<Field> ppo_fields() {
                     kTruncation),
       PZ_ENUM_FIELD("ppo", "squash", "none = clipped Gaussian, tanh = squashed", ppo.squash,
                     kSquash),
+      PZ_ENUM_FIELD("ppo", "policy",
+                    "gaussian, or beta: Beta(α, β) per action scaled to the (bounded) action box",
+                    ppo.policy, kPolicy),
       PZ_ENUM_FIELD("ppo", "algo",
-                    "learner: plain, Lagrangian or Sauté PPO; ippo for multi-agent envs", ppo.algo,
-                    kAlgo),
+                    "learner: plain, Lagrangian or Sauté PPO; ippo or ippo_lagrangian for "
+                    "multi-agent envs; sac (off-policy, [sac])",
+                    ppo.algo, kAlgo),
       PZ_FIELD("ppo", F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), ppo.lambda_lr),
       PZ_FIELD("ppo", F("lambda_init", pos, "a number > 0", "initial λ"), ppo.lambda_init),
       PZ_FIELD("ppo", F("log_lambda_max", pos, "a number > 0", "|log λ| bound"),
@@ -197,7 +207,8 @@ std::vector<Field> ppo_fields() {
   };
 }
 
-// [ippo] (rl.md §2.8): only read when [ppo] algo = "ippo"; the PPO hyperparameters are [ppo]'s.
+// [ippo] (rl.md §2.8): only read when [ppo] algo = "ippo" or "ippo_lagrangian"; the PPO
+// hyperparameters are [ppo]'s.
 std::vector<Field> ippo_fields() {
   return {
       PZ_ENUM_FIELD("ippo", "sharing",
@@ -209,6 +220,38 @@ std::vector<Field> ippo_fields() {
                  "one gradient step per epoch on all T·A·N samples, no advantage "
                  "normalization (the reference); false = [ppo] minibatches"),
                ippo.full_batch),
+  };
+}
+
+// [sac] (rl.md §2.10, §3.1): only read when [ppo] algo = "sac"; total_steps, learning_rate, gamma,
+// hidden, max_grad_norm (per-element clamp), adam_eps, normalize_obs and rollout_length (vector
+// steps per train row) are [ppo]'s.
+std::vector<Field> sac_fields() {
+  return {
+      PZ_FIELD("sac", I("buffer_size", 1, kIntMax, "replay capacity in transitions (a ring)"),
+               sac.buffer_size),
+      PZ_FIELD("sac",
+               I("learning_starts", 0, kI64Max,
+                 "gradient steps start once more transitions than this were stored"),
+               sac.learning_starts),
+      PZ_FIELD("sac", I("batch_size", 1, kIntMax, "transitions per gradient step (uniform)"),
+               sac.batch_size),
+      PZ_FIELD("sac", I("num_epochs", 1, kIntMax, "gradient steps after every vector step"),
+               sac.num_epochs),
+      PZ_FIELD("sac",
+               F(
+                   "tau", [](double x) { return x > 0 && x <= 1; }, "a number in (0, 1]",
+                   "Polyak rate of the target critics, every vector step"),
+               sac.tau),
+      PZ_FIELD("sac", F("init_alpha", pos, "a number > 0", "initial temperature α"),
+               sac.init_alpha),
+      PZ_FIELD("sac",
+               F(
+                   "target_entropy_per_dim", [](double x) { return std::isfinite(x); },
+                   "a finite number", "target entropy = this × act_dim (−act_dim)"),
+               sac.target_entropy_per_dim),
+      PZ_ENUM_FIELD("sac", "activation", "hidden activation of actor and critics", sac.activation,
+                    kActivation),
   };
 }
 
@@ -261,6 +304,7 @@ const std::vector<Field>& spec_fields() {
     std::vector<Field> all = experiment_env_vec();
     for (auto& f : ppo_fields()) all.push_back(std::move(f));
     for (auto& f : ippo_fields()) all.push_back(std::move(f));
+    for (auto& f : sac_fields()) all.push_back(std::move(f));
     for (auto& f : other_fields()) all.push_back(std::move(f));
     // The default of each key is the Spec field's default: declared once, in spec.hpp.
     Spec defaults;
@@ -271,8 +315,9 @@ const std::vector<Field>& spec_fields() {
 }
 
 const std::vector<std::string>& section_order() {
-  static const std::vector<std::string> kOrder = {
-      "experiment", "env", "vec", "ppo", "ippo", "reward", "safety", "eval", "output", "sweep"};
+  static const std::vector<std::string> kOrder = {"experiment", "env",    "vec",    "ppo",
+                                                  "ippo",       "sac",    "reward", "safety",
+                                                  "eval",       "output", "sweep"};
   return kOrder;
 }
 

@@ -361,8 +361,19 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     }
     while (steps < total) {
       const auto t_iter = Clock::now();
-      const vec::CollectStats st = collector.collect(*learner, rngs.action, T, steps);
-      auto metrics = learner->update(rngs.shuffle);
+      // One update per iteration (on-policy) or one after every update_every() steps (off-policy);
+      // the train row holds each metric's mean over the updates that reported it.
+      std::map<std::string, std::pair<double, int>> sums;
+      auto learn = [&] {
+        for (const auto& [k, v] : learner->update(rngs.shuffle)) {
+          auto [it, first] = sums.try_emplace(k, v, 1);
+          if (!first) it->second.first += v, ++it->second.second;
+        }
+      };
+      const vec::CollectStats st =
+          collector.collect(*learner, rngs.action, T, steps, learner->update_every(), learn);
+      std::map<std::string, double> metrics;
+      for (const auto& [k, s] : sums) metrics[k] = s.second == 1 ? s.first : s.first / s.second;
       check_finite_metrics(metrics, steps, ctr.iteration);
       steps += static_cast<long long>(T) * N;
       ++ctr.iteration;

@@ -150,6 +150,13 @@ RadialNetwork::RadialNetwork(const Case& c) {
       queue.push_back(v);
     }
   }
+  edges_.clear();
+  for (int idx = 1; idx < nb; ++idx) {
+    const int j = order_[idx], k = parent_branch_[j];
+    const double tap = tap_[k];
+    edges_.push_back(Edge{j, parent_[j], k, r_[k], x_[k], r_[k] * r_[k] + x_[k] * x_[k],
+                          0.5 * b_[k], tap, tap * tap, j == from_[k], parent_[j] == from_[k]});
+  }
   for (int i = 0; i < nb; ++i) {
     if (!seen[i])
       throw ConfigError(case_label(c) + ": bus " + std::to_string(c.bus[i].id) +
@@ -161,32 +168,73 @@ RadialNetwork::RadialNetwork(const Case& c) {
 DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
                                     const std::vector<double>& q_mvar, double v_slack_pu,
                                     double tol, int max_iter, double va_slack_deg) const {
+  DistFlowWorkspace ws;
+  DistFlowResult res;
+  solve_into(p_mw, q_mvar, v_slack_pu, tol, max_iter, va_slack_deg, true, ws, res);
+  return res;
+}
+
+void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const double> q_mvar,
+                               double v_slack_pu, double tol, int max_iter, double va_slack_deg,
+                               bool want_angles, DistFlowWorkspace& work,
+                               DistFlowResult& res) const {
   const int nb = n_bus();
   const int nl = n_branch();
-  DistFlowResult res;
-  res.bus_vm_pu.assign(nb, std::isfinite(v_slack_pu) ? v_slack_pu : 0.0);
-  res.bus_va_deg.assign(nb, va_slack_deg);
-  res.branch_pf_mw.assign(nl, 0);
-  res.branch_qf_mvar.assign(nl, 0);
-  res.branch_pt_mw.assign(nl, 0);
-  res.branch_qt_mvar.assign(nl, 0);
-  if (static_cast<int>(p_mw.size()) != nb || static_cast<int>(q_mvar.size()) != nb) return res;
-  if (!(v_slack_pu > 0) || !std::isfinite(v_slack_pu) || !std::isfinite(va_slack_deg)) return res;
-  std::vector<double> p(nb), q(nb);
+  res.iterations = 0;
+  res.converged = false;
+  res.total_losses_mw = 0;
+  const double v_fill = std::isfinite(v_slack_pu) ? v_slack_pu : 0.0;
+  // Only a call that returns before the sweeps leaves these defaults; write_result overwrites
+  // every entry otherwise (a reused result then costs no fill).
+  auto defaults = [&] {
+    res.bus_vm_pu.assign(nb, v_fill);
+    res.bus_va_deg.assign(nb, va_slack_deg);
+    for (auto* v : {&res.branch_pf_mw, &res.branch_qf_mvar, &res.branch_pt_mw, &res.branch_qt_mvar})
+      v->assign(nl, 0.0);
+  };
+  bool ok_input = static_cast<int>(p_mw.size()) == nb && static_cast<int>(q_mvar.size()) == nb &&
+                  v_slack_pu > 0 && std::isfinite(v_slack_pu) && std::isfinite(va_slack_deg);
+  for (int i = 0; ok_input && i < nb; ++i)
+    ok_input = std::isfinite(p_mw[i]) && std::isfinite(q_mvar[i]);
+  if (!ok_input) {
+    defaults();
+    return;
+  }
+  if (static_cast<int>(res.bus_vm_pu.size()) != nb ||
+      static_cast<int>(res.branch_pf_mw.size()) != nl)
+    defaults();
+  if (!want_angles) std::fill(res.bus_va_deg.begin(), res.bus_va_deg.end(), va_slack_deg);
+  std::vector<double>& p = work.p;
+  std::vector<double>& q = work.q;
+  p.resize(nb);
+  q.resize(nb);
   for (int i = 0; i < nb; ++i) {
-    if (!std::isfinite(p_mw[i]) || !std::isfinite(q_mvar[i])) return res;
     p[i] = p_mw[i] / base_mva_;
     q[i] = q_mvar[i] / base_mva_;
   }
 
   const double w0 = v_slack_pu * v_slack_pu;
-  std::vector<double> w(nb, w0);
-  std::vector<double> sp(nb), sq(nb);  // demand seen at each bus
-  std::vector<double> pin(nl, 0), qin(nl, 0), pout(nl, 0), qout(nl, 0);
-
-  // π-section end voltage² of branch k at bus i (from end behind the transformer).
-  auto wend = [&](int k, int i, const std::vector<double>& wv) {
-    return i == from_[k] ? wv[i] / (tap_[k] * tap_[k]) : wv[i];
+  std::vector<double>& w = work.w;
+  w.assign(nb, w0);
+  std::vector<double>&sp = work.sp, &sq = work.sq;  // demand seen at each bus
+  sp.resize(nb);
+  sq.resize(nb);
+  // Indexed by branch row; every in-service row is written by the first backward sweep.
+  std::vector<double>&pin = work.pin, &qin = work.qin, &pout = work.pout, &qout = work.qout;
+  if (static_cast<int>(pin.size()) != nl) {
+    pin.assign(nl, 0);
+    qin.assign(nl, 0);
+    pout.assign(nl, 0);
+    qout.assign(nl, 0);
+  }
+  // The tree edges in BFS order (edges_[idx − 1] is bus order_[idx] and its parent branch): one
+  // contiguous record each, so a sweep reads no index chains. π-section end voltage² of the
+  // edge's ends: behind the transformer (÷ tap²) at the branch's from end.
+  auto w_recv = [](const Edge& e, const std::vector<double>& wv) {
+    return e.recv_is_from ? wv[e.recv] / e.tap2 : wv[e.recv];
+  };
+  auto w_send = [](const Edge& e, const std::vector<double>& wv) {
+    return e.send_is_from ? wv[e.send] / e.tap2 : wv[e.send];
   };
 
   // Backward sweep with voltages w: fills sp/sq, pin/qin, pout/qout. False on non-finite values.
@@ -195,41 +243,39 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
       sp[i] = p[i] + gs_[i] * w[i];
       sq[i] = q[i] - bs_[i] * w[i];
     }
-    for (int idx = nb - 1; idx >= 1; --idx) {
-      const int j = order_[idx];
-      const int k = parent_branch_[j];
-      const int s = parent_[j];
-      const double wr = wend(k, j, w);
-      const double ws = wend(k, s, w);
+    for (int idx = nb - 2; idx >= 0; --idx) {
+      const Edge& e = edges_[idx];
+      const int j = e.recv, s = e.send, k = e.branch;
+      const double wr = w_recv(e, w);
+      const double ws = w_send(e, w);
       const double po = sp[j];
-      const double qo = sq[j] - 0.5 * b_[k] * wr;
+      const double qo = sq[j] - e.half_b * wr;
       const double i2 = (po * po + qo * qo) / wr;
       pout[k] = po;
       qout[k] = qo;
-      pin[k] = po + r_[k] * i2;
-      qin[k] = qo + x_[k] * i2;
+      pin[k] = po + e.r * i2;
+      qin[k] = qo + e.x * i2;
       sp[s] += pin[k];
-      sq[s] += qin[k] - 0.5 * b_[k] * ws;
+      sq[s] += qin[k] - e.half_b * ws;
       if (!std::isfinite(pin[k]) || !std::isfinite(qin[k])) return false;
     }
     return true;
   };
 
   // Forward sweep: new voltages from w and the branch flows; returns max |Δw| (NaN on collapse).
-  std::vector<double> wn(nb, w0);
+  std::vector<double>& wn = work.wn;
+  wn.assign(nb, w0);
   auto forward = [&]() {
     wn[ref_] = w0;
     double dmax = 0;
-    for (int idx = 1; idx < nb; ++idx) {
-      const int j = order_[idx];
-      const int k = parent_branch_[j];
-      const int s = parent_[j];
-      const double ws = wend(k, s, wn);
-      const double z2 = r_[k] * r_[k] + x_[k] * x_[k];
-      const double wr = ws - 2.0 * (r_[k] * pin[k] + x_[k] * qin[k]) +
-                        z2 * (pin[k] * pin[k] + qin[k] * qin[k]) / ws;
+    for (int idx = 0; idx < nb - 1; ++idx) {
+      const Edge& e = edges_[idx];
+      const int j = e.recv, k = e.branch;
+      const double ws = w_send(e, wn);
+      const double wr = ws - 2.0 * (e.r * pin[k] + e.x * qin[k]) +
+                        e.z2 * (pin[k] * pin[k] + qin[k] * qin[k]) / ws;
       if (!(wr > 0) || !std::isfinite(wr)) return std::nan("");
-      wn[j] = j == from_[k] ? wr * tap_[k] * tap_[k] : wr;
+      wn[j] = e.recv_is_from ? wr * e.tap * e.tap : wr;
       dmax = std::max(dmax, std::abs(wn[j] - w[j]));
     }
     return dmax;
@@ -260,15 +306,27 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
   if (ok && !backward()) ok = false;
   res.converged = ok && conv;
 
+  if (want_angles) res.bus_va_deg[ref_] = va_slack_deg;
+  write_result(work, want_angles, res);
+}
+
+// Voltages, angles (if wanted), branch end flows and losses of the converged sweep in `work`.
+void RadialNetwork::write_result(const DistFlowWorkspace& work, bool want_angles,
+                                 DistFlowResult& res) const {
+  const int nb = n_bus();
+  const int nl = n_branch();
+  const std::vector<double>&w = work.w, &sp = work.sp, &sq = work.sq;
+  const std::vector<double>&pin = work.pin, &qin = work.qin, &pout = work.pout;
+  auto wend = [&](int k, int i) { return i == from_[k] ? w[i] / (tap_[k] * tap_[k]) : w[i]; };
   const double deg = 180.0 / std::numbers::pi;
   for (int i = 0; i < nb; ++i) res.bus_vm_pu[i] = std::sqrt(std::max(w[i], 0.0));
   // Angles: V'_j·conj(V'_s) = w'_s − (r P_in + x Q_in) − j(x P_in − r Q_in) across the series
   // element; the from end's internal angle is θ_from − shift.
-  for (int idx = 1; idx < nb; ++idx) {
+  for (int idx = 1; want_angles && idx < nb; ++idx) {
     const int j = order_[idx];
     const int k = parent_branch_[j];
     const int s = parent_[j];
-    const double ws = wend(k, s, w);
+    const double ws = wend(k, s);
     const double d =
         std::atan2(-(x_[k] * pin[k] - r_[k] * qin[k]), ws - (r_[k] * pin[k] + x_[k] * qin[k])) *
         deg;
@@ -277,11 +335,14 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
   }
   double loss = 0;
   for (int k = 0; k < nl; ++k) {
-    if (!active_[k]) continue;
+    if (!active_[k]) {
+      res.branch_pf_mw[k] = res.branch_qf_mvar[k] = res.branch_pt_mw[k] = res.branch_qt_mvar[k] = 0;
+      continue;
+    }
     const int s = send_[k];
     const int j = recv_[k];
     const double ps = pin[k] * base_mva_;
-    const double qs = (qin[k] - 0.5 * b_[k] * wend(k, s, w)) * base_mva_;
+    const double qs = (qin[k] - 0.5 * b_[k] * wend(k, s)) * base_mva_;
     const double pr = -sp[j] * base_mva_;
     const double qr = -sq[j] * base_mva_;
     if (s == from_[k]) {
@@ -298,7 +359,6 @@ DistFlowResult RadialNetwork::solve(const std::vector<double>& p_mw,
     loss += (pin[k] - pout[k]) * base_mva_;
   }
   res.total_losses_mw = loss;
-  return res;
 }
 
 DistFlowResult solve_case(const Case& c, double tol, int max_iter) {

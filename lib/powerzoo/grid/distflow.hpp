@@ -3,6 +3,7 @@
 // AC power flow for a radial network (PQ loads, bus shunts, line charging, taps and shifts).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "powerzoo/grid/case.hpp"
@@ -20,6 +21,12 @@ struct DistFlowResult {
   double total_losses_mw = 0;  ///< Σ (PF + PT) over in-service branches (series I²R)
   int iterations = 0;          ///< backward/forward sweeps performed
   bool converged = false;
+};
+
+/// Scratch buffers of RadialNetwork::solve_into, sized on first use: a caller that keeps one per
+/// thread (or per env state) solves without allocating.
+struct DistFlowWorkspace {
+  std::vector<double> p, q, w, wn, sp, sq, pin, qin, pout, qout;
 };
 
 /// The in-service part of a case as a tree rooted at the reference bus.
@@ -62,7 +69,25 @@ class RadialNetwork {
                        double v_slack_pu = 1.0, double tol = 1e-10, int max_iter = 100,
                        double va_slack_deg = 0.0) const;
 
+  /// solve() into caller-owned buffers: `res` and `ws` are resized on first use and reused
+  /// after, so an env's hot path does not allocate. want_angles = false skips the bus angles
+  /// (bus_va_deg is then left at va_slack_deg), which the envs never read. Same arithmetic as
+  /// solve(), so the same bits.
+  void solve_into(std::span<const double> p_mw, std::span<const double> q_mvar, double v_slack_pu,
+                  double tol, int max_iter, double va_slack_deg, bool want_angles,
+                  DistFlowWorkspace& work, DistFlowResult& res) const;
+
  private:
+  void write_result(const DistFlowWorkspace& work, bool want_angles, DistFlowResult& res) const;
+
+  /// A tree edge: bus `recv` fed from its parent `send` through branch row `branch`.
+  struct Edge {
+    int recv, send, branch;
+    double r, x, z2, half_b, tap, tap2;  // z2 = r² + x², half_b = b/2, tap2 = tap·tap
+    bool recv_is_from, send_is_from;     // which end of the branch row each bus is
+  };
+  std::vector<Edge> edges_;  // [n_bus − 1] in BFS order (edges_[i] is order()[i + 1])
+
   double base_mva_ = 100;
   int ref_ = 0;
   std::vector<int> from_, to_;  // [n_branch] bus positions

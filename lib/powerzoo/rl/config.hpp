@@ -1,4 +1,5 @@
-// Learner configuration: the [ppo] table of a spec (PPO, PPO-Lagrangian, Sauté-PPO options).
+// Learner configuration: the [ppo] table of a spec (PPO, PPO-Lagrangian, Sauté-PPO options), the
+// [ippo] and the [sac] tables.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +21,21 @@ enum class Squash {
           ///< deterministic action tanh(μ)
 };
 
-/// Which objective the learner optimizes (rl.md §2.7, §2.9).
+/// The PPO policy family (rl.md §2.5).
+enum class Policy {
+  kGaussian,  ///< diagonal Gaussian, state-independent log σ (Squash decides the env action)
+  kBeta,  ///< per-dimension Beta(α, β), α, β = 1 + softplus(head) clamped to [1 + 1e-6, 20],
+          ///< u ∈ (0, 1) stored, env action low + u·(high − low); deterministic: the mode
+};
+
+/// Which objective the learner optimizes (rl.md §2.7, §2.9, §2.10).
 enum class Algo {
-  kPpo,            ///< plain PPO on the (possibly penalty-shaped) reward
-  kPpoLagrangian,  ///< reward critic + one cost critic per constraint, dual ascent on log λ
-  kSautePpo,       ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
-  kIppo,           ///< independent PPO on a multi-agent env, one PpoLearner per group (rl/ippo)
+  kPpo,             ///< plain PPO on the (possibly penalty-shaped) reward
+  kPpoLagrangian,   ///< reward critic + one cost critic per constraint, dual ascent on log λ
+  kSautePpo,        ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
+  kIppo,            ///< independent PPO on a multi-agent env, one PpoLearner per group (rl/ippo)
+  kIppoLagrangian,  ///< IPPO whose groups add cost critics, one team dual per constraint
+  kSac,             ///< soft actor-critic, off-policy (rl/sac, [sac] table)
 };
 
 /// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
@@ -62,6 +72,8 @@ struct PpoConfig {
   /// squashed entropy: exact gradient, no extra noise draw. The tanh Jacobian term is constant in
   /// the parameters (u is stored), so it cancels in the PPO ratio.
   Squash squash = Squash::kNone;
+  /// kBeta needs a bounded action box and ignores squash and init_log_std.
+  Policy policy = Policy::kGaussian;
 
   // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
   Algo algo = Algo::kPpo;
@@ -91,7 +103,30 @@ struct IppoConfig {
   bool full_batch = true;
 };
 
-/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo", "ippo".
+/// Hidden-layer activation of an MLP.
+enum class Activation {
+  kTanh,  ///< the PPO networks
+  kRelu,  ///< Rejax SAC's networks (rl.md §2.10)
+};
+
+/// The [sac] table (rl.md §2.10, §3.1: Rejax 0.1.2 defaults). The shared hyperparameters come
+/// from [ppo]: total_steps, learning_rate (all three optimizers), gamma, hidden (actor and both
+/// critics), max_grad_norm (here a per-element clamp of every gradient entry, as Rejax's
+/// optax.clip), adam_eps, normalize_obs, and rollout_length (vector steps per train row).
+struct SacConfig {
+  int buffer_size = 131'072;       ///< replay capacity in transitions (ring)
+  int64_t learning_starts = 2048;  ///< gradient steps begin once more transitions were stored
+  int batch_size = 256;            ///< transitions per gradient step, drawn uniformly
+  int num_epochs = 1;              ///< gradient steps after every vector step (sac_num_epochs)
+  double tau = 0.01;        ///< Polyak: Q̄ ← (1 − τ)·Q̄ + τ·Q after every vector step
+  double init_alpha = 1.0;  ///< initial temperature α = exp(log α)
+  /// Target entropy per action dimension: target = target_entropy_per_dim · act_dim (−act_dim).
+  double target_entropy_per_dim = -1.0;
+  Activation activation = Activation::kRelu;
+};
+
+/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo", "ippo",
+/// "ippo_lagrangian", "sac".
 std::string algo_name(Algo algo);
 
 }  // namespace pz::rl

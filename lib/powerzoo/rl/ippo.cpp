@@ -1,5 +1,6 @@
 // IPPO learner (rl.md §2.8): agents partitioned into parameter groups, one PpoLearner per group
-// over the group's (env, agent) columns; per-agent GAE with the team done; registration "ippo".
+// over the group's (env, agent) columns; per-agent GAE with the team done; IPPO-Lagrangian's team
+// duals; registration "ippo" and "ippo_lagrangian".
 #include "powerzoo/rl/ippo.hpp"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/rl/lagrangian.hpp"
 
 namespace pz::rl {
 
@@ -60,7 +62,7 @@ namespace {
 
 /// Group-side buffers of one group: its agents' rows of the env arrays, row i·A_g + k.
 struct GroupBuffers {
-  std::vector<float> obs, act, reward, shaped, final_obs, next_obs;
+  std::vector<float> obs, act, reward, shaped, final_obs, next_obs, costs;
   std::vector<uint8_t> terminated, truncated;
 };
 
@@ -74,6 +76,16 @@ struct IppoLearner::Impl {
   std::vector<PpoLearner> learners;
   std::vector<GroupBuffers> buf;
   core::ThreadPool* pool = nullptr;
+  // IPPO-Lagrangian (rl.md §2.8 ippo_typed_lagrangian): every group's cost critics learn the
+  // team costs; one team dual per constraint, moved once per update from the team's episodes.
+  int n_costs = 0, horizon = 0;
+  std::vector<int> channels;
+  std::vector<std::string> cost_names;
+  std::vector<double> scale, budget;
+  LagrangeDuals duals;
+  std::vector<double> ep_cost, step_cost;  // Σ scaled episode / per-step costs of the rollout
+  int episodes = 0;
+  double cost_samples = 0;
 
   /// Rows [n·A_g, width] of src [n, stride] at column offset(agent index) for g's agents.
   template <class T, class Off>
@@ -112,6 +124,12 @@ struct IppoLearner::Impl {
         std::copy_n(src + (i * ag + k) * g.act_dim, g.act_dim,
                     actions + static_cast<size_t>(i) * act_dim + agents[g.agents[k]].act_offset);
   }
+  void reset_costs() {
+    std::fill(ep_cost.begin(), ep_cost.end(), 0.0);
+    std::fill(step_cost.begin(), step_cost.end(), 0.0);
+    episodes = 0;
+    cost_samples = 0;
+  }
   /// Runs fn(g) for every group: in parallel on the pool (each group's learner on its worker's
   /// thread) when there are several groups, else with the group using the whole pool.
   void for_groups_parallel(const std::function<void(size_t)>& fn) {
@@ -131,9 +149,23 @@ struct IppoLearner::Impl {
   }
 };
 
-IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng)
+IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool lagrangian)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
+  if (lagrangian) {
+    s.name = "ippo_lagrangian";
+    s.n_costs = static_cast<int>(ctx.constraint_channels.size());
+    if (s.n_costs == 0)
+      throw core::ConfigError("ippo_lagrangian needs [safety] constraints (the team costs)");
+    s.channels = ctx.constraint_channels;
+    s.cost_names = ctx.constraint_names;
+    s.scale = ctx.cost_scale;
+    for (int j = 0; j < s.n_costs; ++j) s.budget.push_back(ctx.thresholds[j] / ctx.cost_scale[j]);
+    s.horizon = ctx.horizon;
+    s.duals = LagrangeDuals(s.n_costs, ctx.ppo);
+    s.ep_cost.assign(s.n_costs, 0.0);
+    s.step_cost.assign(s.n_costs, 0.0);
+  }
   s.obs_dim = ctx.obs_dim;
   s.act_dim = ctx.act_dim;
   s.n_envs = ctx.n_envs;
@@ -143,10 +175,15 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng)
   if (s.agents.empty()) s.agents.push_back(AgentSlice{"agent", 0, ctx.obs_dim, 0, ctx.act_dim});
   s.groups = ippo_groups(s.agents, ctx.ippo.sharing, ctx.obs_dim, ctx.act_dim);
   PpoConfig cfg = ctx.ppo;
-  cfg.algo = Algo::kPpo;
+  cfg.algo = lagrangian ? Algo::kPpoLagrangian : Algo::kPpo;
+  // A group's agents may have different action boxes; the Beta policy maps one box per network.
+  if (cfg.policy == Policy::kBeta)
+    throw core::ConfigError("ippo supports the Gaussian policy only, found policy = \"beta\"");
   if (ctx.ippo.full_batch) {
+    // The reference's IPPO does not normalize advantages; its Lagrangian variant normalizes
+    // A_R and each A_C over the batch (here: each group's full batch).
     cfg.n_minibatches = 1;
-    cfg.normalize_advantages = false;
+    cfg.normalize_advantages = lagrangian;
   }
   for (const AgentGroup& g : s.groups) {
     const int cols = ctx.n_envs * static_cast<int>(g.agents.size());
@@ -154,7 +191,7 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng)
       throw core::ConfigError("IPPO group '" + g.name + "' has " + std::to_string(cols) +
                               " (env, agent) columns; n_minibatches = " +
                               std::to_string(cfg.n_minibatches) + " must divide them");
-    PpoLearner l(g.obs_dim, g.act_dim, cfg, init_rng, 0);
+    PpoLearner l(g.obs_dim, g.act_dim, cfg, init_rng, s.n_costs);
     LearnerContext sub;
     sub.obs_dim = g.obs_dim;
     sub.act_dim = g.act_dim;
@@ -162,6 +199,12 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng)
     sub.horizon = ctx.horizon;
     sub.ppo = cfg;
     sub.pool = ctx.pool;
+    if (lagrangian) {
+      sub.constraint_channels = ctx.constraint_channels;
+      sub.constraint_names = ctx.constraint_names;
+      sub.thresholds = ctx.thresholds;
+      sub.cost_scale = ctx.cost_scale;
+    }
     l.set_context(s.name, sub);
     s.learners.push_back(std::move(l));
   }
@@ -214,7 +257,15 @@ void IppoLearner::observe(const core::StepView& st) {
     v.n = N * static_cast<int>(ag);
     v.obs_dim = grp.obs_dim;
     v.act_dim = grp.act_dim;
-    v.n_costs = 0;  // IPPO has no cost critics; [reward] penalties arrive in shaped_reward
+    // IPPO has no cost critics ([reward] penalties arrive in shaped_reward); IPPO-Lagrangian's
+    // see the team's cost row at each of the group's (env, agent) columns. Its episodes (for
+    // the dual) are counted here, once for the team, so the groups get none.
+    v.n_costs = 0;
+    if (s.n_costs > 0) {
+      s.gather(grp, st.costs, N, st.n_costs, st.n_costs, zero, b.costs);
+      v.n_costs = st.n_costs;
+      v.costs = b.costs.data();
+    }
     v.n_agents = 1;
     v.t = st.t;
     v.global_step = st.global_step;
@@ -227,6 +278,16 @@ void IppoLearner::observe(const core::StepView& st) {
     v.next_obs = b.next_obs.data();
     s.learners[g].observe(v);
   }
+  for (int j = 0; j < s.n_costs; ++j) {
+    for (int i = 0; i < N; ++i)
+      s.step_cost[j] += st.costs[static_cast<size_t>(i) * st.n_costs + s.channels[j]] / s.scale[j];
+    for (const core::EpisodeEnd& ep : st.finished)
+      s.ep_cost[j] += ep.cost_sum[s.channels[j]] / s.scale[j];
+  }
+  if (s.n_costs > 0) {
+    s.episodes += static_cast<int>(st.finished.size());
+    s.cost_samples += N;
+  }
 }
 
 std::map<std::string, double> IppoLearner::update(core::Rng& rng) {
@@ -236,17 +297,49 @@ std::map<std::string, double> IppoLearner::update(core::Rng& rng) {
   std::vector<core::Rng> shuffle;
   for (size_t g = 0; g < G; ++g) shuffle.emplace_back(rng.next_u64(), g);
   std::vector<std::map<std::string, double>> res(G);
-  s.for_groups_parallel([&](size_t g) { res[g] = s.learners[g].update(shuffle[g]); });
-  if (G == 1) return res[0];
+  // IPPO-Lagrangian: the groups update with the team λ (set on each after the last dual step)
+  // and do no dual step of their own.
+  const bool team_dual = s.n_costs > 0;
+  s.for_groups_parallel([&](size_t g) {
+    res[g] = team_dual ? s.learners[g].update_policy(shuffle[g]) : s.learners[g].update(shuffle[g]);
+  });
   std::map<std::string, double> out;
-  for (size_t g = 0; g < G; ++g) {
-    for (const auto& [k, v] : res[g]) out[k] += v / static_cast<double>(G);
-    const std::string p = "group/" + s.groups[g].name + "/";
-    out[p + "losses/total"] = res[g]["losses/total"];
-    out[p + "grad_norm"] = res[g]["grad_norm"];
+  if (G == 1) {
+    out = res[0];
+  } else {
+    for (size_t g = 0; g < G; ++g) {
+      for (const auto& [k, v] : res[g]) out[k] += v / static_cast<double>(G);
+      const std::string p = "group/" + s.groups[g].name + "/";
+      out[p + "losses/total"] = res[g]["losses/total"];
+      out[p + "grad_norm"] = res[g]["grad_norm"];
+    }
+  }
+  if (team_dual) {
+    // Ĵ_C: mean scaled cost of the team's episodes that ended in the rollout; if none ended,
+    // mean per-step cost × horizon (as PpoLearner).
+    std::vector<double> j_c(s.n_costs);
+    for (int j = 0; j < s.n_costs; ++j)
+      j_c[j] = s.episodes > 0 ? s.ep_cost[j] / s.episodes
+                              : s.step_cost[j] / std::max(s.cost_samples, 1.0) * s.horizon;
+    const auto lam = s.duals.update(j_c, s.budget);
+    for (auto& l : s.learners) l.set_log_lambdas(s.duals.log_lambdas());
+    for (int j = 0; j < s.n_costs; ++j) {
+      out["lambda/" + s.cost_names[j]] = lam[j];
+      out["safety/episode_cost_est/" + s.cost_names[j]] = j_c[j];
+    }
+    s.reset_costs();
   }
   return out;
 }
+
+std::map<std::string, double> IppoLearner::status() const {
+  std::map<std::string, double> out;
+  const auto lam = impl_->duals.lambdas();
+  for (size_t j = 0; j < lam.size(); ++j) out["lambda/" + impl_->cost_names[j]] = lam[j];
+  return out;
+}
+
+const std::vector<double>& IppoLearner::log_lambdas() const { return impl_->duals.log_lambdas(); }
 
 namespace {
 
@@ -281,6 +374,7 @@ std::vector<int64_t> partition(const std::vector<AgentGroup>& groups) {
 void IppoLearner::save(core::StateDict& sd) const {
   const Impl& s = *impl_;
   sd.i64[kPrefix + "ippo/groups"] = partition(s.groups);
+  s.duals.save(sd, kPrefix + "ippo/");
   for (size_t g = 0; g < s.learners.size(); ++g) {
     core::StateDict one;
     s.learners[g].save(one);
@@ -296,6 +390,8 @@ void IppoLearner::load(const core::StateDict& sd) {
         "checkpoint: IPPO parameter groups (sharing, agents) do not match this learner");
   // A failed group load leaves that group unchanged; the groups loaded before it are restored
   // from their previous state, so a failed load changes nothing.
+  LagrangeDuals duals = s.duals;
+  duals.load(sd, kPrefix + "ippo/");  // validates before anything changes
   std::vector<core::StateDict> before(s.learners.size());
   for (size_t g = 0; g < s.learners.size(); ++g) s.learners[g].save(before[g]);
   size_t g = 0;
@@ -309,11 +405,16 @@ void IppoLearner::load(const core::StateDict& sd) {
     for (size_t j = 0; j < g; ++j) s.learners[j].load(before[j]);
     throw core::ConfigError("checkpoint: IPPO group '" + s.groups[g].name + "': " + e.what());
   }
+  s.duals = duals;
+  s.reset_costs();  // checkpoints are written between updates
 }
 
 void register_ippo_learners() {
   register_learner("ippo", [](const LearnerContext& ctx, core::Rng& init_rng) {
-    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng));
+    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, false));
+  });
+  register_learner("ippo_lagrangian", [](const LearnerContext& ctx, core::Rng& init_rng) {
+    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, true));
   });
 }
 

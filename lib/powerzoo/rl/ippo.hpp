@@ -38,6 +38,14 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// Each group keeps its own Adam state and its own global-norm clip (the reference clips the sum
 /// of the per-type losses jointly under one optimizer; docs/deviations.md).
 ///
+/// IPPO-Lagrangian (lagrangian = true, rl.md §2.8 ippo_typed_lagrangian): every group's
+/// PpoLearner also has one cost critic per [safety] constraint, trained on the team's cost row
+/// (the same at each of the group's columns, divided by cost_scale); advantages are normalized
+/// per group (Â_R and each Â_C over the group's full batch) and the actor uses
+/// Â_R − Σ_c λ_c Â_C,c. One team dual per constraint: after the groups' updates, log λ moves by
+/// LagrangeDuals::update with Ĵ_C = the mean scaled cost of the team's episodes that ended in the
+/// rollout (none ended: mean per-step cost × horizon), and every group takes the new λ.
+///
 /// Threads: acting and collection run the groups one after the other, each on the whole pool
 /// (row blocks); update() with one group gives it the whole pool, with several groups runs the
 /// groups in parallel, one per pool block, each on its calling worker. A PpoLearner's result
@@ -47,9 +55,9 @@ class IppoLearner final : public Learner {
  public:
   /// Groups by ctx.ippo.sharing (ippo_groups), then builds the groups' PpoLearners in group
   /// order from `init_rng`. Throws core::ConfigError for mismatched sizes in a group, a
-  /// [safety] Lagrangian setup (IPPO has no cost critics) or minibatches that do not divide a
-  /// group's N·A_g columns.
-  IppoLearner(const LearnerContext& ctx, core::Rng& init_rng);
+  /// Lagrangian learner without constraints, or minibatches that do not divide a group's N·A_g
+  /// columns.
+  IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool lagrangian = false);
   ~IppoLearner();
 
   const std::string& name() const override;
@@ -63,9 +71,16 @@ class IppoLearner final : public Learner {
   int collect_steps() const override;
   /// Every group's PPO update. Metrics: with one group that group's; with several the mean over
   /// groups of each metric plus "group/<name>/losses/total" and "group/<name>/grad_norm".
+  /// IPPO-Lagrangian then takes the team dual step and adds "lambda/<name>" and
+  /// "safety/episode_cost_est/<name>".
   std::map<std::string, double> update(core::Rng& rng) override;
+  /// "lambda/<constraint>" (IPPO-Lagrangian), else empty.
+  std::map<std::string, double> status() const override;
+  /// The team duals' log λ (IPPO-Lagrangian; empty otherwise).
+  const std::vector<double>& log_lambdas() const;
   /// Group g's state under "learner/group/<g>/" (the PpoLearner's entries), the partition
-  /// under "learner/ippo/groups" (per group: size, agent indices).
+  /// under "learner/ippo/groups" (per group: size, agent indices), the team duals under
+  /// "learner/ippo/log_lambda" (IPPO-Lagrangian).
   void save(core::StateDict& sd) const override;
   /// Inverse of save(); throws core::ConfigError if the partition or any group's layout differs.
   /// Validates every group before changing any.

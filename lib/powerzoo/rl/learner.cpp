@@ -12,7 +12,8 @@ namespace pz::rl {
 // (rather than from static initializers) so a static library never drops a learner's object file
 // and the order of registration is fixed.
 void register_ppo_learners();   // ppo_learner.cpp: ppo, ppo_lagrangian, saute_ppo
-void register_ippo_learners();  // ippo.cpp: ippo
+void register_ippo_learners();  // ippo.cpp: ippo, ippo_lagrangian
+void register_sac_learner();    // sac.cpp: sac
 
 namespace {
 
@@ -32,6 +33,7 @@ void ensure_builtins() {
   std::call_once(once, [] {
     register_ppo_learners();
     register_ippo_learners();
+    register_sac_learner();
   });
 }
 
@@ -47,6 +49,10 @@ std::string algo_name(Algo algo) {
       return "saute_ppo";
     case Algo::kIppo:
       return "ippo";
+    case Algo::kIppoLagrangian:
+      return "ippo_lagrangian";
+    case Algo::kSac:
+      return "sac";
   }
   return "ppo";
 }

@@ -7,8 +7,9 @@
 // depends on the algorithm: what it stores per step (on-policy rollout, replay buffer, per-agent
 // slices), when it is ready to learn, and how it learns.
 //  - On-policy (PPO): collect_steps() = T; observe() fills the rollout; update() runs the epochs.
-//  - Off-policy (SAC): collect_steps() = train_freq; observe() pushes transitions into a replay
-//    buffer; update() takes the gradient steps (none before learning_starts).
+//  - Off-policy (SAC): collect_steps() = the vector steps of one train row; update_every() = 1, so
+//    the trainer calls update() after every vector step; observe() pushes transitions into a
+//    replay buffer; update() takes the gradient steps (none before learning_starts).
 //  - Multi-agent (IPPO): act/collect_act see the whole env observation [n, obs_dim] and write the
 //    whole env action [n, act_dim]; the learner slices both per agent (LearnerContext::agents) and
 //    reads per-agent rewards from StepView (n_agents columns).
@@ -45,6 +46,8 @@ struct LearnerContext {
   int obs_dim = 0, act_dim = 0;
   int n_envs = 1;   ///< N of the training VectorEnv (rows of every collect_act/observe call)
   int horizon = 0;  ///< steps per episode of the env
+  /// The env's action box [act_dim] each (±inf = unbounded); Beta and squashed policies map to it.
+  std::vector<float> act_low, act_high;
   std::vector<AgentSlice> agents;  ///< one per agent; empty = one agent seeing everything
   // [safety] constraints resolved on the env: cost-channel indices into StepView::costs, names,
   // per-episode budgets (raw units) and cost scales (one per constraint).
@@ -53,6 +56,7 @@ struct LearnerContext {
   std::vector<double> thresholds, cost_scale;
   PpoConfig ppo;    ///< [ppo] table (ppo, ppo_lagrangian, saute_ppo, ippo)
   IppoConfig ippo;  ///< [ippo] table (ippo)
+  SacConfig sac;    ///< [sac] table (sac)
   /// Workers the learner may run its batched work on (acting, updates); nullptr = the calling
   /// thread only. Not owned; must outlive the learner's use of it. A learner's results must not
   /// depend on it (fixed blocks, reduced in order).
@@ -62,17 +66,21 @@ struct LearnerContext {
 /// A reinforcement-learning algorithm as the trainer, evaluation, checkpoints and bench see it.
 class Learner : public core::Actor {
  public:
-  /// Registered name ("ppo", "ppo_lagrangian", "saute_ppo", "ippo").
+  /// Registered name ("ppo", "ppo_lagrangian", "saute_ppo", "ippo", "sac").
   virtual const std::string& name() const = 0;
   /// Batched policy on raw observations obs [n, obs_dim] → env actions [n, act_dim]: sampled from
   /// *rng, or deterministic (the mode) when rng == nullptr. Leaves the training buffers alone.
   virtual void act(const float* obs, int n, core::Rng* rng, float* actions) = 0;
   // core::Actor: collect_act(obs, n, rng, actions) and observe(step) during collection.
-  /// Vector steps to collect (collect_act + observe pairs) before each update().
+  /// Vector steps (collect_act + observe pairs) of one training iteration, i.e. one train row.
   virtual int collect_steps() const = 0;
+  /// Vector steps between update() calls inside an iteration; divides collect_steps(). On-policy
+  /// learners update once per iteration (the default); an off-policy learner returns 1.
+  virtual int update_every() const { return collect_steps(); }
   /// Learns from what observe() gathered since the last update: PPO's epochs over the rollout,
   /// SAC's gradient steps. `rng` drives minibatch sampling. Returns the metrics of the update
-  /// (merged into the train row). Throws core::RunError on a non-finite loss or gradient.
+  /// (the trainer averages the updates of an iteration per key into its train row; an update
+  /// that did not learn returns none). Throws core::RunError on a non-finite loss or gradient.
   virtual std::map<std::string, double> update(core::Rng& rng) = 0;
   /// Live values for progress output (e.g. "lambda/<constraint>"); empty by default.
   virtual std::map<std::string, double> status() const { return {}; }

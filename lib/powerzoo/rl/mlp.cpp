@@ -1,5 +1,5 @@
-// Internal: tanh MLP forward/backward; matrix products through xtensor-blas (one sgemm per product
-// on the contiguous buffers), elementwise work as xsimd-vectorized xtensor expressions.
+// Internal: tanh / ReLU MLP forward/backward; matrix products through xtensor-blas (one sgemm per
+// product on the contiguous buffers), elementwise work as xsimd-vectorized xtensor expressions.
 #include "powerzoo/rl/mlp.hpp"
 
 #include <algorithm>
@@ -9,8 +9,8 @@
 
 namespace pz::rl::detail {
 
-Mlp::Mlp(int in, const std::vector<int>& hidden, int out, int64_t offset)
-    : in_(in), out_(out), offset_(offset) {
+Mlp::Mlp(int in, const std::vector<int>& hidden, int out, int64_t offset, Activation activation)
+    : activation_(activation), in_(in), out_(out), offset_(offset) {
   int prev = in;
   int64_t off = offset;
   max_width_ = in;
@@ -67,7 +67,13 @@ const float* Mlp::forward(const float* params, const float* x, int B, MlpWorkspa
       const float* b = params + l.b_off;
       for (size_t r = 0; r < nb; ++r) std::copy_n(b, l.out, ws.act[i].data() + r * l.out);
       gemm(mat(in, nb, l.in), mat(params + l.w_off, l.in, l.out), y, false, false, 1.0f);
-      if (i + 1 < layers_.size()) xt::noalias(y) = tanh_expr(y);
+      if (i + 1 < layers_.size()) {
+        if (activation_ == Activation::kTanh) {
+          xt::noalias(y) = tanh_expr(y);
+        } else {
+          xt::noalias(y) = xt::maximum(y, 0.0f);
+        }
+      }
     }
     in = y.data();
   }
@@ -75,44 +81,62 @@ const float* Mlp::forward(const float* params, const float* x, int B, MlpWorkspa
 }
 
 void Mlp::backward(const float* params, const float* x, int B, const float* dout, MlpWorkspace& ws,
-                   float* grad) const {
+                   float* grad, float* dx_out) const {
   const size_t nb = static_cast<size_t>(B);
   const float* d = dout;
   bool use_a = true;
+  const bool tanh = activation_ == Activation::kTanh;
   for (size_t ii = layers_.size(); ii-- > 0;) {
     const Layer& l = layers_[ii];
     const float* xin = (ii == 0) ? x : ws.act[ii - 1].data();
-    auto gw = mat(grad + l.w_off, l.in, l.out);
-    auto gb = vec(grad + l.b_off, l.out);
-    if (B == 0) {
-      gw.fill(0.0f);
-      gb.fill(0.0f);
-      continue;
+    if (grad != nullptr) {
+      auto gw = mat(grad + l.w_off, l.in, l.out);
+      auto gb = vec(grad + l.b_off, l.out);
+      if (B == 0) {
+        gw.fill(0.0f);
+        gb.fill(0.0f);
+        continue;
+      }
+      // dW [in, out] = X^T [in, B] · D [B, out]; db [out] = D^T [out, B] · 1 [B].
+      gemm(mat(xin, nb, l.in), mat(d, nb, l.out), gw, true, false, 0.0f);
+      // db as a sum of rows in row order, each row one vectorized add. (Neither xt::sum, whose
+      // lane split follows the alignment of d, nor OpenBLAS sgemv, whose results were seen to
+      // vary between runs with a pool of workers, is reproducible bit for bit.)
+      xt::noalias(gb) = vec(d, l.out);
+      for (size_t r = 1; r < nb; ++r) gb += vec(d + r * l.out, l.out);
     }
-    const auto dm = mat(d, nb, l.out);
-    // dW [in, out] = X^T [in, B] · D [B, out]; db [out] = D^T [out, B] · 1 [B].
-    const auto xm = mat(xin, nb, l.in);
-    gemm(xm, dm, gw, true, false, 0.0f);
-    // db as a sum of rows in row order, each row one vectorized add. (Neither xt::sum, whose lane
-    // split follows the alignment of d, nor OpenBLAS sgemv, whose results were seen to vary
-    // between runs with a pool of workers, is reproducible bit for bit.)
-    xt::noalias(gb) = vec(d, l.out);
-    for (size_t r = 1; r < nb; ++r) gb += vec(d + r * l.out, l.out);
-    if (ii == 0) break;
-    // dX [B, in] = D [B, out] · W^T [out, in], then through tanh: · (1 − h²)
+    if (B == 0) continue;
+    if (ii == 0) {
+      if (dx_out != nullptr) {  // dLoss/dx = D · W0^T: the input has no activation
+        auto dx = mat(dx_out, nb, l.in);
+        gemm(mat(d, nb, l.out), mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
+      }
+      break;
+    }
+    // dX [B, in] = D [B, out] · W^T [out, in], then through the activation: · (1 − h²) for tanh,
+    // · [h > 0] for ReLU.
     float* dn = use_a ? ws.delta_a.data() : ws.delta_b.data();
     use_a = !use_a;
     auto dx = mat(dn, nb, l.in);
-    if (l.out == 1) {  // rank one: row r of dX is d_r·w^T, fused with the tanh derivative
+    const auto xm = mat(xin, nb, l.in);
+    if (l.out == 1) {  // rank one: row r of dX is d_r·w^T, fused with the activation derivative
       const auto w = vec(params + l.w_off, l.in);
       for (size_t r = 0; r < nb; ++r) {
         auto dr = vec(dn + r * l.in, l.in);
         const auto hr = vec(xin + r * l.in, l.in);
-        xt::noalias(dr) = d[r] * w * (1.0f - hr * hr);
+        if (tanh) {
+          xt::noalias(dr) = d[r] * w * (1.0f - hr * hr);
+        } else {
+          xt::noalias(dr) = xt::where(hr > 0.0f, d[r] * w, 0.0f);
+        }
       }
     } else {
-      gemm(dm, mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
-      xt::noalias(dx) = dx * (1.0f - xm * xm);
+      gemm(mat(d, nb, l.out), mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
+      if (tanh) {
+        xt::noalias(dx) = dx * (1.0f - xm * xm);
+      } else {
+        xt::noalias(dx) = xt::where(xm > 0.0f, dx, 0.0f);
+      }
     }
     d = dn;
   }

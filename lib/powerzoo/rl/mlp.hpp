@@ -1,11 +1,12 @@
-// Internal: tanh MLP over a flat float32 parameter array, batched forward/backward (xtensor-blas
-// products, vectorized elementwise work; see mlp.cpp). No xtensor in this header.
+// Internal: tanh or ReLU MLP over a flat float32 parameter array, batched forward/backward
+// (xtensor-blas products, vectorized elementwise work; see mlp.cpp). No xtensor in this header.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/rl/config.hpp"
 
 namespace pz::rl::detail {
 
@@ -19,17 +20,19 @@ struct Layer {
 /// workspace at a constant batch size never allocates.
 struct MlpWorkspace {
   std::vector<std::vector<float>>
-      act;  ///< act[i]: output of layer i, [B, out_i] (post-tanh if hidden)
+      act;  ///< act[i]: output of layer i, [B, out_i] (post-activation if hidden)
   std::vector<float> delta_a, delta_b;  ///< ping-pong deltas, [B, max width]
 };
 
-/// MLP with tanh hidden layers and a linear output layer. Holds only the layout (offsets into a
-/// flat parameter array shared with other networks); parameters and gradients are passed in.
+/// MLP with tanh (or ReLU) hidden layers and a linear output layer. Holds only the layout
+/// (offsets into a flat parameter array shared with other networks); parameters and gradients
+/// are passed in.
 class Mlp {
  public:
   Mlp() = default;
   /// Layout in → hidden… → out starting at flat offset `offset` (W0, b0, W1, b1, …).
-  Mlp(int in, const std::vector<int>& hidden, int out, int64_t offset);
+  Mlp(int in, const std::vector<int>& hidden, int out, int64_t offset,
+      Activation activation = Activation::kTanh);
 
   int in_dim() const { return in_; }
   int out_dim() const { return out_; }
@@ -45,12 +48,14 @@ class Mlp {
   const float* forward(const float* params, const float* x, int B, MlpWorkspace& ws) const;
 
   /// Backward pass after forward(params, x, B, ws): dout [B, out] is dLoss/dOutput. Writes (does
-  /// not accumulate) dLoss/dParams into grad at this network's offsets. dLoss/dx is not formed.
+  /// not accumulate) dLoss/dParams into grad at this network's offsets (grad == nullptr: no
+  /// parameter gradient) and, if dx != nullptr, dLoss/dx [B, in] into dx.
   void backward(const float* params, const float* x, int B, const float* dout, MlpWorkspace& ws,
-                float* grad) const;
+                float* grad, float* dx = nullptr) const;
 
  private:
   void ensure(int B, MlpWorkspace& ws) const;
+  Activation activation_ = Activation::kTanh;
   int in_ = 0, out_ = 0, max_width_ = 0;
   int64_t offset_ = 0, n_params_ = 0;
   std::vector<Layer> layers_;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/rl/beta.hpp"
 #include "powerzoo/rl/mlp.hpp"
 #include "powerzoo/rl/ppo_impl.hpp"
 
@@ -19,7 +20,7 @@ namespace pz::rl {
 namespace {
 
 void fill_metrics(const LossStats& s, double scale, std::map<std::string, double>& m,
-                  bool has_costs) {
+                  bool has_costs, bool gaussian) {
   if (has_costs) m["losses/cost_critic"] = s.cost_critic * scale;
   m["losses/total"] = s.total * scale;
   m["losses/actor"] = s.actor * scale;
@@ -29,7 +30,7 @@ void fill_metrics(const LossStats& s, double scale, std::map<std::string, double
   m["losses/clipping_fraction"] = s.clip_frac * scale;
   m["losses/approx_kl"] = s.approx_kl * scale;
   m["losses/critic_R^2"] = s.r2 * scale;
-  m["policy/log_std_mean"] = s.log_std_mean * scale;
+  if (gaussian) m["policy/log_std_mean"] = s.log_std_mean * scale;
 }
 
 /// Rows per block of act() (training batches and evaluation episodes alike): batches under twice
@@ -64,9 +65,14 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.obs_dim = obs_dim;
   s.act_dim = act_dim;
   s.cfg = cfg;
-  s.actor = detail::Mlp(obs_dim, cfg.hidden, act_dim, 0);
+  s.beta = cfg.policy == Policy::kBeta;
+  s.head = s.beta ? 2 * act_dim : act_dim;
+  s.act_low.assign(act_dim, 0.0f);
+  s.act_high.assign(act_dim, 1.0f);
+  const int n_log_std = s.beta ? 0 : act_dim;
+  s.actor = detail::Mlp(obs_dim, cfg.hidden, s.head, 0);
   s.log_std_off = s.actor.n_params();
-  s.critic = detail::Mlp(obs_dim, cfg.hidden, 1, s.log_std_off + act_dim);
+  s.critic = detail::Mlp(obs_dim, cfg.hidden, 1, s.log_std_off + n_log_std);
   s.n_params = s.critic.offset() + s.critic.n_params();
   s.n_costs = n_costs;
   for (int c = 0; c < n_costs; ++c) {
@@ -82,7 +88,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.reward_norm = RewardNormalizer(cfg.gamma);
 
   s.actor.init(s.params.data(), init_rng, 0.01f);
-  std::fill(s.params.begin() + s.log_std_off, s.params.begin() + s.log_std_off + act_dim,
+  std::fill(s.params.begin() + s.log_std_off, s.params.begin() + s.log_std_off + n_log_std,
             static_cast<float>(cfg.init_log_std));
   s.critic.init(s.params.data(), init_rng, 1.0f);
   for (const auto& cc : s.cost_critics) cc.init(s.params.data(), init_rng, 1.0f);
@@ -96,7 +102,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
     }
   };
   add_net("actor", s.actor);
-  s.slices.emplace_back("actor/log_std", s.log_std_off, act_dim);
+  if (n_log_std > 0) s.slices.emplace_back("actor/log_std", s.log_std_off, n_log_std);
   add_net("critic", s.critic);
   for (int c = 0; c < n_costs; ++c) add_net("cost_critic/" + std::to_string(c), s.cost_critics[c]);
 }
@@ -108,7 +114,7 @@ PpoLearner& PpoLearner::operator=(PpoLearner&&) noexcept = default;
 void PpoLearner::Impl::forward_act(const float* x, int n, bool want_value) {
   const int nb = n_blocks(static_cast<size_t>(n), kMinActRows);
   ensure_blocks(act_blocks, nb);
-  grow(act_mu, static_cast<size_t>(n) * act_dim);
+  grow(act_mu, static_cast<size_t>(n) * head);
   grow(act_v, static_cast<size_t>(n));
   run(nb, [&](size_t b) {
     const size_t r0 = block_row(n, nb, b), r1 = block_row(n, nb, b + 1);
@@ -116,7 +122,7 @@ void PpoLearner::Impl::forward_act(const float* x, int n, bool want_value) {
     RowBlock& blk = act_blocks[b];
     const float* xb = x + r0 * obs_dim;
     const float* mu = actor.forward(params.data(), xb, rows, blk.actor);
-    std::copy_n(mu, static_cast<size_t>(rows) * act_dim, &act_mu[r0 * act_dim]);
+    std::copy_n(mu, static_cast<size_t>(rows) * head, &act_mu[r0 * head]);
     if (want_value) {
       const float* v = critic.forward(params.data(), xb, rows, blk.critic);
       std::copy_n(v, rows, &act_v[r0]);
@@ -131,6 +137,11 @@ void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions, fl
   grow(s.act_obs, static_cast<size_t>(n) * s.obs_dim);
   s.normalize_rows(obs, n, s.act_obs.data());
   s.forward_act(s.act_obs.data(), n, value != nullptr);
+  if (value != nullptr) std::copy_n(s.act_v.data(), n, value);
+  if (s.beta) {
+    s.act_beta(n, rng, actions, logp, raw_actions);
+    return;
+  }
   const float* mu = s.act_mu.data();
   const float* log_std = s.params.data() + s.log_std_off;
   const int A = s.act_dim;
@@ -155,7 +166,42 @@ void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions, fl
     }
     if (logp != nullptr) logp[i] = static_cast<float>(lp);
   }
-  if (value != nullptr) std::copy_n(s.act_v.data(), n, value);
+}
+
+void PpoLearner::Impl::act_beta(int n, core::Rng* rng, float* actions, float* logp,
+                                float* raw_actions) const {
+  const int A = act_dim;
+  for (int i = 0; i < n; ++i) {
+    const float* h = &act_mu[static_cast<size_t>(i) * 2 * A];
+    double lp = 0.0;
+    for (int d = 0; d < A; ++d) {
+      const size_t k = static_cast<size_t>(i) * A + d;
+      const double a = beta_concentration(h[d], nullptr);
+      const double b = beta_concentration(h[A + d], nullptr);
+      // The log-density is evaluated at the stored float u, so the first epoch's ratio is 1.
+      const float u =
+          static_cast<float>(rng != nullptr ? sample_beta(a, b, *rng) : beta_mode(a, b));
+      if (raw_actions != nullptr) raw_actions[k] = u;
+      actions[k] = act_low[d] + u * (act_high[d] - act_low[d]);
+      lp += beta_log_prob(a, b, double(u), nullptr, nullptr);
+    }
+    if (logp != nullptr) logp[i] = static_cast<float>(lp);
+  }
+}
+
+void PpoLearner::set_action_box(const std::vector<float>& low, const std::vector<float>& high) {
+  Impl& s = *impl_;
+  if (low.size() != static_cast<size_t>(s.act_dim) || high.size() != low.size())
+    throw core::ConfigError("PPO action box: expected " + std::to_string(s.act_dim) +
+                            " bounds, found " + std::to_string(low.size()) + " and " +
+                            std::to_string(high.size()));
+  for (size_t d = 0; d < low.size(); ++d)
+    if (s.beta && !(std::isfinite(low[d]) && std::isfinite(high[d]) && high[d] > low[d]))
+      throw core::ConfigError("policy = \"beta\" needs a bounded action box; action " +
+                              std::to_string(d) + " is [" + std::to_string(low[d]) + ", " +
+                              std::to_string(high[d]) + "]");
+  s.act_low = low;
+  s.act_high = high;
 }
 
 void PpoLearner::value(const float* obs, int n, float* value) {
@@ -214,7 +260,7 @@ std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& sh
 
   const double scale = 1.0 / (static_cast<double>(s.cfg.n_epochs) * n_mb);
   std::map<std::string, double> metrics;
-  fill_metrics(sum, scale, metrics, s.n_costs > 0);
+  fill_metrics(sum, scale, metrics, s.n_costs > 0, !s.beta);
   metrics["grad_norm"] = grad_norm_sum * scale;
   return metrics;
 }
@@ -229,7 +275,7 @@ double PpoLearner::loss_and_grad(const Rollout& r, const std::vector<int>& env_c
   if (grad != nullptr) grad->resize(s.n_params);
   LossStats st;
   const double total = s.loss(r, env_cols.data(), B, grad ? grad->data() : nullptr, &st);
-  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0);
+  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0, !s.beta);
   return total;
 }
 
@@ -262,7 +308,7 @@ double PpoLearner::loss_and_grad_fixed(const Rollout& r, const std::vector<int>&
   if (grad != nullptr) grad->resize(s.n_params);
   LossStats st;
   const double total = s.loss(r, env_cols.data(), B, grad ? grad->data() : nullptr, &st);
-  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0);
+  if (metrics != nullptr) fill_metrics(st, 1.0, *metrics, s.n_costs > 0, !s.beta);
   return total;
 }
 

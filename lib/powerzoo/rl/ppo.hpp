@@ -52,6 +52,10 @@ class PpoLearner final : public Learner {
   /// cost × horizon), adding "lambda/<name>" and "safety/episode_cost_est/<name>". Throws
   /// core::RunError if the rollout is not complete.
   std::map<std::string, double> update(core::Rng& rng) override;
+  /// update(rng) without the dual step: the collected rollout's epochs only (IPPO-Lagrangian
+  /// moves one team dual for all its groups and sets them with set_log_lambdas). Throws
+  /// core::RunError if the rollout is not complete.
+  std::map<std::string, double> update_policy(core::Rng& rng);
   /// "lambda/<constraint>" for PPO-Lagrangian, else empty.
   std::map<std::string, double> status() const override;
   /// The registered name and (PPO-Lagrangian, n_costs() entries) the constraints as in
@@ -60,13 +64,18 @@ class PpoLearner final : public Learner {
   /// Workers for the row blocks of act() and update() (nullptr: the calling thread). Results do
   /// not depend on it: the blocks are fixed by the batch size. The pool must outlive its use.
   void set_pool(core::ThreadPool* pool);
+  /// The env's action box [act_dim] each, used by the Beta policy (default [0, 1]). Throws
+  /// core::ConfigError on a size mismatch or, for the Beta policy, an unbounded or empty bound.
+  void set_action_box(const std::vector<float>& low, const std::vector<float>& high);
 
   /// Batched policy step on raw observations obs [n, obs_dim] (normalized internally).
   /// rng != nullptr: samples u = μ + σ·ξ (ξ drawn sequentially from *rng, row-major), else
   /// u = μ (deterministic eval). Writes the env actions [n, act_dim] (u, or tanh(u) with
   /// Squash::kTanh); raw_actions [n, act_dim] = u (what the rollout stores), logp [n] = log π
   /// (including the tanh Jacobian) and value [n] if non-null. Without squashing raw_actions
-  /// equals actions.
+  /// equals actions. Policy::kBeta: u ∈ [1e-6, 1 − 1e-6] per dimension from Beta(α, β) (two
+  /// gamma draws each, row-major) or its mode; env action low + u·(high − low); log π is the
+  /// unit-space density Σ_d log Beta(u_d; α_d, β_d) (rl.md §2.5: no affine Jacobian).
   void act(const float* obs, int n, core::Rng* rng, float* actions, float* logp, float* value,
            float* raw_actions = nullptr);
 

@@ -12,6 +12,7 @@
 
 #include "powerzoo/rl/lagrangian.hpp"
 #include "powerzoo/rl/mlp.hpp"
+#include "powerzoo/rl/policy_math.hpp"
 #include "powerzoo/rl/ppo.hpp"
 
 namespace pz::core {
@@ -31,23 +32,13 @@ struct LossStats {
   }
 };
 
-inline constexpr double kHalfLog2Pi = 0.91893853320467274178;   // ½·log(2π)
-inline constexpr double kHalfLog2PiE = 1.41893853320467274178;  // ½·log(2πe)
-
-/// log(1 − tanh²u) = 2(log 2 − u − softplus(−2u)), stable for large |u| (rl.md §1.10).
-inline double log1m_tanh2(double u) {
-  constexpr double kLog2 = 0.69314718055994530942;
-  const double x = -2.0 * u;
-  const double softplus = x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-  return 2.0 * (kLog2 - u - softplus);
-}
-
 /// Partial sums of the per-sample loss terms over one row block (reduced in block order).
 struct LossSums {
   double actor = 0, critic = 0, cost_critic = 0, clip = 0, kl = 0, g = 0, g_sq = 0;
+  double entropy = 0;  ///< Σ_i H_i (Beta: the entropy depends on the state)
   void add(const LossSums& o) {
     actor += o.actor, critic += o.critic, cost_critic += o.cost_critic, clip += o.clip;
-    kl += o.kl, g += o.g, g_sq += o.g_sq;
+    kl += o.kl, g += o.g, g_sq += o.g_sq, entropy += o.entropy;
   }
 };
 
@@ -60,6 +51,7 @@ struct RowBlock {
   std::vector<detail::MlpWorkspace> cost;  ///< one per cost critic
   std::vector<float> grad;                 ///< [n_params] gradient of the block's rows (b ≥ 1)
   std::vector<double> dlog_std;            ///< [act] ∂L/∂log σ of the block's rows
+  std::vector<double> beta_partials;  ///< [4·act] Beta: ∂ℓ/∂h, ∂H/∂h of the current row
   LossSums sums;
 };
 
@@ -89,8 +81,11 @@ struct PpoLearner::Impl {
   PpoCollect collect;
   int obs_dim = 0, act_dim = 0;
   PpoConfig cfg;
+  bool beta = false;  ///< Policy::kBeta: the actor's head is [α logits (A), β logits (A)]
+  int head = 0;       ///< actor outputs per row: A (Gaussian mean) or 2A (Beta)
+  std::vector<float> act_low, act_high;  ///< [A] action box of the Beta policy ([0, 1] default)
   detail::Mlp actor, critic;
-  int64_t log_std_off = 0, n_params = 0;
+  int64_t log_std_off = 0, n_params = 0;            // log σ: A parameters (Gaussian), none (Beta)
   std::vector<float> params, grad, adam_m, adam_v;  // flat, layout of parameters()
   int64_t step = 0;
   ObsNormalizer norm;
@@ -113,11 +108,11 @@ struct PpoLearner::Impl {
   std::vector<float> extra_obs;  // [B + n_trunc, obs] normalized next_obs / final_obs rows
   std::vector<int> trunc_row;    // [T·B] row of final_obs value in extra batch, or −1
   std::vector<float> values_mb, values_next, adv, targets, adv_n, dv;  // [T·B]
-  std::vector<float> dmu;                                              // [T·B, act]
+  std::vector<float> dmu;                                              // [T·B, head]
   std::vector<float> col_r, col_v, col_vn, col_a;                      // [T]
   std::vector<uint8_t> col_d, col_t;                                   // [T]
   std::vector<float> act_mb;                                           // [T·B, act] actions
-  std::vector<float> act_obs, act_mu, act_v;  // [n, obs], [n, act], [n] for act()
+  std::vector<float> act_obs, act_mu, act_v;  // [n, obs], [n, head], [n] for act()
   std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
 
@@ -125,9 +120,12 @@ struct PpoLearner::Impl {
   void run(int n, const std::function<void(size_t)>& fn);
   /// `blocks` sized for n blocks (workspaces for the cost critics, gradients of n_params).
   void ensure_blocks(std::vector<RowBlock>& bl, int n) const;
-  /// Actor mean [n, act] into act_mu and, if want_value, critic value [n] into act_v, on row
+  /// Actor head [n, head] into act_mu and, if want_value, critic value [n] into act_v, on row
   /// blocks of obs [n, obs] (normalized).
   void forward_act(const float* obs, int n, bool want_value);
+  /// Beta policy on the head outputs in act_mu (act()'s Beta branch): u sampled from *rng or the
+  /// mode, raw u, env action low + u·(high − low), log π in unit space.
+  void act_beta(int n, core::Rng* rng, float* actions, float* logp, float* raw_actions) const;
   void check_rollout(const Rollout& r) const;
   void check_cols(const Rollout& r, const int* cols, int B) const;
   void normalize_rows(const float* x, int n, float* out) const {
@@ -148,6 +146,10 @@ struct PpoLearner::Impl {
   /// sums into blk.sums, ∂L/∂μ into dmu, ∂L/∂V into dv, dvc, ∂L/∂log σ into blk.dlog_std.
   void loss_rows(const Rollout& r, const int* cols, int B, size_t r0, size_t r1, bool want_grad,
                  RowBlock& blk);
+  /// The Beta policy's per-sample terms for loss_rows: returns log π of the stored u [A] at the
+  /// head outputs h [A α logits, A β logits] and adds the entropy H to *entropy; if partials is
+  /// non-null, writes ∂ℓ/∂h [2A] then ∂H/∂h [2A] into it.
+  double beta_row_terms(const float* h, const float* u, double* partials, double* entropy) const;
   /// Bootstrap values and GAE advantages/targets of the prepared minibatch (prepare's tail).
   void compute_gae(const Rollout& r, const int* cols, int B);
 };

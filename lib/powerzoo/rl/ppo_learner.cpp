@@ -40,6 +40,7 @@ void PpoLearner::set_context(const std::string& name, const LearnerContext& ctx)
   c.ro.resize(impl_->cfg.rollout_length, ctx.n_envs, impl_->obs_dim, impl_->act_dim,
               impl_->n_costs);
   c.t = 0;
+  if (!ctx.act_low.empty() || !ctx.act_high.empty()) set_action_box(ctx.act_low, ctx.act_high);
   set_pool(ctx.pool);
 }
 
@@ -90,7 +91,7 @@ void PpoLearner::observe(const core::StepView& st) {
   if (++c.t == ro.T) std::copy(st.next_obs, st.next_obs + N * od, ro.next_obs.begin());
 }
 
-std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
+std::map<std::string, double> PpoLearner::update_policy(core::Rng& rng) {
   Impl& s = *impl_;
   PpoCollect& c = s.collect;
   const Rollout& ro = c.ro;
@@ -98,7 +99,14 @@ std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
     throw core::RunError("PPO update: the rollout has " + std::to_string(c.t) + " of " +
                          std::to_string(ro.T) + " steps");
   c.t = 0;
-  auto metrics = update(ro, rng);
+  return update(ro, rng);
+}
+
+std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
+  Impl& s = *impl_;
+  PpoCollect& c = s.collect;
+  const Rollout& ro = c.ro;
+  auto metrics = update_policy(rng);
   const int K = s.n_costs;
   if (K > 0) {
     // Dual step (rl.md §2.7 step 7) with Ĵ_C = mean scaled cost of the episodes that finished

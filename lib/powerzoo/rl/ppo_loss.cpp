@@ -6,6 +6,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/rl/beta.hpp"
 #include "powerzoo/rl/ppo_impl.hpp"
 #include "powerzoo/rl/tensor_impl.hpp"
 
@@ -40,6 +41,7 @@ void PpoLearner::Impl::ensure_blocks(std::vector<RowBlock>& bl, int n) const {
     b.cost.resize(n_costs);
     b.grad.resize(n_params);
     b.dlog_std.assign(act_dim, 0.0);
+    b.beta_partials.assign(beta ? 4 * act_dim : 0, 0.0);
   }
 }
 
@@ -196,7 +198,8 @@ void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
 //   H = Σ_d[log σ_d + ½log(2πe)], L_reg = −c_H·H, total = L_actor + w_c·L_critic + L_reg.
 // Gradients: ∂L/∂ℓ_i = −ρ_i Â_i/M where the unclipped term is the minimum (else 0);
 //   ∂ℓ_i/∂μ_id = z_id/σ_d, ∂ℓ_i/∂log σ_d = z_id² − 1, ∂L_reg/∂log σ_d = −c_H,
-//   ∂L/∂V_i = w_c (V_i − G_i)/M.
+//   ∂L/∂V_i = w_c (V_i − G_i)/M. The Beta policy replaces ℓ_i and H by beta_row_terms (H per
+//   sample).
 void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_t r0, size_t r1,
                                  bool want_grad, RowBlock& blk) {
   const int N = r.N, A = act_dim, K = n_costs;
@@ -212,13 +215,17 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
   for (size_t i = r0; i < r1; ++i) {
     const size_t src = (i / B) * N + cols[i % B];
     const float* a = &act_mb[i * A];
-    const float* m = mu + (i - r0) * A;
+    const float* m = mu + (i - r0) * head;
     double logp = 0.0;
-    for (int d = 0; d < A; ++d) {
-      const double z = (double(a[d]) - double(m[d])) * inv_sigma[d];
-      logp += -0.5 * z * z - double(log_std[d]) - kHalfLog2Pi;
+    if (beta) {
+      logp = beta_row_terms(m, a, want_grad ? blk.beta_partials.data() : nullptr, &s.entropy);
+    } else {
+      for (int d = 0; d < A; ++d) {
+        const double z = (double(a[d]) - double(m[d])) * inv_sigma[d];
+        logp += -0.5 * z * z - double(log_std[d]) - kHalfLog2Pi;
+      }
     }
-    if (squash) {  // tanh Jacobian of the stored u: constant in the parameters
+    if (squash && !beta) {  // tanh Jacobian of the stored u: constant in the parameters
       for (int d = 0; d < A; ++d) logp -= log1m_tanh2(double(a[d]));
     }
     const double log_ratio = logp - double(r.logp[src]);
@@ -233,7 +240,15 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
     s.critic += err * err;
     s.g += targets[i];
     s.g_sq += double(targets[i]) * double(targets[i]);
-    if (want_grad) {
+    if (want_grad && beta) {
+      const double dl = (s1 <= s2) ? -rho * adv_i * inv_m : 0.0;  // ∂L/∂ℓ_i
+      // ∂L/∂h = dl·∂ℓ/∂h − c_H/M·∂H/∂h, from the partials beta_row_terms kept for this sample.
+      const double wh = cfg.entropy_coef * inv_m;
+      const double* p = blk.beta_partials.data();
+      for (int k = 0; k < 2 * A; ++k)
+        dmu[i * head + k] = static_cast<float>(dl * p[k] - wh * p[2 * A + k]);
+      dv[i] = static_cast<float>(cfg.critic_loss_weight * err * inv_m);
+    } else if (want_grad) {
       const double dl = (s1 <= s2) ? -rho * adv_i * inv_m : 0.0;  // ∂L/∂ℓ_i
       for (int d = 0; d < A; ++d) {
         const double z = (double(a[d]) - double(m[d])) * inv_sigma[d];
@@ -254,6 +269,27 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
     }
   }
   blk.sums = s;
+}
+
+// Beta policy (rl.md §2.5): α_d = c(h_d), β_d = c(h_{A+d}) with c the clamped 1 + softplus;
+// ℓ = Σ_d log Beta(u_d; α_d, β_d), H = Σ_d H(α_d, β_d); chain rule through c' (0 where clamped).
+double PpoLearner::Impl::beta_row_terms(const float* h, const float* u, double* partials,
+                                        double* entropy) const {
+  const int A = act_dim;
+  const bool grad = partials != nullptr;
+  double logp = 0.0;
+  for (int d = 0; d < A; ++d) {
+    double dca = 0.0, dcb = 0.0;
+    const double a = beta_concentration(h[d], &dca), b = beta_concentration(h[A + d], &dcb);
+    const BetaTerms t = beta_terms(a, b, double(u[d]), grad);
+    logp += t.log_prob;
+    *entropy += t.entropy;
+    if (grad) {
+      partials[d] = t.dlp_da * dca, partials[A + d] = t.dlp_db * dcb;
+      partials[2 * A + d] = t.dh_da * dca, partials[3 * A + d] = t.dh_db * dcb;
+    }
+  }
+  return logp;
 }
 
 double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g, LossStats* st) {
@@ -293,12 +329,12 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   const float* log_std = params.data() + log_std_off;
   double entropy = 0.0, log_std_sum = 0.0;
   inv_sigma.resize(A);
-  for (int d = 0; d < A; ++d) {
+  for (int d = 0; d < A && !beta; ++d) {
     entropy += double(log_std[d]) + kHalfLog2PiE;
     log_std_sum += log_std[d];
     inv_sigma[d] = std::exp(-double(log_std[d]));
   }
-  grow(dmu, M * A);
+  grow(dmu, M * head);
   grow(dv, M);
   if (K > 0) grow(dvc, M * K);
   // Blocks as in prepare(): each runs the actor forward, its loss terms and the backward of every
@@ -313,7 +349,7 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
     if (g == nullptr) return;
     float* gb = b == 0 ? g : blk.grad.data();
     const float* x = &obs_mb[r0 * obs_dim];
-    actor.backward(params.data(), x, n, &dmu[r0 * A], blk.actor, gb);
+    actor.backward(params.data(), x, n, &dmu[r0 * head], blk.actor, gb);
     critic.backward(params.data(), x, n, &dv[r0], blk.critic, gb);
     for (int c = 0; c < K; ++c)
       cost_critics[c].backward(params.data(), x, n, &dvc[c * M + r0], blk.cost[c], gb);
@@ -335,10 +371,11 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
       for (int b = 1; b < nb; ++b) gv += detail::vec(blocks[b].grad.data() + p0, p1 - p0);
     });
   }
-  if (g != nullptr) {
+  if (g != nullptr && !beta) {
     for (int d = 0; d < A; ++d)
       g[log_std_off + d] = static_cast<float>(dlog_std[d] - cfg.entropy_coef);
   }
+  if (beta) entropy = sums.entropy * inv_m;
   const double l_actor = -sums.actor * inv_m;
   const double l_critic = 0.5 * sums.critic * inv_m;
   const double l_cost_critic = 0.5 * sums.cost_critic * inv_m;

@@ -66,8 +66,13 @@ RolloutCollector::RolloutCollector(VectorEnv& venv, bool record)
     : venv_(venv), keep_record_(record) {}
 
 CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int steps,
-                                       long long global_step) {
+                                       long long global_step, int every,
+                                       const std::function<void()>& between) {
+  if (between && (every <= 0 || steps % every != 0))
+    throw core::ConfigError("collect: " + std::to_string(every) + " steps between updates do not " +
+                            "divide the " + std::to_string(steps) + " steps of a collection");
   const auto t0 = std::chrono::steady_clock::now();
+  double between_secs = 0;
   const envs::EnvSpec& esp = venv_.spec();
   const int N = venv_.n_envs();
   const size_t n_costs = esp.cost_names.size();
@@ -143,8 +148,14 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
       ++record_.T;
     }
     ++st.steps;
+    if (between && st.steps % every == 0) {
+      const auto tb = std::chrono::steady_clock::now();
+      between();
+      between_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
+    }
   }
-  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - between_secs;
   return st;
 }
 

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "powerzoo/core/acting.hpp"
@@ -35,6 +37,10 @@ struct CollectRecord {
   std::vector<float> reward;                   ///< [T, N] (multi-agent [T, N, n_agents]) shaped
   std::vector<float> costs;                    ///< [T, N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [T, N]
+  /// Evaluation only: per-step env quantities (EnvSpec::trace_names, Info::trace) [T, N, n],
+  /// 0 after a row's episode ended.
+  std::vector<std::string> trace_names;
+  std::vector<float> trace;
 };
 
 class RolloutCollector {
@@ -44,9 +50,12 @@ class RolloutCollector {
 
   /// `steps` vector steps from the env's current state (no reset). Exploration noise comes from
   /// `rng` (passed to collect_act). global_step = env transitions before this call (error
-  /// messages, StepView::global_step). Throws core::RunError on a non-finite observation or
-  /// shaped reward, naming the env and the global step.
-  CollectStats collect(core::Actor& actor, core::Rng& rng, int steps, long long global_step);
+  /// messages, StepView::global_step). With `between` set, calls it after every `every` vector
+  /// steps (an off-policy learner's update; `every` must divide `steps`); its time is not part
+  /// of CollectStats::seconds. Throws core::RunError on a non-finite observation or shaped
+  /// reward, naming the env and the global step; core::ConfigError if `every` does not divide.
+  CollectStats collect(core::Actor& actor, core::Rng& rng, int steps, long long global_step,
+                       int every = 0, const std::function<void()>& between = {});
 
   /// The latest collection (empty before the first; only with record = true).
   const CollectRecord& record() const { return record_; }

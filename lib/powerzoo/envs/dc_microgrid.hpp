@@ -1,0 +1,123 @@
+// Data-centre microgrid env (reference envs-market-resources.md §3): an AI data centre behind the
+// meter with PV, a battery, a diesel unit and a capped grid import on one bus, 288 five-minute
+// steps; the benchmark's reward shaping and diesel autobalance (§3.5) as options.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "powerzoo/devices/battery.hpp"
+#include "powerzoo/devices/datacenter.hpp"
+#include "powerzoo/devices/diesel.hpp"
+#include "powerzoo/devices/renewable.hpp"
+#include "powerzoo/envs/env.hpp"
+
+namespace pz::envs {
+
+/// Weights of the benchmark's shaped reward (§3.5): shaped = raw − Σ weight·term with the terms
+/// cost_sla, cost_overtemp, cost_power_deficit, spill/p_load, |residual|/p_load and the dispatch
+/// tracking error.
+struct DcmgShaping {
+  double sla = 50, overtemp = 30, power_deficit = 200, power_spill = 100, power_balance = 0,
+         dispatch_tracking = 40;
+};
+
+/// Everything a DC microgrid is built from; the defaults are the reference factory's (an island
+/// with a 0.4 MW PV plant), the task preset sets the benchmark's values (tasks/dc_microgrid.cpp).
+struct DcMicrogridParams {
+  /// The data centre (§2.6 defaults but 0.4 MW base IT power); dc.dt_hours must equal dt_hours.
+  devices::DataCenterParams dc{.p_base_mw = 0.4, .dt_hours = 5.0 / 60.0};
+  /// One battery, P only: 2 MWh, 0.5 MW, one-way 0.95, SOC [0.1, 0.9] from 0.5.
+  devices::BatteryDevice battery{.p_rated_mw = 0.5, .capacity_mwh = 2.0};
+  devices::RenewableDevice pv{.cap_mw = 0.4};  ///< one PV plant, no curtailment, no Q
+  devices::DieselDevice dg;                    ///< one diesel unit: 0.6 MW, 300 $/MWh, 0.8 kg/kWh
+  double battery_deg_cost_per_mwh = 5;
+  double w_cost = 0.5, w_carbon = 0.3;  ///< reward weights of the $ and kg CO2 terms
+  double grid_import_max_mw = 0;        ///< 0: a true island
+  double grid_price_ref = 150;          ///< price normalizer of the observation ($/MWh)
+  double grid_carbon_kg_per_kwh = 0.18;
+  double terminal_soc_target = 0.5, terminal_soc_penalty = 0;  ///< penalty·(soc − target)² $
+  int horizon = 288;
+  double dt_hours = 5.0 / 60.0;
+  /// Exogenous series indexed from the episode's start step s0 by s0 + t (modulo their own
+  /// length): inference fraction (required), PV capacity factor in [0, 1] (required), grid
+  /// price $/MWh (null: no price signal, price 0).
+  std::shared_ptr<const std::vector<double>> cpu, solar, price;
+  /// Read the inference fraction at cpu[t] instead of cpu[s0 + t] (the reference's workload
+  /// OOD splits take the new trace from its first row in every episode).
+  bool cpu_from_first_row = false;
+  double solar_scale = 1;    ///< multiplies the PV capacity factor (renewable_drought: 0.2)
+  double temp_offset_c = 0;  ///< added to the synthetic outdoor temperature (cooling_stress: 5)
+  /// Episode start steps (s0, indexes the series); training draws one, evaluation spaces them.
+  std::vector<int64_t> episode_starts = {0};
+  bool shaping = false;  ///< Step::shaped_reward = the benchmark's shaped reward
+  DcmgShaping weights;
+  bool dg_autobalance = false;  ///< the diesel command becomes the same-step residual slack
+};
+
+/// Action [train_sched, ft_sched, cooling, battery (+ discharge), diesel], box [0,0,0,−1,0] ..
+/// 1 (clipped; non-finite → 0). Step (t = pre-step counter): the data centre (inference fraction
+/// cpu[s0 + t], T_out = 20 + 8·sin(2π(h − 8)/24) + offset at hour h of step t) gives the load
+/// P_dc; battery, PV (cf = solar[s0 + t]·scale) and diesel give the supply; residual = supply −
+/// load, import = min((−residual)⁺, cap), deficit = (−(residual + import))⁺ and spill =
+/// (residual + import)⁺ (a |residual + import| below 1e-6 MW counts as 0: rounding of the
+/// autobalanced diesel command). Reward = −P_dc·dt + w_cost·(−(fuel + import·dt·price[s0 + t] +
+/// |P_batt|·dt·deg + terminal SOC $)) + w_carbon·(−(diesel kg + import·dt·1000·carbon)). Costs
+/// (sla, overtemp, power_deficit) = (n_expired/n_gpus, (T_z − T_crit)⁺/(45 − T_crit),
+/// deficit/max(P_dc, 1e-6)). With dg_autobalance the diesel command is
+/// clip(−(residual + import)/DG_max, 0, 1) of the same step with the diesel at 0 (the reference
+/// previews that step with the same state and key; nothing before the diesel depends on its
+/// command, so the preview is that partial balance). Observation [24]: the fields of spec(),
+/// from the post-step state (reference §3.3). Info::sums: spec().episode_sum_names (rates are
+/// pre-divided by the horizon); Info::trace: spec().trace_names; Info::is_safe = every cost 0.
+class DcMicrogrid final : public Env {
+ public:
+  static constexpr int kObsDim = 24;
+  static constexpr int kActDim = 5;
+
+  /// Throws core::ConfigError for bad device parameters (naming the device and field), missing
+  /// cpu or solar series, no episode starts, horizon < 1, or dc.dt_hours ≠ dt_hours.
+  explicit DcMicrogrid(DcMicrogridParams p);
+
+  const EnvSpec& spec() const override { return spec_; }
+  std::unique_ptr<State> make_state() const override;
+  void reset(State& s, core::Rng& rng, std::span<float> obs,
+             const ResetOptions& opt) const override;
+  Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
+            std::span<float> costs, Info* info) const override;
+  void save_state(const State& s, std::vector<double>& out) const override;
+  size_t load_state(State& s, std::span<const double> in) const override;
+
+  const DcMicrogridParams& params() const { return p_; }
+  const devices::DataCenter& datacenter() const { return dc_; }
+  const devices::Battery& battery() const { return batt_; }
+  const devices::Diesel& diesel() const { return dg_; }
+  /// Episode start s0 and step t of a state (tests and baselines).
+  static int64_t episode_start(const State& s);
+  static int step_index(const State& s);
+  /// The battery's SOC of a state.
+  static double soc(const State& s);
+
+ private:
+  struct McState;
+  struct Flows;
+  void write_obs(const McState& s, std::span<float> obs) const;
+  void write_info(const McState& s, const Flows& f, Info* info) const;
+  double outdoor_temp_c(int t) const;
+  double series(const std::vector<double>& v, int64_t k) const;
+  double price_at(int64_t k) const;
+  double window_pv_peak_mw(int64_t start) const;
+  double tracking_cost(double soc_pre, double price, double p_load, double p_pv, double p_batt,
+                       double p_dg) const;
+
+  DcMicrogridParams p_;
+  devices::DataCenter dc_;
+  devices::Battery batt_;
+  devices::Renewable pv_;
+  devices::Diesel dg_;
+  std::vector<double> price_max6h_;  ///< [len(price)] max over the next 72 steps
+  EnvSpec spec_;
+};
+
+}  // namespace pz::envs

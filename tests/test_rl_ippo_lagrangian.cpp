@@ -1,0 +1,124 @@
+// IPPO-Lagrangian: cost critics in every group, one team dual per constraint moved by the team's
+// episode costs (up when above the budget, down when below), shared by every group, and its
+// checkpoint round trip.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/rl/ippo.hpp"
+
+using namespace pz;
+
+namespace {
+
+/// Four agents of two types on obs [2·A] and act [A]; two cost channels, constraint on channel 1
+/// (budget 1 per episode, cost_scale 2).
+rl::LearnerContext make_ctx(int N) {
+  rl::LearnerContext ctx;
+  const int A = 4;
+  ctx.obs_dim = 2 * A;
+  ctx.act_dim = A;
+  ctx.n_envs = N;
+  ctx.horizon = 4;
+  for (int a = 0; a < A; ++a)
+    ctx.agents.push_back(
+        rl::AgentSlice{(a % 2 ? "marker_" : "pointer_") + std::to_string(a), 2 * a, 2, a, 1});
+  ctx.ppo.rollout_length = 4;
+  ctx.ppo.hidden = {8, 8};
+  ctx.ppo.learning_rate = 1e-2;
+  ctx.ppo.lambda_lr = 0.1;
+  ctx.ppo.lambda_init = 1.0;
+  ctx.ippo.sharing = rl::Sharing::kTyped;
+  ctx.constraint_channels = {1};
+  ctx.constraint_names = {"overshoot"};
+  ctx.thresholds = {2.0};
+  ctx.cost_scale = {2.0};
+  return ctx;
+}
+
+/// One rollout of 4 steps over N envs with a team cost of `cost` per step on channel 1 (channel 0
+/// carries noise), every episode ending at step 4 with cost sum 4·cost.
+void rollout(rl::IppoLearner& l, int N, double cost, core::Rng& rng) {
+  const int A = 4;
+  std::vector<float> obs(static_cast<size_t>(N) * 2 * A, 0.1f), act(static_cast<size_t>(N) * A);
+  std::vector<float> rew(act.size(), -0.5f), costs(static_cast<size_t>(N) * 2);
+  for (int i = 0; i < N; ++i) costs[2 * i] = 7.0f, costs[2 * i + 1] = static_cast<float>(cost);
+  std::vector<uint8_t> term(N, 0);
+  std::vector<double> ep_cost = {28.0, 4 * cost};
+  for (int t = 0; t < 4; ++t) {
+    l.collect_act(obs.data(), N, rng, act.data());
+    std::vector<uint8_t> tr(N, t == 3 ? 1 : 0);
+    std::vector<core::EpisodeEnd> ends;
+    if (t == 3)
+      for (int i = 0; i < N; ++i) ends.push_back({i, -2.0, -2.0, 4, ep_cost.data()});
+    core::StepView v;
+    v.n = N, v.obs_dim = 2 * A, v.act_dim = A, v.n_agents = A, v.n_costs = 2, v.t = t;
+    v.reward = rew.data(), v.shaped_reward = rew.data(), v.costs = costs.data();
+    v.terminated = term.data(), v.truncated = tr.data();
+    v.final_obs = obs.data(), v.next_obs = obs.data();
+    v.finished = ends;
+    l.observe(v);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("rl_ippo_lagrangian") {
+  TEST_CASE("the team dual rises above the budget, falls below it, and every group shares it") {
+    const int N = 3;
+    core::Rng init(2, 0), rng(3, 0);
+    rl::IppoLearner l(make_ctx(N), init, true);
+    CHECK(l.name() == "ippo_lagrangian");
+    REQUIRE(l.groups().size() == 2u);
+    for (int g = 0; g < 2; ++g) CHECK(l.group_learner(g).n_costs() == 1);
+    CHECK(l.log_lambdas() == std::vector<double>{0.0});
+    // Per-step cost 1 on the constraint: episode cost 4 raw = 2 scaled; budget 2 / 2 = 1 scaled.
+    // log λ ← 0 + 0.1·(2 − 1) = 0.1.
+    rollout(l, N, 1.0, rng);
+    auto m = l.update(rng);
+    CHECK(l.log_lambdas()[0] == doctest::Approx(0.1).epsilon(1e-12));
+    CHECK(m.at("lambda/overshoot") == doctest::Approx(std::exp(0.1)));
+    CHECK(m.at("safety/episode_cost_est/overshoot") == doctest::Approx(2.0));
+    for (int g = 0; g < 2; ++g)
+      CHECK(l.group_learner(g).log_lambdas() == l.log_lambdas());  // the team's λ in every group
+    CHECK(l.status().at("lambda/overshoot") == doctest::Approx(std::exp(0.1)));
+    // No cost: Ĵ = 0 < 1, log λ ← 0.1 + 0.1·(0 − 1) = 0.
+    rollout(l, N, 0.0, rng);
+    l.update(rng);
+    CHECK(l.log_lambdas()[0] == doctest::Approx(0.0).epsilon(1e-12));
+    for (int g = 0; g < 2; ++g) CHECK(l.group_learner(g).log_lambdas() == l.log_lambdas());
+  }
+
+  TEST_CASE("the duals are checkpointed with the groups; plain IPPO refuses nothing new") {
+    const int N = 2;
+    core::Rng init(4, 0), rng(5, 0);
+    rl::IppoLearner a(make_ctx(N), init, true);
+    rollout(a, N, 3.0, rng);
+    a.update(rng);
+    core::StateDict sd;
+    a.save(sd);
+    REQUIRE(sd.f64.count("learner/ippo/log_lambda"));
+    core::Rng init2(9, 0);
+    rl::IppoLearner b(make_ctx(N), init2, true);
+    b.load(sd);
+    CHECK(b.log_lambdas() == a.log_lambdas());
+    CHECK(b.group_learner(1).parameters() == a.group_learner(1).parameters());
+    // A Lagrangian learner without constraints is refused.
+    auto ctx = make_ctx(N);
+    ctx.constraint_channels.clear();
+    ctx.constraint_names.clear();
+    ctx.thresholds.clear();
+    ctx.cost_scale.clear();
+    core::Rng init3(1, 0);
+    CHECK_THROWS_WITH_AS(rl::make_learner("ippo_lagrangian", ctx, init3),
+                         doctest::Contains("ippo_lagrangian needs [safety] constraints"),
+                         core::ConfigError);
+    // Plain IPPO ignores the constraints (no cost critics, no duals).
+    core::Rng init4(1, 0);
+    rl::IppoLearner plain(make_ctx(N), init4, false);
+    CHECK(plain.group_learner(0).n_costs() == 0);
+    CHECK(plain.log_lambdas().empty());
+  }
+}
