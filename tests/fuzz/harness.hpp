@@ -171,17 +171,26 @@ inline std::unique_ptr<RunUnderTest> make_run(const std::string& toml) {
   return r;
 }
 
-/// The runs the checkpoint harness restores into: one per kind of env state.
+/// The runs the checkpoint harness restores into: one per kind of env state (trans_grid, tso,
+/// gencos, dso, ders, dc_microgrid) and of learner state (PPO, IPPO, Beta PPO, SAC).
 inline std::vector<std::unique_ptr<RunUnderTest>>& runs() {
   static std::vector<std::unique_ptr<RunUnderTest>> all = [] {
     std::vector<std::unique_ptr<RunUnderTest>> v;
     const std::string small = "[vec]\nn_envs = 2\n[ppo]\nrollout_length = 4\nn_minibatches = 1\n";
     v.push_back(make_run("[env]\ncase = \"case5\"\nhorizon = 6\n" + small + "hidden = [4]\n"));
     v.push_back(make_run("[env]\ntask = \"tso\"\nhorizon = 6\n" + small + "hidden = [4]\n"));
-    // dso (dist_grid) is left out until its state loader validates its buffer indices (the
-    // DERs work rewrites that state).
     v.push_back(make_run("[env]\ntask = \"gencos\"\n" + small +
                          "algo = \"ippo\"\nhidden = [4]\n[ippo]\nsharing = \"full\"\n"));
+    v.push_back(make_run("[env]\ntask = \"dso\"\n" + small + "hidden = [4]\n"));
+    v.push_back(make_run("[env]\ntask = \"ders\"\n" + small +
+                         "algo = \"ippo\"\nhidden = [4]\n[ippo]\nsharing = \"typed\"\n"));
+    v.push_back(
+        make_run("[env]\ntask = \"dc_microgrid\"\n" + small + "policy = \"beta\"\nhidden = [4]\n"));
+    // SAC: the replay buffer and its cursor are part of the learner state.
+    v.push_back(
+        make_run("[env]\ncase = \"case5\"\nhorizon = 6\n[vec]\nn_envs = 2\n[ppo]\n"
+                 "algo = \"sac\"\nrollout_length = 4\nn_minibatches = 1\nhidden = [4]\n[sac]\n"
+                 "buffer_size = 64\nlearning_starts = 8\nbatch_size = 8\n"));
     return v;
   }();
   return all;

@@ -59,6 +59,14 @@ void save_clock(int t, int64_t start, std::vector<double>& out) {
   out.push_back(static_cast<double>(start));
 }
 
+int state_int(double x, int lo, int hi, const char* what) {
+  if (!(std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi))
+    throw core::ConfigError(std::string("checkpoint: ") + what + ": expected an integer in [" +
+                            std::to_string(lo) + ", " + std::to_string(hi) + "], found " +
+                            core::format_number(x));
+  return static_cast<int>(x);
+}
+
 void load_clock(std::span<const double> in, int& t, int64_t& start) {
   // A damaged checkpoint may hold any double here; converting NaN or 1e300 to an integer is
   // undefined behaviour, and a window start past the data reads out of bounds.
