@@ -30,6 +30,7 @@ run: build
 
 # ASan + UBSan and TSan builds, each in its own directory, running the whole suite (ctest).
 SAN_BUILD ?= build-asan
+SAN_CTEST_ARGS ?=
 TSAN_BUILD ?= build-tsan
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -38,7 +39,7 @@ TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_SANITIZE=address,undefined
 	cmake --build $(SAN_BUILD) -j $(JOBS)
-	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure $(SAN_CTEST_ARGS)
 
 tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_SANITIZE=thread
