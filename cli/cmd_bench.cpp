@@ -49,6 +49,13 @@ void print_dcopf(const exp::DcOpfBenchResult& d) {
               d.cold_us, d.warm_us, d.reps);
 }
 
+void print_ac(const exp::AcBenchResult& d) {
+  std::printf(
+      "  %-8s build %9.1f us   cold %10.1f us (%4.1f it)   warm %10.1f us (%4.1f it)   (median "
+      "of %d)\n",
+      d.case_name.c_str(), d.build_us, d.cold_us, d.cold_iters, d.warm_us, d.warm_iters, d.reps);
+}
+
 std::vector<exp::DcOpfBenchResult> bench_dcopf_cases() {
   std::vector<exp::DcOpfBenchResult> out;
   for (const char* c : {"case5", "case118", "case300"}) out.push_back(exp::bench_dcopf(c, 51));
@@ -65,14 +72,17 @@ int cmd_bench(const Args& args) {
       "SGEMM peak at the learner's shape, end-to-end training steps/s on 2 threads (a short real\n"
       "run), then DC-OPF solve times. With SPEC: vector-env steps/s for several batch sizes and\n"
       "thread counts (random actions), the learner's rates for the spec's network, and median\n"
-      "DC-OPF solve times (cold and warm) for case5, case118, case300.\n\noptions");
+      "DC-OPF solve times (cold and warm) for case5, case118, case300. `--only acpf,acopf`:\n"
+      "the same for the Newton-Raphson AC power flow and the AC-OPF (build, cold solve from\n"
+      "MATPOWER's start, warm re-solve of loads drifting by 2 %).\n\noptions");
   std::string envs_s = "1,8,64,256", threads_s = "1,2", what = "env,learner,dcopf";
+  const std::vector<std::string> parts_known{"env", "learner", "dcopf", "acpf", "acopf"};
   double seconds = 1.0;
   opts.add_options()("help,h", "show this help")("envs", po::value<std::string>(&envs_s),
                                                  "batch sizes (default 1,8,64,256)")(
       "threads", po::value<std::string>(&threads_s), "thread counts (default 1,2)")(
       "seconds", po::value<double>(&seconds), "time per measurement (default 1)")(
-      "only", po::value<std::string>(&what), "subset of env,learner,dcopf")(
+      "only", po::value<std::string>(&what), "subset of env,learner,dcopf,acpf,acopf")(
       "json", "scoreboard as JSON on stdout (without SPEC)");
   po::variables_map vm;
   std::vector<std::string> positional;
@@ -88,10 +98,18 @@ int cmd_bench(const Args& args) {
     std::stringstream ss(what);
     std::string part;
     while (std::getline(ss, part, ','))
-      if (part != "env" && part != "learner" && part != "dcopf")
-        throw UsageError{"--only: expected a comma-separated subset of env,learner,dcopf, found '" +
-                         part + "'"};
+      if (std::find(parts_known.begin(), parts_known.end(), part) == parts_known.end())
+        throw UsageError{
+            "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf, found '" +
+            part + "'"};
   }
+  auto wants = [&](const char* part) {
+    std::stringstream ss(what);
+    std::string p;
+    while (std::getline(ss, p, ','))
+      if (p == part) return true;
+    return false;
+  };
   if (positional.empty() && !vm.count("only") && !vm.count("envs")) {
     std::vector<exp::ScoreRow> rows;
     for (const auto& rel : exp::scoreboard_specs())
@@ -117,7 +135,7 @@ int cmd_bench(const Args& args) {
                      : std::vector<std::string>{});
   std::cout << "powerzoo bench: " << spec_path << " (OpenBLAS kernel " << core::blas_kernel_name()
             << ")\n";
-  if (what.find("env") != std::string::npos) {
+  if (wants("env")) {
     std::cout << "vector env (" << spec.env.id << " on "
               << (spec.env.params.has("case") ? spec.env.params.str("case")
                                               : "task " + spec.env.task)
@@ -129,7 +147,7 @@ int cmd_bench(const Args& args) {
                     r.steps_per_sec, r.us_per_step);
       }
   }
-  if (what.find("learner") != std::string::npos) {
+  if (wants("learner")) {
     const bool sac = spec.ppo.algo == rl::Algo::kSac;
     std::printf("learner %s (hidden", exp::learner_name(spec).c_str());
     for (int h : spec.ppo.hidden) std::printf(" %d", h);
@@ -149,9 +167,17 @@ int cmd_bench(const Args& args) {
       std::printf("  %6.2f GFLOP/s (executed GEMM)  act %8.1f us/batch\n", r.gflops, r.act_us);
     }
   }
-  if (what.find("dcopf") != std::string::npos) {
+  if (wants("dcopf")) {
     std::cout << "DC-OPF (COIN-OR CLP):\n";
     for (const auto& d : bench_dcopf_cases()) print_dcopf(d);
+  }
+  if (wants("acpf")) {
+    std::cout << "AC power flow (Newton-Raphson, KLU):\n";
+    for (const char* c : {"case5", "case118", "case300"}) print_ac(exp::bench_acpf(c, 201));
+  }
+  if (wants("acopf")) {
+    std::cout << "AC-OPF (Ipopt):\n";
+    for (const char* c : {"case5", "case118", "case300"}) print_ac(exp::bench_acopf(c, 11));
   }
   return 0;
 }

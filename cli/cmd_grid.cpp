@@ -1,5 +1,6 @@
-// `powerzoo grid dcpf|dcopf|distflow CASE`: solve a case with the built-in DC power flow, the exact
-// DC optimal power flow, or the radial AC power flow.
+// `powerzoo grid dcpf|dcopf|acpf|acopf|distflow CASE`: solve a case with the built-in DC power
+// flow, the exact DC optimal power flow, the Newton-Raphson AC power flow, the AC optimal power
+// flow, or the radial AC power flow.
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,9 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/ac_report.hpp"
+#include "powerzoo/grid/acopf.hpp"
+#include "powerzoo/grid/acpf.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dc.hpp"
 #include "powerzoo/grid/dcopf.hpp"
@@ -29,26 +33,36 @@ int cmd_grid(const Args& args) {
     break;
   }
   po::options_description opts(
-      "usage: powerzoo grid dcpf|dcopf CASE [--load-scale x] [--json]\n"
+      "usage: powerzoo grid dcpf|dcopf|acopf CASE [--load-scale x] [--json]\n"
+      "       powerzoo grid acpf CASE [--load-scale x] [--enforce-q-lims] [--json]\n"
       "       powerzoo grid distflow CASE [--json]\n\n"
       "Solves CASE (bundled name such as case118, or a path to a MATPOWER .m file) and prints\n"
       "the result with MATPOWER field names:\n"
       "  dcpf   DC power flow, as MATPOWER's rundcpf (bus angles, branch flows, gen outputs)\n"
       "  dcopf  exact DC optimal power flow, as MATPOWER's rundcopf (objective, dispatch, LMPs,\n"
       "         flows, branch-limit shadow prices); exit status 1 if not optimal\n"
+      "  acpf   AC power flow by Newton-Raphson, as MATPOWER's runpf (voltages, flows at both\n"
+      "         ends, gen outputs, losses); exit status 1 if it does not converge\n"
+      "  acopf  AC optimal power flow (Ipopt), as MATPOWER's runopf (objective, dispatch, "
+      "voltages,\n"
+      "         LMPs of P and Q, flows, shadow prices); exit status 1 if not optimal\n"
       "  distflow  exact radial AC power flow (DistFlow sweeps) of a distribution feeder;\n"
       "         see `powerzoo grid distflow --help`\n\noptions");
   double load_scale = 1.0;
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables")(
-      "load-scale", po::value<double>(&load_scale), "multiply every bus PD and QD (default 1)");
+      "load-scale", po::value<double>(&load_scale), "multiply every bus PD and QD (default 1)")(
+      "enforce-q-lims", "acpf: hold gen Q limits as MATPOWER pf.enforce_q_lims = 1");
   po::variables_map vm;
   std::vector<std::string> p;
   if (!parse_command(args, opts, vm, p)) return 0;
   if (p.size() != 2)
     throw UsageError{"expected a solver and a case (e.g. `grid dcpf case5`), found " +
                      std::to_string(p.size()) + " arguments"};
-  if (p[0] != "dcpf" && p[0] != "dcopf")
-    throw UsageError{"expected solver 'dcpf', 'dcopf' or 'distflow', found '" + p[0] + "'"};
+  if (p[0] != "dcpf" && p[0] != "dcopf" && p[0] != "acpf" && p[0] != "acopf")
+    throw UsageError{"expected solver 'dcpf', 'dcopf', 'acpf', 'acopf' or 'distflow', found '" +
+                     p[0] + "'"};
+  if (vm.count("enforce-q-lims") && p[0] != "acpf")
+    throw UsageError{"--enforce-q-lims: only `grid acpf` takes it, found `grid " + p[0] + "`"};
   if (!(load_scale > 0)) throw UsageError{"--load-scale: expected a number > 0"};
   grid::Case c = grid::load_case(grid::resolve_case_path(p[1]));
   for (auto& b : c.bus) {
@@ -56,6 +70,20 @@ int cmd_grid(const Args& args) {
     b.qd_mvar *= load_scale;
   }
   const bool json = vm.count("json") > 0;
+  if (p[0] == "acpf") {
+    grid::AcPowerFlow pf(c);
+    grid::AcPfOptions o;
+    o.enforce_q_lims = vm.count("enforce-q-lims") > 0;
+    const auto r = pf.solve(o);
+    std::cout << grid::acpf_report(c, r, json);
+    return r.success ? 0 : 1;
+  }
+  if (p[0] == "acopf") {
+    grid::AcOpf opf(c);
+    const auto r = opf.solve();
+    std::cout << grid::acopf_report(c, r, json);
+    return r.ok() ? 0 : 1;
+  }
   if (p[0] == "dcopf") {
     grid::DcOpf opf(c);
     const auto r = opf.solve();

@@ -23,7 +23,7 @@ constexpr const char* kUsage =
     "  sweep SPEC.toml [key=v1,v2 ...] expand a sweep into trials; run, list or emit SLURM script\n"
     "  summarize DIR                   mean, std and bootstrap 95% CI over seeds per "
     "configuration\n"
-    "  grid dcpf|dcopf|distflow CASE   power flow / DC-OPF of a case (MATPOWER names)\n"
+    "  grid dcpf|dcopf|acpf|acopf|distflow CASE   power flows / OPFs of a case (MATPOWER names)\n"
     "  bench [SPEC.toml]               env steps/s, learner samples/s, DC-OPF solve times\n\n"
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
     "2 bad usage or bad input.\n";

@@ -181,6 +181,34 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// The AC power flow mode: the warm-start voltages of every env are part of the checkpoint.
+const char* kAcSpec = R"([experiment]
+name = "resume_ac"
+seed = 4
+[env]
+case = "case30"
+solver = "acpf"
+load_scale = 1.2
+horizon = 48
+reward_scale = 1e-2
+[vec]
+n_envs = 16
+threads = 2
+[ppo]
+total_steps = 46080
+rollout_length = 48
+hidden = [32, 32]
+[reward]
+penalty = { power_balance = 0.02, thermal_overload = 0.05, voltage_violation = 50.0 }
+[eval]
+every_steps = 15360
+n_episodes = 8
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 // Typed IPPO on the DERs task: twelve agents in three groups, battery SOC and FlexLoad buffers in
 // the checkpointed env states.
 const char* kDersSpec = R"([experiment]
@@ -268,6 +296,10 @@ TEST_SUITE("exp_resume") {
   TEST_CASE("SIGKILL at three moments, resume, and the run is byte-identical") {
     // On a loaded machine a run may finish before the kill; most kills must land mid-run.
     CHECK(check_kill_and_resume("resume", kSpec, 184320, {30000, 95000, 160000}) >= 2);
+  }
+
+  TEST_CASE("a SIGKILLed AC power-flow run (trans_grid solver = acpf) resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_ac", kAcSpec, 46080, {20000}) == 1);
   }
 
   TEST_CASE("a SIGKILLed IPPO run (GenCos, five agents) resumes byte-identical") {

@@ -118,6 +118,33 @@ trajectories = "none"
 checkpoint_every_steps = 3072
 )";
 
+// The AC power flow mode (case30, Newton-Raphson with warm starts and Q limits, voltage and MVA
+// penalties): 32 envs x 48 steps, 3 updates.
+const char* kAcSpec = R"([experiment]
+name = "threads_ac"
+seed = 2
+[env]
+case = "case30"
+solver = "acpf"
+load_scale = 1.2
+horizon = 48
+reward_scale = 1e-2
+[vec]
+n_envs = 32
+[ppo]
+total_steps = 4608
+rollout_length = 48
+n_minibatches = 2
+hidden = [32, 32]
+[reward]
+penalty = { power_balance = 0.02, thermal_overload = 0.05, voltage_violation = 50.0 }
+[eval]
+every_steps = 3072
+n_episodes = 32
+[output]
+checkpoint_every_steps = 4608
+)";
+
 // Typed IPPO on the DERs task (twelve agents in three groups, updated in parallel): 8 envs,
 // 3 updates, evaluation on two splits.
 const char* kDersSpec = R"([experiment]
@@ -212,6 +239,10 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("IPPO training on the GenCos market with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_ippo", kIppoSpec, 3072);
+  }
+  TEST_CASE(
+      "AC power-flow training (trans_grid solver = acpf) is byte-identical for 1, 2, 3 threads") {
+    check_thread_invariance("threads_ac", kAcSpec, 4608);
   }
 
   TEST_CASE("typed IPPO on the DERs task with --threads 1, 2 and 3 is byte-identical") {

@@ -371,6 +371,17 @@ TEST_SUITE("grid_case") {
           std::string::npos);
   }
 
+  TEST_CASE("regression: a negative branch rating is bad input, not an unlimited line") {
+    // The DC solvers read RATE_A < 0 as unlimited (0 is MATPOWER's "unlimited") and reported a
+    // wrong optimum with exit 0.
+    std::string base = read_text(pz::grid::resolve_case_path("case5"));
+    const size_t row = base.find("\t4\t5\t");
+    base.replace(base.find("\t240\t", row), 5, "\t-240\t");
+    CHECK(parse_error(base, "c.m") ==
+          "c.m:49: expected mpc.branch row 6 column 6 (RATE_A) >= 0 (0 = unlimited), found "
+          "-240.000000");
+  }
+
   TEST_CASE("regression: control flow is refused, block comments are skipped") {
     const std::string base = read_text(pz::grid::resolve_case_path("case5"));
     const int n_lines = static_cast<int>(std::count(base.begin(), base.end(), '\n'));

@@ -62,33 +62,44 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
     throw core::ConfigError("TransGrid: a profile needs at least one episode start");
 
   spec_.id = "trans_grid";
-  spec_.obs_dim = c.n_branch() + static_cast<int>(load_bus_.size()) + nu + 2;
+  const int n_vm = ac() ? c.n_bus() : 0;
+  spec_.obs_dim = c.n_branch() + n_vm + static_cast<int>(load_bus_.size()) + nu + 2;
   spec_.act_dim = nu;
-  spec_.obs_fields = tile_obs_fields({{"branch_flow", c.n_branch()},
-                                      {"load", static_cast<int>(load_bus_.size())},
-                                      {"unit_output", nu},
-                                      {"time_of_day", 2}});
+  spec_.obs_fields = ac() ? tile_obs_fields({{"branch_flow", c.n_branch()},
+                                             {"bus_vm", n_vm},
+                                             {"load", static_cast<int>(load_bus_.size())},
+                                             {"unit_output", nu},
+                                             {"time_of_day", 2}})
+                          : tile_obs_fields({{"branch_flow", c.n_branch()},
+                                             {"load", static_cast<int>(load_bus_.size())},
+                                             {"unit_output", nu},
+                                             {"time_of_day", 2}});
   spec_.act_low.assign(nu, -1.0f);
   spec_.act_high.assign(nu, 1.0f);
   spec_.cost_names = {"thermal_overload", "voltage_violation", "power_balance", "resource"};
   spec_.horizon = p_.horizon;
   spec_.dt_hours = p_.dt_hours;
   if (p_.report_opf_gap) spec_.episode_sum_names = {"policy_gen_cost_usd", "opf_gen_cost_usd"};
-  if (p_.opf_dispatch || p_.report_opf_gap) {
+  const bool ac_opf = p_.solver == TransGridParams::Solver::kAcOpf || (ac() && p_.report_opf_gap);
+  if (p_.opf_dispatch || p_.report_opf_gap || ac_opf) {
     opf_case_ = c;
     for (int u = 0; u < nu; ++u) {
       opf_case_.gen[unit_gen_[u]].pmin_mw = pmin_[u];
       opf_case_.gen[unit_gen_[u]].pmax_mw = pmax_[u];
     }
-    grid::DcOpf probe(opf_case_);  // validate the OPF data up front
+    if (p_.opf_dispatch || (p_.report_opf_gap && !ac()))
+      grid::DcOpf probe(opf_case_);  // validate the OPF data up front
   }
+  if (ac()) setup_ac(ac_opf);
 }
 
 std::unique_ptr<State> TransGrid::make_state() const {
   auto s = std::make_unique<GridState>();
   s->p_mw.assign(n_units(), 0.0);
   s->flow_mw.assign(p_.grid_case.n_branch(), 0.0);
-  if (p_.opf_dispatch || p_.report_opf_gap) s->opf = std::make_unique<grid::DcOpf>(opf_case_);
+  if (p_.opf_dispatch || (p_.report_opf_gap && !ac()))
+    s->opf = std::make_unique<grid::DcOpf>(opf_case_);
+  if (ac()) make_ac_state(*s);
   return s;
 }
 
@@ -96,11 +107,14 @@ int64_t TransGrid::profile_index(const GridState& s, int t) const {
   return s.start + std::min(t, p_.horizon - 1);
 }
 
+double TransGrid::load_factor(int64_t k) const {
+  return p_.load_scale *
+         (p_.profile.empty() ? 1.0 : p_.profile[static_cast<size_t>(k)] / p_.profile_mean);
+}
+
 void TransGrid::bus_load(int64_t k, std::vector<double>& load) const {
   load.assign(p_.grid_case.n_bus(), 0.0);
-  const double f =
-      p_.load_scale *
-      (p_.profile.empty() ? 1.0 : p_.profile[static_cast<size_t>(k)] / p_.profile_mean);
+  const double f = load_factor(k);
   for (size_t i = 0; i < load_bus_.size(); ++i) load[load_bus_[i]] += load_pd_[i] * f;
 }
 
@@ -119,8 +133,12 @@ void TransGrid::dc_flow(const std::vector<double>& load, std::vector<double>& p,
 
 void TransGrid::observe(const GridState& s, std::span<float> obs) const {
   size_t k = 0;
-  for (size_t l = 0; l < cap_.size(); ++l)
-    obs[k++] = static_cast<float>(s.flow_mw[l] / std::max(std::abs(cap_[l]), 1.0));
+  for (size_t l = 0; l < cap_.size(); ++l) {
+    const double f = ac() ? std::hypot(s.flow_mw[l], s.qflow_mvar[l]) : s.flow_mw[l];
+    obs[k++] = static_cast<float>(f / std::max(std::abs(cap_[l]), 1.0));
+  }
+  if (ac())
+    for (double v : s.vm) obs[k++] = static_cast<float>(v);
   const double f = p_.load_scale *
                    (p_.profile.empty()
                         ? 1.0
@@ -153,12 +171,14 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   for (int u = 0; u < n_units(); ++u)
     s.p_mw[u] = std::clamp(pmin_[u] + ratio * (pmax_[u] - pmin_[u]), pmin_[u], pmax_[u]);
   dc_flow(load, s.p_mw, s.flow_mw);
+  if (ac()) reset_ac(s, profile_index(s, 0), load);
   observe(s, obs);
 }
 
 Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
                      std::span<float> costs, Info* info) const {
   auto& s = static_cast<GridState&>(st);
+  if (ac()) return step_ac(s, action, obs, costs, info);
   thread_local std::vector<double> load;
   bus_load(profile_index(s, s.t), load);
   grid::DcOpfResult opf;
@@ -219,12 +239,20 @@ void TransGrid::save_state(const State& st, std::vector<double>& out) const {
   out.push_back(s.episode_cost);
   out.insert(out.end(), s.p_mw.begin(), s.p_mw.end());
   out.insert(out.end(), s.flow_mw.begin(), s.flow_mw.end());
+  if (ac()) {  // the next step's warm start and the AC observation
+    out.push_back(s.ac_valid ? 1.0 : 0.0);
+    out.insert(out.end(), s.vm.begin(), s.vm.end());
+    out.insert(out.end(), s.va_deg.begin(), s.va_deg.end());
+    out.insert(out.end(), s.qflow_mvar.begin(), s.qflow_mvar.end());
+  }
 }
 
 size_t TransGrid::load_state(State& st, std::span<const double> in) const {
   auto& s = static_cast<GridState&>(st);
   if (s.opf) s.opf->reset_warm_start();
-  const size_t n = 3 + s.p_mw.size() + s.flow_mw.size();
+  if (s.acopf) s.acopf->reset_warm_start();
+  const size_t n_ac = ac() ? 1 + 2 * s.vm.size() + s.qflow_mvar.size() : 0;
+  const size_t n = 3 + s.p_mw.size() + s.flow_mw.size() + n_ac;
   if (in.size() < n)
     throw core::ConfigError("checkpoint: trans_grid state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
@@ -237,7 +265,16 @@ size_t TransGrid::load_state(State& st, std::span<const double> in) const {
         std::to_string(p_.horizon) + ", " + std::to_string(p_.profile.size()) + " profile steps)");
   s.episode_cost = in[2];
   std::copy(in.begin() + 3, in.begin() + 3 + s.p_mw.size(), s.p_mw.begin());
-  std::copy(in.begin() + 3 + s.p_mw.size(), in.begin() + n, s.flow_mw.begin());
+  size_t k = 3 + s.p_mw.size();
+  std::copy(in.begin() + k, in.begin() + k + s.flow_mw.size(), s.flow_mw.begin());
+  k += s.flow_mw.size();
+  if (ac()) {
+    s.ac_valid = in[k++] != 0.0;
+    for (auto* v : {&s.vm, &s.va_deg, &s.qflow_mvar}) {
+      std::copy(in.begin() + k, in.begin() + k + v->size(), v->begin());
+      k += v->size();
+    }
+  }
   return n;
 }
 

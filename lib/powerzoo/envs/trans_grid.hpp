@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/grid/acopf.hpp"
+#include "powerzoo/grid/acpf.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
 #include "powerzoo/grid/ptdf_flow.hpp"
@@ -34,6 +36,16 @@ struct TransGridParams {
   /// opf_gen_cost_usd] (gen cost × Δt, both 0 on steps whose OPF is not optimal); evaluation
   /// turns them into opf_gap = policy / OPF − 1.
   bool report_opf_gap = false;
+  /// Physics of a step (reference `physics` / `solver_mode`): kDc the PTDF flow above; kAcPf the
+  /// Newton–Raphson AC power flow of the agent's (or the DC-OPF's) dispatch, the reference bus's
+  /// first unit absorbing the imbalance and the losses; kAcOpf the AC-OPF of the step's loads
+  /// dispatches (action ignored). AC modes observe |S| and every bus's Vm, and cost apparent-power
+  /// overloads and voltage-band violations; reactive loads follow the active ones (QD × the same
+  /// factor). With report_opf_gap the gap is taken against the AC-OPF.
+  enum class Solver { kDc, kAcPf, kAcOpf };
+  Solver solver = Solver::kDc;
+  bool enforce_q_lims = true;     ///< AC PF: PV-bus gens held at their Q limits (slack unlimited)
+  double vm_min = 0, vm_max = 0;  ///< > 0: every bus's voltage band instead of VMIN / VMAX (AC)
 };
 
 /// DC power flow on PTDF, slack-bus units absorb the imbalance, generation cost from gencost.
@@ -41,6 +53,11 @@ struct TransGridParams {
 /// sin, cos] with unlimited branches at cap 1e6 (as the reference). action ∈ [−1,1]^n_units maps
 /// to [pmin, pmax]. costs = [thermal_overload (MW), voltage_violation (0 in DC), power_balance
 /// (MW outside unit limits), resource (0)]. Time limit → truncated.
+/// AC modes (TransGridParams::solver): obs = [|Sf|/max(|cap|,1) (n_branch), Vm (n_bus), loads,
+/// units, sin, cos]; thermal_overload in MVA (|S| at the worse end), voltage_violation =
+/// Σ_b max(Vm − Vmax, 0) + max(Vmin − Vm, 0) (p.u.). A power flow that does not converge (or an
+/// AC-OPF that is not optimal) ends the episode (kSolverFailed) with every bus counted as
+/// collapsed (voltage_violation = Σ Vmin).
 class TransGrid final : public Env {
  public:
   /// Throws core::ConfigError if the case has no in-service generator or is islanded.
@@ -53,6 +70,13 @@ class TransGrid final : public Env {
     std::vector<double> flow_mw;  ///< [n_branch]
     double episode_cost = 0;
     std::unique_ptr<grid::DcOpf> opf;  ///< OPF mode / opf-gap report only (warm-started)
+    // AC modes only.
+    std::unique_ptr<grid::AcPowerFlow> acpf;
+    std::unique_ptr<grid::AcOpf> acopf;  ///< AC-OPF dispatch / AC opf-gap report (warm-started)
+    grid::AcPfResult ac;                 ///< last AC power flow (its vectors are reused)
+    std::vector<double> vm, va_deg;      ///< [n_bus] last AC voltages (the next step's start)
+    std::vector<double> qflow_mvar;      ///< [n_branch] from-end reactive flow
+    bool ac_valid = false;               ///< vm / va_deg hold a converged solution
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -76,6 +100,32 @@ class TransGrid final : public Env {
   void dc_flow(const std::vector<double>& load, std::vector<double>& p,
                std::vector<double>& flow) const;
   void observe(const GridState& s, std::span<float> obs) const;
+  bool ac() const { return p_.solver != TransGridParams::Solver::kDc; }
+  double load_factor(int64_t k) const;  ///< load_scale × profile[k] / profile_mean
+  void setup_ac(bool ac_opf);           ///< voltage band, AC data checks (constructor)
+  void make_ac_state(GridState& s) const;
+  void reset_ac(GridState& s, int64_t k, const std::vector<double>& load) const;
+  Step step_ac(GridState& s, std::span<const float> action, std::span<float> obs,
+               std::span<float> costs, Info* info) const;
+  /// Reactive bus loads (MVAr) at absolute profile index k: QD × the active loads' factor.
+  void bus_qload(int64_t k, std::vector<double>& q) const;
+  struct AcCosts {
+    bool ok = false;  ///< the AC solve converged (optimal)
+    double thermal_mva = 0, voltage_pu = 0, opf_cost = 0;
+    int n_thermal = 0, n_voltage = 0;
+  };
+  /// AC power flow of the units' outputs s.p_mw (REF units updated to the solution) at loads
+  /// (p, q), warm-started from s.vm / s.va_deg when `warm`; writes flows and voltages into s.
+  AcCosts ac_power_flow(GridState& s, const std::vector<double>& p, const std::vector<double>& q,
+                        bool warm) const;
+  /// AC-OPF dispatch at loads (p, q) into s (p_mw, flows, voltages).
+  AcCosts ac_opf_dispatch(GridState& s, const std::vector<double>& p,
+                          const std::vector<double>& q) const;
+  /// Thermal (|S| at the worse end over the rating, MVA) and voltage-band (p.u.) violations of
+  /// the flows and voltages in s (from `r`'s arrays).
+  void ac_costs(const std::vector<double>& pf, const std::vector<double>& qf,
+                const std::vector<double>& pt, const std::vector<double>& qt,
+                const std::vector<double>& vm, AcCosts& out) const;
   int64_t profile_index(const GridState& s, int t) const;
 
   TransGridParams p_;
@@ -90,6 +140,7 @@ class TransGrid final : public Env {
   std::vector<double> cap_;          // [n_branch] MW, 1e6 = unlimited
   double sum_pmax_ = 1;
   grid::Case opf_case_;  // the case with the env's unit limits (OPF mode / opf-gap report)
+  std::vector<double> vmin_, vmax_;  // [n_bus] voltage band of the AC modes
 };
 
 }  // namespace pz::envs

@@ -49,6 +49,21 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
   p.reward_scale = e.number("reward_scale");
   p.opf_dispatch = e.str("dispatch") == "dcopf";
   p.report_opf_gap = e.boolean("report_opf_gap");
+  const std::string solver = e.str("solver");
+  p.solver = solver == "acpf"    ? TransGridParams::Solver::kAcPf
+             : solver == "acopf" ? TransGridParams::Solver::kAcOpf
+                                 : TransGridParams::Solver::kDc;
+  if (p.solver == TransGridParams::Solver::kAcOpf && p.opf_dispatch)
+    throw core::ConfigError(ctx.at("solver") +
+                            "[env] solver: \"acopf\" dispatches by the AC-OPF itself; expected "
+                            "[env] dispatch = \"agent\" with it, found \"dcopf\"");
+  p.enforce_q_lims = e.boolean("enforce_q_lims");
+  p.vm_min = e.number("vm_min");
+  p.vm_max = e.number("vm_max");
+  if (p.vm_min > 0 && p.vm_max > 0 && p.vm_min > p.vm_max)
+    throw core::ConfigError(ctx.at("vm_min") + "[env] vm_min: expected vm_min <= vm_max (" +
+                            core::format_number(p.vm_max) + "), found " +
+                            core::format_number(p.vm_min));
   return with_key(ctx, "case", [&] { return std::make_shared<TransGrid>(std::move(p)); });
 }
 
@@ -60,9 +75,9 @@ EnvEntry trans_grid_entry() {
   EnvEntry e;
   e.id = "trans_grid";
   e.description =
-      "DC transmission dispatch: the agent sets every in-service generator's output; slack-bus "
-      "units absorb the imbalance; costs thermal_overload, voltage_violation, power_balance, "
-      "resource";
+      "transmission dispatch (DC, or AC with solver = acpf/acopf): the agent sets every "
+      "in-service generator's output; slack-bus units absorb the imbalance (and AC losses); costs "
+      "thermal_overload, voltage_violation, power_balance, resource";
   e.params = concat(data_params("case5"), episode_params());
   e.params.push_back(core::choice_param(
       "dispatch", "agent", {"agent", "dcopf"},
@@ -70,6 +85,22 @@ EnvEntry trans_grid_entry() {
   e.params.push_back(core::bool_param(
       "report_opf_gap", false,
       "also solve each step's DC-OPF; eval reports opf_gap = policy / OPF gen cost − 1"));
+  e.params.push_back(core::choice_param(
+      "solver", "dc", {"dc", "acpf", "acopf"},
+      "physics of a step: dc (PTDF flows), acpf (Newton-Raphson AC power flow of the dispatch; "
+      "observes |S| and Vm, costs MVA overloads and voltage-band violations), acopf (the AC-OPF "
+      "dispatches, action ignored)"));
+  e.params.push_back(core::bool_param(
+      "enforce_q_lims", true,
+      "acpf: PV-bus generators are held at their Q limits (their bus becomes PQ), as the "
+      "reference's Newton-Raphson; the slack bus is unlimited"));
+  auto band = [](const char* key, const char* doc) {
+    return core::float_param(
+        key, 0.0, [](double v) { return v == 0.0 || (v > 0.0 && v < 2.0); },
+        "0 or a voltage in (0, 2) p.u.", doc);
+  };
+  e.params.push_back(band("vm_min", "AC modes: every bus's lower voltage limit (p.u.; 0 = VMIN)"));
+  e.params.push_back(band("vm_max", "AC modes: every bus's upper voltage limit (p.u.; 0 = VMAX)"));
   e.splits = {"train", "iid"};
   e.make = make_trans_grid;
   e.describe_data = describe_trans_grid_data;

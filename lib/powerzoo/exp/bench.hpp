@@ -1,5 +1,5 @@
-// Throughput measurements for `powerzoo bench`: vector-env steps/s, learner samples/s, DC-OPF
-// solve times.
+// Throughput measurements for `powerzoo bench`: vector-env steps/s, learner samples/s, DC-OPF,
+// AC power-flow and AC-OPF solve times.
 #pragma once
 
 #include <chrono>
@@ -55,5 +55,24 @@ struct DcOpfBenchResult {
 /// DC-OPF solve times of a bundled case (the env's use is the warm one); `reps` solves each.
 /// Throws core::ConfigError if the case cannot be loaded.
 DcOpfBenchResult bench_dcopf(const std::string& case_name, int reps);
+
+struct AcBenchResult {
+  std::string case_name;
+  double build_us = 0;    ///< median µs to construct the solver (Ybus, patterns, KLU analysis)
+  double cold_us = 0;     ///< median µs of the first solve of a fresh solver (MATPOWER's start)
+  double warm_us = 0;     ///< median µs of a kept solver's re-solve of loads drifting by ±2 %,
+                          ///< started from the previous solution
+  double cold_iters = 0;  ///< mean Newton / interior-point iterations
+  double warm_iters = 0;
+  int reps = 0;
+};
+
+/// Newton–Raphson AC power flow times of a bundled case; `reps` solves each. Throws
+/// core::RunError if a solve does not converge.
+AcBenchResult bench_acpf(const std::string& case_name, int reps);
+
+/// AC-OPF (Ipopt) times of a bundled case; `reps` solves each. Throws core::RunError if a solve
+/// is not optimal.
+AcBenchResult bench_acopf(const std::string& case_name, int reps);
 
 }  // namespace pz::exp

@@ -187,6 +187,14 @@ void Parser::build_branches(Case& c, const std::unordered_map<int, int>& id_line
     br.rate_a_mva = r[5];
     br.rate_b_mva = r[6];
     br.rate_c_mva = r[7];
+    // A negative rating was silently read as "unlimited" by the DC solvers (0 is MATPOWER's
+    // "unlimited"); refuse it for every solver.
+    for (int j = 5; j <= 7; ++j)
+      if (r[j] < 0)
+        fail(rm.lines[k],
+             std::string("mpc.branch row ") + std::to_string(k + 1) + " column " +
+                 std::to_string(j + 1) + " (" + kBranchCols[j] + ") >= 0 (0 = unlimited)",
+             std::to_string(r[j]));
     br.tap = r[8];
     br.shift_deg = r[9];
     br.status = r[10] > 0 ? 1 : 0;

@@ -239,8 +239,10 @@ class Reader {
       }
       case ParamKind::kChoice: {
         auto* s = n.as_string();
-        if (!s || std::find(d.choices.begin(), d.choices.end(), s->get()) == d.choices.end())
-          fail(sec, key, n, expected);
+        if (!s || std::find(d.choices.begin(), d.choices.end(), s->get()) == d.choices.end()) {
+          const std::string dym = s ? did_you_mean(s->get(), d.choices) : std::string();
+          fail(sec, key, n, expected + (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
+        }
         return s->get();
       }
       case ParamKind::kInt: {

@@ -1,0 +1,203 @@
+// TransGrid AC modes (envs-grid.md §6, physics 1 / solver_mode 2): Newton–Raphson power flow of
+// the dispatch or AC-OPF dispatch, apparent-power and voltage-band costs, Vm in the observation.
+#include <algorithm>
+#include <cmath>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/trans_grid.hpp"
+
+namespace pz::envs {
+namespace {
+constexpr double kViolationTol = 1e-6;  // MVA and p.u.: the DC mode's threshold
+using Solver = TransGridParams::Solver;
+}  // namespace
+
+void TransGrid::setup_ac(bool ac_opf) {
+  const grid::Case& c = p_.grid_case;
+  vmin_.resize(c.n_bus());
+  vmax_.resize(c.n_bus());
+  for (int b = 0; b < c.n_bus(); ++b) {
+    vmin_[b] = p_.vm_min > 0 ? p_.vm_min : c.bus[b].vmin_pu;
+    vmax_[b] = p_.vm_max > 0 ? p_.vm_max : c.bus[b].vmax_pu;
+    if (vmin_[b] > vmax_[b])
+      throw core::ConfigError(
+          "TransGrid: expected vm_min <= vm_max at bus " + std::to_string(c.bus[b].id) +
+          ", found " + core::format_number(vmin_[b]) + " > " + core::format_number(vmax_[b]));
+  }
+  grid::AcPowerFlow probe(c);  // the AC data checks (file, row, column) before any work
+  if (ac_opf) grid::AcOpf opf_probe(opf_case_);
+}
+
+void TransGrid::make_ac_state(GridState& s) const {
+  const grid::Case& c = p_.grid_case;
+  s.acpf = std::make_unique<grid::AcPowerFlow>(c);
+  if (p_.solver == Solver::kAcOpf || p_.report_opf_gap)
+    s.acopf = std::make_unique<grid::AcOpf>(opf_case_);
+  s.vm.assign(c.n_bus(), 1.0);
+  s.va_deg.assign(c.n_bus(), 0.0);
+  s.qflow_mvar.assign(c.n_branch(), 0.0);
+  s.ac_valid = false;
+}
+
+void TransGrid::bus_qload(int64_t k, std::vector<double>& q) const {
+  const grid::Case& c = p_.grid_case;
+  q.resize(c.n_bus());
+  const double f = load_factor(k);
+  for (int b = 0; b < c.n_bus(); ++b) q[b] = c.bus[b].qd_mvar * f;
+}
+
+void TransGrid::ac_costs(const std::vector<double>& pf, const std::vector<double>& qf,
+                         const std::vector<double>& pt, const std::vector<double>& qt,
+                         const std::vector<double>& vm, AcCosts& out) const {
+  for (size_t l = 0; l < cap_.size(); ++l) {
+    const double s = std::max(std::hypot(pf[l], qf[l]), std::hypot(pt[l], qt[l]));
+    const double v = std::max(s - cap_[l], 0.0);
+    out.thermal_mva += v;
+    out.n_thermal += v > kViolationTol;
+  }
+  const grid::Case& c = p_.grid_case;
+  for (int b = 0; b < c.n_bus(); ++b) {
+    if (c.bus[b].type == 4) continue;
+    const double v = std::max(vm[b] - vmax_[b], 0.0) + std::max(vmin_[b] - vm[b], 0.0);
+    out.voltage_pu += v;
+    out.n_voltage += v > kViolationTol;
+  }
+}
+
+TransGrid::AcCosts TransGrid::ac_power_flow(GridState& s, const std::vector<double>& p,
+                                            const std::vector<double>& q, bool warm) const {
+  thread_local std::vector<double> pg;
+  pg.assign(p_.grid_case.n_gen(), 0.0);
+  for (int u = 0; u < n_units(); ++u) pg[unit_gen_[u]] = s.p_mw[u];
+  grid::AcPfInput in;
+  in.bus_pd_mw = p;
+  in.bus_qd_mvar = q;
+  in.gen_pg_mw = pg;
+  if (warm) {
+    in.vm0_pu = s.vm;
+    in.va0_deg = s.va_deg;
+  }
+  grid::AcPfOptions o;
+  o.enforce_q_lims = p_.enforce_q_lims;
+  o.q_lims_at_ref = false;  // the reference: the slack bus is unlimited
+  s.acpf->solve_into(in, o, s.ac);
+  AcCosts out;
+  out.ok = s.ac.success;
+  if (!out.ok) return out;
+  for (int u = 0; u < n_units(); ++u) s.p_mw[u] = s.ac.gen_pg_mw[unit_gen_[u]];
+  std::copy(s.ac.branch_pf_mw.begin(), s.ac.branch_pf_mw.end(), s.flow_mw.begin());
+  std::copy(s.ac.branch_qf_mvar.begin(), s.ac.branch_qf_mvar.end(), s.qflow_mvar.begin());
+  std::copy(s.ac.bus_vm_pu.begin(), s.ac.bus_vm_pu.end(), s.vm.begin());
+  std::copy(s.ac.bus_va_deg.begin(), s.ac.bus_va_deg.end(), s.va_deg.begin());
+  s.ac_valid = true;
+  ac_costs(s.ac.branch_pf_mw, s.ac.branch_qf_mvar, s.ac.branch_pt_mw, s.ac.branch_qt_mvar,
+           s.ac.bus_vm_pu, out);
+  return out;
+}
+
+TransGrid::AcCosts TransGrid::ac_opf_dispatch(GridState& s, const std::vector<double>& p,
+                                              const std::vector<double>& q) const {
+  thread_local grid::AcOpfResult r;
+  s.acopf->solve_into(p, q, {}, r);
+  AcCosts out;
+  out.ok = r.ok();
+  if (!out.ok) return out;
+  for (int u = 0; u < n_units(); ++u) s.p_mw[u] = r.gen_pg_mw[unit_gen_[u]];
+  std::copy(r.branch_pf_mw.begin(), r.branch_pf_mw.end(), s.flow_mw.begin());
+  std::copy(r.branch_qf_mvar.begin(), r.branch_qf_mvar.end(), s.qflow_mvar.begin());
+  std::copy(r.bus_vm_pu.begin(), r.bus_vm_pu.end(), s.vm.begin());
+  std::copy(r.bus_va_deg.begin(), r.bus_va_deg.end(), s.va_deg.begin());
+  s.ac_valid = true;
+  out.opf_cost = r.objective;
+  ac_costs(r.branch_pf_mw, r.branch_qf_mvar, r.branch_pt_mw, r.branch_qt_mvar, r.bus_vm_pu, out);
+  return out;
+}
+
+// The reset dispatch's AC power flow from the case's start (the observation's flows and Vm);
+// if it does not converge the DC flows and Vm = 1 stand in.
+void TransGrid::reset_ac(GridState& s, int64_t k, const std::vector<double>& load) const {
+  thread_local std::vector<double> q;
+  bus_qload(k, q);
+  std::fill(s.vm.begin(), s.vm.end(), 1.0);
+  std::fill(s.va_deg.begin(), s.va_deg.end(), 0.0);
+  std::fill(s.qflow_mvar.begin(), s.qflow_mvar.end(), 0.0);
+  s.ac_valid = false;
+  if (s.acopf) s.acopf->reset_warm_start();
+  const std::vector<double> p_dc = s.p_mw;
+  if (!ac_power_flow(s, load, q, false).ok) s.p_mw = p_dc;
+}
+
+Step TransGrid::step_ac(GridState& s, std::span<const float> action, std::span<float> obs,
+                        std::span<float> costs, Info* info) const {
+  thread_local std::vector<double> load, q;
+  const int64_t k = profile_index(s, s.t);
+  bus_load(k, load);
+  bus_qload(k, q);
+  bool dispatch_failed = false;
+  AcCosts ac;
+  if (p_.solver == Solver::kAcOpf) {
+    ac = ac_opf_dispatch(s, load, q);
+  } else {
+    grid::DcOpfResult dc;
+    if (p_.opf_dispatch) dc = s.opf->solve(load);
+    if (p_.opf_dispatch && dc.ok()) {
+      for (int u = 0; u < n_units(); ++u) s.p_mw[u] = dc.gen_pg_mw[unit_gen_[u]];
+    } else {
+      dispatch_failed = p_.opf_dispatch;
+      for (int u = 0; u < n_units(); ++u) {
+        const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
+        s.p_mw[u] = 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u]);
+      }
+    }
+    ac = ac_power_flow(s, load, q, s.ac_valid);
+  }
+  if (!ac.ok) {  // collapsed: DC flows for the record, every bus at Vm = 0 for the cost
+    dc_flow(load, s.p_mw, s.flow_mw);
+    std::fill(s.qflow_mvar.begin(), s.qflow_mvar.end(), 0.0);
+    s.ac_valid = false;
+    for (int b = 0; b < p_.grid_case.n_bus(); ++b)
+      if (p_.grid_case.bus[b].type != 4) ac.voltage_pu += vmin_[b];
+    ac.n_voltage = p_.grid_case.n_bus();
+  }
+  double opf_cost = ac.opf_cost;
+  bool opf_ok = ac.ok;
+  if (p_.report_opf_gap && p_.solver == Solver::kAcPf) {
+    thread_local grid::AcOpfResult r;
+    s.acopf->solve_into(load, q, {}, r);
+    opf_ok = r.ok();
+    opf_cost = r.objective;
+  }
+  double c_bal = 0;
+  for (int u = 0; u < n_units(); ++u)
+    c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
+  const double gen_cost = generation_cost(s.p_mw);
+  s.episode_cost += gen_cost;
+  s.t += 1;
+  costs[0] = static_cast<float>(p_.cost_thermal_weight * ac.thermal_mva);
+  costs[1] = static_cast<float>(ac.voltage_pu);
+  costs[2] = static_cast<float>(c_bal);
+  costs[3] = 0.0f;
+  observe(s, obs);
+  Step out;
+  out.reward = static_cast<float>(-p_.reward_scale * gen_cost);
+  out.truncated = s.t >= p_.horizon;
+  const bool finite = std::isfinite(gen_cost) && std::isfinite(ac.thermal_mva);
+  const bool failed = !ac.ok || dispatch_failed;
+  if (!finite || failed) out.terminated = true;
+  if (info) {
+    info->gen_cost = gen_cost;
+    info->n_violations = ac.n_thermal + ac.n_voltage;
+    info->is_safe = info->n_violations == 0 && c_bal <= 1e-6;
+    info->status = !finite  ? StepStatus::kNonFinite
+                   : failed ? StepStatus::kSolverFailed
+                            : StepStatus::kOk;
+    if (p_.report_opf_gap && opf_ok) {
+      info->sums[0] = gen_cost * p_.dt_hours;
+      info->sums[1] = opf_cost * p_.dt_hours;
+    }
+  }
+  return out;
+}
+
+}  // namespace pz::envs
