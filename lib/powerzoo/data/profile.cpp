@@ -102,8 +102,9 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
   const auto& header = csv.header();
   const int tcol = csv.column(time_column), vcol = csv.column(value_column);
   if (tcol < 0 || vcol < 0)
-    throw ConfigError(path + ":1: expected columns '" + time_column + "' and '" + value_column +
-                      "' in the header, found '" + echo(csv.header_line()) + "'");
+    throw ConfigError(path + ":1: expected columns '" + echo(time_column) + "' and '" +
+                      echo(value_column) + "' in the header, found '" + echo(csv.header_line()) +
+                      "'");
   std::vector<std::pair<int64_t, double>> rows;  // (timestamp, value or NaN)
   GapReport rep;
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -118,8 +119,8 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
                         echo(csv.line()) + "'");
     int64_t ts;
     if (!parse_timestamp(cells[tcol], ts))
-      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" + time_column +
-                        "', found '" + echo(cells[tcol]) + "'");
+      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" +
+                        echo(time_column) + "', found '" + echo(cells[tcol]) + "'");
     if (ts % step_seconds != 0)
       throw ConfigError(where + "expected a timestamp on a " + std::to_string(step_seconds / 60) +
                         "-minute grid, found '" + echo(cells[tcol]) + "'");
@@ -131,8 +132,8 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
     if (cell.find_first_not_of(' ') == std::string::npos) {
       ++rep.n_missing_values;
     } else if (!parse_double(cell, v)) {
-      throw ConfigError(where + "expected a number or an empty cell in column '" + value_column +
-                        "', found '" + echo(cell) + "'");
+      throw ConfigError(where + "expected a number or an empty cell in column '" +
+                        echo(value_column) + "', found '" + echo(cell) + "'");
     }
     if (!std::isnan(v)) {
       if (last_value_line > 0 && ts - last_value_ts - step_seconds > kMaxGapSeconds)

@@ -358,7 +358,7 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
     t = toml::parse(std::string_view("v = " + raw), std::string_view("override"));
     if (t.size() != 1) error = "expected a single value";
   } catch (const toml::parse_error& e) {
-    error = std::string(e.description());
+    error = core::echo(e.description(), 200);
   }
   if (!error.empty()) {
     if (structured) throw ConfigError(ctx + "value is not valid TOML: " + error);
@@ -509,7 +509,7 @@ SectionValues read_toml(
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) + ", column " +
-                      std::to_string(b.column) + ": " + std::string(e.description()));
+                      std::to_string(b.column) + ": " + core::echo(e.description(), 200));
   }
   auto peek = [&](const std::string& sec, const std::string& key) -> std::optional<std::string> {
     if (auto ov = override_string(overrides, sec + "." + key)) return ov;
