@@ -4,12 +4,13 @@
 # (BUILD/fuzz/<name>/corpus). Prints this run's executions and the running total per harness
 # (BUILD/fuzz/<name>/total_execs); exits 1 if any harness found a crash, hang, leak or
 # sanitizer report (its input is in BUILD/fuzz/<name>/artifacts/, its log next to it).
+# FUZZ_HARNESSES="matpower spec" runs a subset (two subsets can run side by side).
 set -euo pipefail
 build=$1
 seconds=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 status=0
-for name in matpower spec profile checkpoint; do
+for name in ${FUZZ_HARNESSES:-matpower spec profile checkpoint}; do
   dir=$build/fuzz/$name
   mkdir -p "$dir/corpus" "$dir/artifacts"
   seeds=("$root/tests/fuzz/corpus/$name")

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
@@ -321,7 +322,10 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
     throw core::ConfigError("checkpoint: unit_commitment state is inconsistent with this env");
   size_t k = 2;
   for (size_t u = 0; u < nu; ++u) s.status[u] = in[k++] > 0.5 ? 1 : 0;
-  for (size_t u = 0; u < nu; ++u) s.tis[u] = static_cast<int>(in[k++]);
+  // Time in state counts steps from tis0 (>= 0) up, one per step: any non-negative int is a state
+  // some run can reach; NaN or 1e214 is a damaged checkpoint (and undefined as an int).
+  for (size_t u = 0; u < nu; ++u)
+    s.tis[u] = state_int(in[k++], 0, std::numeric_limits<int>::max() / 2, "time in state");
   for (size_t u = 0; u < nu; ++u) s.last[u] = in[k++];
   for (size_t l = 0; l < nl; ++l) s.flow[l] = in[k++];
   s.opf->reset_warm_start();

@@ -248,13 +248,14 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
   for (const auto& a : args) {
     const size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("command line argument '" + a + "': expected key=value or key=v1,v2,...");
+      throw ConfigError("command line argument '" + core::echo(a) +
+                        "': expected key=value or key=v1,v2,...");
     std::string key = a.substr(0, eq);
     if (key == "experiment.seed") key = "seed";
     const auto vals = split_grid_values(a.substr(eq + 1));
     for (const auto& v : vals)
       if (v.find_first_not_of(" \t") == std::string::npos)
-        throw ConfigError("command line argument '" + a +
+        throw ConfigError("command line argument '" + core::echo(a) +
                           "': empty value in the list (no spaces around commas)");
     if (vals.size() == 1) {
       cli_fixed.push_back(key + "=" + vals[0]);
