@@ -27,12 +27,14 @@ using namespace detail;
 // ---------------------------------------------------------------------------------------------
 // Error-message and [sweep] formatting (toml++ nodes)
 
-/// A string as shown in an error message: quoted, and cut after core::kEchoMax bytes.
+/// A string as shown in an error message: quoted, cut after core::kEchoMax bytes, and bytes that
+/// are not UTF-8 (an unquoted override value may hold any) as \xHH.
 std::string shown(std::string_view s) {
-  if (s.size() <= core::kEchoMax) return quote(s);
+  const auto printable = [](const std::string& q) { return core::echo(q, std::string::npos); };
+  if (s.size() <= core::kEchoMax) return printable(quote(s));
   size_t cut = core::kEchoMax;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 start
-  return quote(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " characters)";
+  return printable(quote(s.substr(0, cut))) + "... (" + std::to_string(s.size()) + " characters)";
 }
 
 /// How a found value is shown in error messages.
