@@ -87,7 +87,8 @@ void flatten(const toml::table& t, const std::string& prefix, std::vector<Axis>&
       flatten(*sub, key, axes, fixed, random);
     } else if (auto* a = v.as_array()) {
       if (a->empty())
-        throw ConfigError("[sweep] " + key + ": expected a non-empty list of values, found []");
+        throw ConfigError("[sweep] " + core::echo(key) +
+                          ": expected a non-empty list of values, found []");
       Axis ax{key, {}};
       for (const auto& e : *a) ax.values.push_back(value_text(e));
       axes.push_back(std::move(ax));
@@ -102,7 +103,7 @@ std::vector<RandomDim> read_random(const toml::table& r, int64_t* n) {
   std::vector<RandomDim> dims;
   for (const auto& [k, v] : r) {
     const std::string key(k.str());
-    const std::string ctx = "[sweep.random] " + key + ": ";
+    const std::string ctx = "[sweep.random] " + core::echo(key) + ": ";
     if (key == "n") {
       auto x = v.value<int64_t>();
       if (!v.is_integer() || !x || *x < 1 || *x > 100000)
@@ -118,7 +119,7 @@ std::vector<RandomDim> read_random(const toml::table& r, int64_t* n) {
     } else if (auto* t = v.as_table()) {
       for (const auto& [tk, tv] : *t)
         if (tk.str() != "low" && tk.str() != "high" && tk.str() != "log")
-          throw ConfigError(ctx + "unknown range key '" + std::string(tk.str()) +
+          throw ConfigError(ctx + "unknown range key '" + core::echo(tk.str()) +
                             "' (expected low, high, log)");
       auto lo = (*t)["low"].value<double>(), hi = (*t)["high"].value<double>();
       if (!lo || !hi) throw ConfigError(ctx + "expected { low = number, high = number }");
@@ -263,7 +264,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
       auto it = std::find_if(cli_axes.begin(), cli_axes.end(),
                              [&](const Axis& x) { return x.key == key; });
       if (it != cli_axes.end())
-        throw ConfigError("command line: grid key '" + key + "' given twice");
+        throw ConfigError("command line: grid key '" + core::echo(key) + "' given twice");
       cli_axes.push_back({key, vals});
     }
   }
@@ -273,7 +274,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
   try {
     sweep = toml::parse(std::string_view(base.sweep_toml), std::string_view(spec_file));
   } catch (const toml::parse_error& e) {
-    throw ConfigError(spec_file + ": [sweep]: " + std::string(e.description()));
+    throw ConfigError(spec_file + ": [sweep]: " + core::echo(e.description(), 200));
   }
   std::vector<Axis> axes;
   std::vector<std::string> fixed;
