@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPEC ?= experiments/quickstart.toml
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all deps configure build test run clean
+.PHONY: all deps configure build test run clean sanitize tsan fuzz
 
 all: build
 
@@ -28,5 +28,31 @@ test: build
 run: build
 	./$(BUILD)/powerzoo run $(SPEC)
 
+# ASan + UBSan and TSan builds, each in its own directory, running the whole suite (ctest).
+SAN_BUILD ?= build-asan
+SAN_CTEST_ARGS ?=
+TSAN_BUILD ?= build-tsan
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+sanitize: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_SANITIZE=address,undefined
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure $(SAN_CTEST_ARGS)
+
+tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_SANITIZE=thread
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && $(TSAN_ENV) ctest --output-on-failure
+
+# libFuzzer harnesses (clang-14): each runs FUZZ_SECONDS seconds from tests/fuzz/corpus/<name>.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_matpower fuzz_spec fuzz_profile fuzz_checkpoint
+	bash tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

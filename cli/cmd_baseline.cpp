@@ -73,6 +73,7 @@ int cmd_baseline(const Args& args) {
     const auto m =
         exp::evaluate_with_reference(env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed),
                                      env->spec().dt_hours, penalty, pool);
+    exp::check_finite_metrics(m, "baseline " + policy + " on split " + spec.eval.splits[s]);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
               << (episodes == 1 ? " episode\n" : " episodes\n");
     for (const auto& [k, v] : m) {

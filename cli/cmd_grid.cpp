@@ -12,6 +12,7 @@
 #include "cli/cmd_distflow.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/ac_report.hpp"
 #include "powerzoo/grid/acopf.hpp"
 #include "powerzoo/grid/acpf.hpp"
@@ -91,6 +92,7 @@ int cmd_grid(const Args& args) {
     return r.ok() ? 0 : 1;
   }
   const auto r = grid::run_dcpf(c);
+  if (!r.success && !r.message.empty()) throw core::ConfigError(c.source_path + ": " + r.message);
   std::cout << grid::dcpf_report(c, r, json);
   if (json) std::cout << "\n";
   return r.success ? 0 : 1;

@@ -35,9 +35,18 @@ int cmd_summarize(const Args& args) {
     throw UsageError{"expected one directory of runs, found " + std::to_string(positional.size()) +
                      " arguments"};
   const std::string dir = positional[0];
-  const auto runs = exp::find_runs(dir);
+  std::vector<std::string> pending;
+  const auto runs = exp::find_runs(dir, &pending);
+  std::string waiting;
+  for (const auto& p : pending) waiting += (waiting.empty() ? "" : ", ") + p;
   if (runs.empty())
-    throw core::ConfigError(dir + ": expected run.h5 (or baseline) files below it, found none");
+    throw core::ConfigError(
+        dir + ": expected run.h5 (or baseline) files with an evaluation below " + "it, found none" +
+        (pending.empty() ? std::string() : " (no evaluation yet in " + waiting + ")"));
+  if (!pending.empty())
+    std::cerr << "powerzoo summarize: note: " << pending.size()
+              << (pending.size() == 1 ? " run has" : " runs have")
+              << " no evaluation yet and are left out: " << waiting << std::endl;
   const auto s = exp::summarize_runs(runs, metrics);
   std::cout << runs.size() << " result files under " << dir << "\n" << exp::summary_table(s);
   if (csv.empty()) csv = (fs::path(dir) / "summary.csv").string();

@@ -14,6 +14,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/exp/job_pool.hpp"
 #include "powerzoo/exp/run_dir.hpp"
+#include "powerzoo/exp/run_lock.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/exp/train.hpp"
@@ -59,7 +60,14 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
   topt.out_dir = run_dir.string();
   topt.threads = threads;
   topt.quiet = quiet;
-  if (fs::exists(run_dir)) {
+  const bool existed = fs::exists(run_dir);
+  // The trial's lock before its status changes: a second task on the same trial (a local sweep
+  // and a SLURM task) refuses here, naming the holder, and leaves the manifest as it was.
+  std::string warning;
+  const exp::RunLock lock = exp::RunLock::acquire(run_dir.string(), &warning);
+  if (!warning.empty()) std::cerr << "powerzoo sweep: warning: " << warning << std::endl;
+  topt.take_lock = false;
+  if (existed) {
     if constexpr (has_resume<exp::TrainOptions>()) {
       // Interrupted: continue from its newest complete checkpoint (train starts over in the same
       // directory when there is none).
@@ -159,9 +167,12 @@ int run_all(const std::string& spec_file, const std::vector<std::string>& sweep_
       ++n_done;
     } else {
       ++n_failed;
-      // A child that died without recording its outcome leaves "running": record it here.
+      // A child that died without recording its outcome leaves "running": record it here,
+      // unless another process (a SLURM task) runs the trial and holds its lock.
       const auto now = exp::read_manifest((sweep_dir / "sweep.json").string());
-      if (now.trials.at(o.id).status != "failed")
+      const std::string holder =
+          exp::RunLock::holder((sweep_dir / now.trials.at(o.id).run_dir).string());
+      if (now.trials.at(o.id).status != "failed" && holder.empty())
         exp::update_trial_status(sweep_dir.string(), o.id, "failed", o.why);
     }
     std::cout

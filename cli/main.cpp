@@ -1,11 +1,14 @@
 // powerzoo: dispatches subcommands and maps errors to exit codes (0 ok, 1 run failed, 2 bad input).
 #include <boost/program_options/errors.hpp>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace {
 
@@ -25,9 +28,27 @@ constexpr const char* kUsage =
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
     "2 bad usage or bad input.\n";
 
+// A message as printed: each line cut and made printable (it may echo a binary file or a
+// megabyte-long argument that a check further down did not cut).
+std::string shown(const std::string& msg) {
+  std::string out;
+  size_t b = 0;
+  while (b <= msg.size()) {
+    size_t e = msg.find('\n', b);
+    if (e == std::string::npos) e = msg.size();
+    out += (b ? "\n" : "") + pz::core::echo(std::string_view(msg).substr(b, e - b), 1500);
+    b = e + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must fail the write (EFBIG, reported and exit 1), not kill the
+  // process with SIGXFSZ halfway through a file.
+  std::signal(SIGXFSZ, SIG_IGN);
+  pz::io::skip_hdf5_exit_cleanup();
   pz::core::select_blas_kernel(argv);
   pz::core::limit_blas_threads(1);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
@@ -50,24 +71,24 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return pz::cli::cmd_sweep(args);
     if (cmd == "summarize") return pz::cli::cmd_summarize(args);
     if (cmd == "bench") return pz::cli::cmd_bench(args);
-    std::cerr << "powerzoo: unknown command '" << cmd << "'\n\n" << kUsage;
+    std::cerr << "powerzoo: unknown command '" << shown(cmd) << "'\n\n" << kUsage;
     return 2;
   } catch (const pz::cli::UsageError& e) {
-    std::cerr << "powerzoo " << cmd << ": " << e.message << "\n(see `powerzoo " << cmd
+    std::cerr << "powerzoo " << cmd << ": " << shown(e.message) << "\n(see `powerzoo " << cmd
               << " --help`)\n";
     return 2;
   } catch (const boost::program_options::error& e) {
-    std::cerr << "powerzoo " << cmd << ": " << e.what() << "\n(see `powerzoo " << cmd
+    std::cerr << "powerzoo " << cmd << ": " << shown(e.what()) << "\n(see `powerzoo " << cmd
               << " --help`)\n";
     return 2;
   } catch (const pz::core::ConfigError& e) {
-    std::cerr << "powerzoo " << cmd << ": error: " << e.what() << "\n";
+    std::cerr << "powerzoo " << cmd << ": error: " << shown(e.what()) << "\n";
     return 2;
   } catch (const pz::core::RunError& e) {
-    std::cerr << "powerzoo " << cmd << ": run failed: " << e.what() << "\n";
+    std::cerr << "powerzoo " << cmd << ": run failed: " << shown(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "powerzoo " << cmd << ": run failed: " << e.what() << "\n";
+    std::cerr << "powerzoo " << cmd << ": run failed: " << shown(e.what()) << "\n";
     return 1;
   }
 }

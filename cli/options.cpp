@@ -15,7 +15,9 @@ bool parse_command(const Args& args, const po::options_description& opts, po::va
   all.add(opts).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  // No guessing: an abbreviated or misspelt option (--thread) is an error, not another option.
+  const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  po::store(po::command_line_parser(args).options(all).positional(pos).style(style).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << opts << "\n";

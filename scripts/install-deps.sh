@@ -4,7 +4,7 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config git ccache
       libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
       libboost-program-options-dev libboost-dev libhdf5-dev hdf5-tools
-      libtomlplusplus-dev doctest-dev coinor-libclp-dev nlohmann-json3-dev
+      libtomlplusplus-dev doctest-dev coinor-libclp-dev nlohmann-json3-dev libssl-dev
       libsuitesparse-dev coinor-libipopt-dev
       python3 python3-h5py python3-numpy python3-matplotlib)
 missing=()

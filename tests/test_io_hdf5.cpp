@@ -122,12 +122,31 @@ TEST_SUITE("io_hdf5") {
     CHECK(pz::io::read_string(path, "config/resolved").empty());
   }
 
+  TEST_CASE("RunFile::create_published: readers see complete copies; close leaves one file") {
+    TempDir tmp;
+    const std::string path = tmp.file("run.h5"), work = RunFile::working_path(path);
+    CHECK(work == tmp.file(".run.h5.writing"));
+    RunFile rf = RunFile::create_published(path, {{"k", "v"}}, {}, kToml, 1e9);
+    CHECK(pz::io::read_string(path, "config/resolved") == kToml);  // published at once
+    rf.append_row("metrics/train", {{"global_step", 1.0}});
+    rf.flush();  // not due (1e9 s): the published copy has no row yet
+    CHECK(pz::io::list_group(path, "metrics").empty());
+    rf.publish();
+    CHECK(pz::io::read_column(path, "metrics/train/global_step") == std::vector<double>{1.0});
+    rf.append_row("metrics/train", {{"global_step", 2.0}});
+    rf.close();
+    CHECK(pz::io::read_column(path, "metrics/train/global_step") == std::vector<double>{1, 2});
+    CHECK_FALSE(fs::exists(work));
+    for (const auto& e : fs::directory_iterator(tmp.dir))
+      CHECK_MESSAGE(e.path().filename() == "run.h5", e.path().string());
+  }
+
   TEST_CASE("checkpoint round trip is bitwise exact and atomic") {
     TempDir tmp;
     const std::string path = tmp.file("step_100.h5");
     pz::core::StateDict sd;
     sd.f32["actor/l0/w"] = {1.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
-                            std::numeric_limits<float>::infinity(), 3.14159265f};
+                            std::numeric_limits<float>::max(), 3.14159265f};
     sd.f32["empty"] = {};
     sd.f64["normalizer/mean"] = {0.1, 1e-300, -2.5, std::numeric_limits<double>::max()};
     sd.i64["counters/global_step"] = {100, std::numeric_limits<int64_t>::min(),
@@ -148,7 +167,8 @@ TEST_SUITE("io_hdf5") {
     for (const auto& [k, v] : sd.f32) {
       REQUIRE(back.f32.count(k));
       REQUIRE(back.f32[k].size() == v.size());
-      CHECK(std::memcmp(back.f32[k].data(), v.data(), v.size() * sizeof(float)) == 0);
+      CHECK(
+          (v.empty() || std::memcmp(back.f32[k].data(), v.data(), v.size() * sizeof(float)) == 0));
     }
     REQUIRE(back.f64.size() == 1);
     for (size_t i = 0; i < sd.f64["normalizer/mean"].size(); ++i) {
@@ -160,6 +180,20 @@ TEST_SUITE("io_hdf5") {
     // Overwriting an existing checkpoint replaces it.
     sd.i64["counters/global_step"] = {200};
     pz::io::write_checkpoint(path, sd, resolved);
+    CHECK(pz::io::read_checkpoint(path, nullptr).i64.at("counters/global_step") ==
+          std::vector<int64_t>{200});
+
+    // A float32 entry (a learner tensor) holding a NaN or Inf is never written (the reader
+    // refuses one by name, see the bad-input catalogue); the checkpoint at `path` stays as it was.
+    sd.f32["actor/l0/w"][3] = std::numeric_limits<float>::infinity();
+    try {
+      pz::io::write_checkpoint(path, sd, resolved);
+      FAIL("a non-finite float32 value was written");
+    } catch (const pz::core::RunError& e) {
+      CHECK(std::string(e.what()).find("entry 'actor/l0/w' holds a non-finite value (inf at "
+                                       "index 3)") != std::string::npos);
+    }
+    sd.f32["actor/l0/w"][3] = 1.0f;
     CHECK(pz::io::read_checkpoint(path, nullptr).i64.at("counters/global_step") ==
           std::vector<int64_t>{200});
 

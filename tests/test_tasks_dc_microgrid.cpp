@@ -82,7 +82,8 @@ TEST_SUITE("tasks_dc_microgrid") {
   }
 
   TEST_CASE("the benchmark's case_overrides and the OOD transforms") {
-    const auto& p = dcmg_env("iid")->params();
+    const auto env = dcmg_env("iid");  // kept alive: params() refers into it
+    const auto& p = env->params();
     CHECK(p.pv.cap_mw == 0.8);
     CHECK(p.dg.p_max_mw == 1.2);
     CHECK(p.grid_import_max_mw == 1.5);
@@ -102,7 +103,8 @@ TEST_SUITE("tasks_dc_microgrid") {
     CHECK(dcmg_env("cooling_stress")->params().temp_offset_c == 5.0);
     CHECK(dcmg_env("workload_swap")->params().cpu->size() == 8640);   // azure
     CHECK(dcmg_env("workload_shock")->params().cpu->size() == 2243);  // alibaba
-    const auto& t = dcmg_env("sla_tighten")->params().dc;
+    const auto sla = dcmg_env("sla_tighten");  // kept alive: params() refers into it
+    const auto& t = sla->params().dc;
     CHECK(t.train.deadline_slack == 1.2);
     CHECK(t.finetune.deadline_slack == 1.2);
     // Same episode, same draws: cooling_stress is 5 °C warmer (+0.25 on the outdoor feature),

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/data/profile.hpp"
@@ -20,6 +21,7 @@ int64_t CapacityFactors::index_of(int64_t unix) const {
 CapacityFactors load_capacity_factors(const std::string& path, const std::string& time_column,
                                       const std::string& value_column, int step_seconds) {
   using core::ConfigError;
+  using core::echo;
   CsvReader csv(path);
   if (!csv.is_open())
     throw ConfigError("capacity-factor file '" + path + "' not found or not readable");
@@ -27,8 +29,8 @@ CapacityFactors load_capacity_factors(const std::string& path, const std::string
     throw ConfigError(path + ":1: expected a CSV header row, found an empty file");
   const int tcol = csv.column(time_column), vcol = csv.column(value_column);
   if (tcol < 0 || vcol < 0)
-    throw ConfigError(path + ":1: expected columns '" + time_column + "' and '" + value_column +
-                      "' in the header, found '" + csv.header_line() + "'");
+    throw ConfigError(path + ":1: expected columns '" + echo(time_column) + "' and '" +
+                      echo(value_column) + "' in the header, found '" + csv.header_line() + "'");
   CapacityFactors out;
   out.path = path;
   out.column = value_column;
@@ -42,8 +44,8 @@ CapacityFactors load_capacity_factors(const std::string& path, const std::string
                         " comma-separated fields, found " + std::to_string(cells.size()));
     int64_t ts = 0;
     if (!parse_utc_timestamp(cells[tcol], ts))
-      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" + time_column +
-                        "', found '" + cells[tcol] + "'");
+      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" +
+                        echo(time_column) + "', found '" + cells[tcol] + "'");
     if (ts % step_seconds != 0)
       throw ConfigError(where + "expected a timestamp on a " + std::to_string(step_seconds / 60) +
                         "-minute grid, found '" + cells[tcol] + "'");
@@ -62,8 +64,8 @@ CapacityFactors load_capacity_factors(const std::string& path, const std::string
     const char* e = cell.data() + cell.size();
     const auto r = std::from_chars(b, e, v);
     if (cell.empty() || r.ec != std::errc() || r.ptr != e || !std::isfinite(v) || v < 0 || v > 1)
-      throw ConfigError(where + "expected a capacity factor in [0, 1] in column '" + value_column +
-                        "', found '" + cell + "'");
+      throw ConfigError(where + "expected a capacity factor in [0, 1] in column '" +
+                        echo(value_column) + "', found '" + cell + "'");
     out.values.push_back(v);
   }
   if (out.values.empty())

@@ -5,9 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/params.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/data/csv.hpp"
 
@@ -15,6 +18,27 @@ namespace pz::data {
 namespace {
 
 using core::ConfigError;
+using core::echo;
+
+// A run of timestamps without a value longer than this is not a gap to fill or a day to drop but
+// a profile that does not cover its span (and would make the loader allocate the whole span).
+constexpr int64_t kMaxGapSeconds = 86400;
+
+std::string days_text(int64_t seconds) {
+  std::ostringstream os;
+  os << static_cast<double>(seconds) / 86400.0 << (seconds == 86400 ? " day" : " days");
+  return os.str();
+}
+
+// The spacing most rows have; 0 with fewer than two rows.
+int64_t common_spacing(const std::vector<std::pair<int64_t, double>>& rows) {
+  std::map<int64_t, int64_t> count;
+  for (size_t i = 1; i < rows.size(); ++i) ++count[rows[i].first - rows[i - 1].first];
+  int64_t best = 0, n = 0;
+  for (const auto& [d, c] : count)
+    if (c > n) best = d, n = c;
+  return best;
+}
 
 bool parse_int(const std::string& s, size_t pos, size_t len, int& out) {
   if (pos + len > s.size()) return false;
@@ -78,39 +102,57 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
   const auto& header = csv.header();
   const int tcol = csv.column(time_column), vcol = csv.column(value_column);
   if (tcol < 0 || vcol < 0)
-    throw ConfigError(path + ":1: expected columns '" + time_column + "' and '" + value_column +
-                      "' in the header, found '" + csv.header_line() + "'");
+    throw ConfigError(path + ":1: expected columns '" + echo(time_column) + "' and '" +
+                      echo(value_column) + "' in the header, found '" + echo(csv.header_line()) +
+                      "'");
   std::vector<std::pair<int64_t, double>> rows;  // (timestamp, value or NaN)
   GapReport rep;
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  int64_t last_value_ts = 0, last_value_line = 0;  // the latest row with a value
+  std::string last_value_time;
   while (csv.next_row()) {
     const auto& cells = csv.cells();
     const auto where = csv.where();
     if (cells.size() != header.size())
       throw ConfigError(where + "expected " + std::to_string(header.size()) +
                         " comma-separated fields, found " + std::to_string(cells.size()) + " in '" +
-                        csv.line() + "'");
+                        echo(csv.line()) + "'");
     int64_t ts;
     if (!parse_timestamp(cells[tcol], ts))
-      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" + time_column +
-                        "', found '" + cells[tcol] + "'");
+      throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" +
+                        echo(time_column) + "', found '" + echo(cells[tcol]) + "'");
     if (ts % step_seconds != 0)
       throw ConfigError(where + "expected a timestamp on a " + std::to_string(step_seconds / 60) +
-                        "-minute grid, found '" + cells[tcol] + "'");
+                        "-minute grid, found '" + echo(cells[tcol]) + "'");
     if (!rows.empty() && ts <= rows.back().first)
-      throw ConfigError(where + "expected timestamps strictly increasing, found '" + cells[tcol] +
-                        "' after an equal or later one");
+      throw ConfigError(where + "expected timestamps strictly increasing, found '" +
+                        echo(cells[tcol]) + "' after an equal or later one");
     double v = nan;
     const std::string& cell = cells[vcol];
     if (cell.find_first_not_of(' ') == std::string::npos) {
       ++rep.n_missing_values;
     } else if (!parse_double(cell, v)) {
-      throw ConfigError(where + "expected a number or an empty cell in column '" + value_column +
-                        "', found '" + cell + "'");
+      throw ConfigError(where + "expected a number or an empty cell in column '" +
+                        echo(value_column) + "', found '" + echo(cell) + "'");
+    }
+    if (!std::isnan(v)) {
+      if (last_value_line > 0 && ts - last_value_ts - step_seconds > kMaxGapSeconds)
+        throw ConfigError(where + "expected no gap longer than 1 day between values, found " +
+                          days_text(ts - last_value_ts - step_seconds) + " without one between '" +
+                          echo(last_value_time) + "' (line " + std::to_string(last_value_line) +
+                          ") and '" + echo(cells[tcol]) + "'");
+      last_value_ts = ts;
+      last_value_line = csv.line_number();
+      last_value_time = cells[tcol];
     }
     rows.emplace_back(ts, v);
   }
   if (rows.empty()) throw ConfigError(path + ": expected data rows after the header, found none");
+  if (const int64_t d = common_spacing(rows); d != 0 && d != step_seconds)
+    throw ConfigError(
+        path + ": expected a profile with a step of " + std::to_string(step_seconds / 60) +
+        " minutes (dt_hours = " + core::format_number(step_seconds / 3600.0) + "), found rows " +
+        std::to_string(d / 60) + " minutes apart (the most common spacing)");
   rep.n_rows = static_cast<int64_t>(rows.size());
 
   Profile p;
@@ -172,17 +214,22 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
   return p;
 }
 
-Profile load_profile(const std::string& name_or_path) {
-  if (name_or_path == "gb_demand")
-    return load_profile_csv(core::data_dir() + "/profiles/gb_demand_30min.csv", "startTime",
-                            "Actual");
+std::string resolve_profile_path(const std::string& name_or_path) {
+  if (name_or_path == "gb_demand") return core::data_dir() + "/profiles/gb_demand_30min.csv";
   const bool is_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".csv");
   if (!is_path)
     throw ConfigError(
         "[env] profile: expected a bundled profile name (gb_demand) or a path to a "
         "CSV file, found '" +
-        name_or_path + "'");
+        echo(name_or_path) + "'");
+  return name_or_path;
+}
+
+Profile load_profile(const std::string& name_or_path) {
+  if (name_or_path == "gb_demand")
+    return load_profile_csv(resolve_profile_path(name_or_path), "startTime", "Actual");
+  resolve_profile_path(name_or_path);  // a name that is neither bundled nor a path throws
   CsvReader csv(name_or_path);
   if (!csv.is_open())
     throw ConfigError("profile file '" + name_or_path + "' not found or not readable");
@@ -192,7 +239,7 @@ Profile load_profile(const std::string& name_or_path) {
     throw ConfigError(name_or_path +
                       ":1: expected a header with a time column and a value "
                       "column, found '" +
-                      csv.header_line() + "'");
+                      echo(csv.header_line()) + "'");
   std::string value_col = header[1];
   for (const auto& h : header)
     if (h == "Actual") value_col = h;
@@ -268,7 +315,12 @@ double split_mean(const Profile& p, const Split& s) {
   }
   if (count == 0)
     throw ConfigError("profile '" + p.path + "': split '" + s.name + "' has no complete day");
-  return sum / static_cast<double>(count);
+  const double mean = sum / static_cast<double>(count);
+  // Loads are the case's loads scaled by value / mean: a zero or negative mean has no such scale.
+  if (!(mean > 0) || !std::isfinite(mean))
+    throw ConfigError("profile '" + p.path + "': expected a positive mean over split '" + s.name +
+                      "' (loads scale by value / mean), found " + core::format_number(mean));
+  return mean;
 }
 
 }  // namespace pz::data

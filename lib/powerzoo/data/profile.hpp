@@ -50,6 +50,10 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
 /// A path uses its first column as time and column "Actual" if present, else the second column.
 Profile load_profile(const std::string& name_or_path);
 
+/// The file load_profile reads for `name_or_path` (the bundled file of a bundled name, else the
+/// path itself). Throws core::ConfigError for a name that is neither.
+std::string resolve_profile_path(const std::string& name_or_path);
+
 /// Parses an ISO-8601 UTC timestamp "YYYY-MM-DD[THH:MM[:SS[.fff]]][Z]" (or a space for 'T')
 /// into seconds since epoch; false if malformed.
 bool parse_utc_timestamp(const std::string& s, int64_t& out);

@@ -438,16 +438,18 @@ size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
   d.p_it_mw = in[j++];
   d.p_cool_mw = in[j++];
   d.p_dc_mw = in[j++];
-  d.gpus_infer = static_cast<int>(in[j++]);
-  d.gpus_active = static_cast<int>(in[j++]);
-  d.sla_violations = static_cast<int64_t>(in[j++]);
+  constexpr int kBig = 1 << 24;  // counts and steps of a saved state stay far below this
+  d.gpus_infer = state_int(in[j++], 0, kBig, "datacenter gpus_infer");
+  d.gpus_active = state_int(in[j++], 0, kBig, "datacenter gpus_active");
+  d.sla_violations = state_int(in[j++], 0, kBig, "datacenter sla_violations");
   for (int i = 0; i < DataCenter::kSlots; ++i) {
-    d.gpus[i] = static_cast<int32_t>(in[j++]);
-    d.deadline[i] = static_cast<int32_t>(in[j++]);
-    d.duration[i] = static_cast<int32_t>(in[j++]);
-    d.remaining[i] = static_cast<int32_t>(in[j++]);
-    d.type[i] = static_cast<JobType>(static_cast<int>(in[j++]));
-    d.status[i] = static_cast<devices::JobStatus>(static_cast<int>(in[j++]));
+    d.gpus[i] = state_int(in[j++], 0, kBig, "datacenter job gpus");
+    d.deadline[i] = state_int(in[j++], -kBig, kBig, "datacenter job deadline");
+    d.duration[i] = state_int(in[j++], 0, kBig, "datacenter job duration");
+    d.remaining[i] = state_int(in[j++], 0, kBig, "datacenter job remaining");
+    d.type[i] = static_cast<JobType>(state_int(in[j++], 0, 1, "datacenter job type"));
+    d.status[i] =
+        static_cast<devices::JobStatus>(state_int(in[j++], 0, 2, "datacenter job status"));
   }
   s.batt.soc[0] = in[j++];
   s.batt.p_mw[0] = in[j++];

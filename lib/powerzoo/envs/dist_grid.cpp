@@ -345,8 +345,9 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   take(f.buf, nd * devices::FlexLoadState::kSlots);
   f.head.resize(nd);
   f.size.resize(nd);
-  for (size_t d = 0; d < nd; ++d) f.head[d] = static_cast<int>(in[k++]);
-  for (size_t d = 0; d < nd; ++d) f.size[d] = static_cast<int>(in[k++]);
+  constexpr int kSlots = devices::FlexLoadState::kSlots;
+  for (size_t d = 0; d < nd; ++d) f.head[d] = state_int(in[k++], 0, kSlots - 1, "flexload head");
+  for (size_t d = 0; d < nd; ++d) f.size[d] = state_int(in[k++], 0, kSlots, "flexload size");
   take(f.curtailed, nd);
   take(f.shift_out, nd);
   take(f.shift_in, nd);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "powerzoo/core/error.hpp"
+
 namespace pz::envs {
 
 std::vector<core::ParamDef> episode_params() {
@@ -57,7 +59,25 @@ void save_clock(int t, int64_t start, std::vector<double>& out) {
   out.push_back(static_cast<double>(start));
 }
 
+int state_int(double x, int lo, int hi, const char* what) {
+  if (!(std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi))
+    throw core::ConfigError(std::string("checkpoint: ") + what + ": expected an integer in [" +
+                            std::to_string(lo) + ", " + std::to_string(hi) + "], found " +
+                            core::format_number(x));
+  return static_cast<int>(x);
+}
+
 void load_clock(std::span<const double> in, int& t, int64_t& start) {
+  // A damaged checkpoint may hold any double here; converting NaN or 1e300 to an integer is
+  // undefined behaviour, and a window start past the data reads out of bounds.
+  const auto integral = [](double x, double hi) {
+    return std::isfinite(x) && x == std::floor(x) && x >= 0 && x <= hi;
+  };
+  if (!integral(in[0], 1e9) || !integral(in[1], 9e15))
+    throw core::ConfigError(
+        "checkpoint: env clock: expected a step and a window start that are "
+        "non-negative integers, found " +
+        core::format_number(in[0]) + " and " + core::format_number(in[1]));
   t = static_cast<int>(in[0]);
   start = static_cast<int64_t>(in[1]);
 }

@@ -35,8 +35,13 @@ void time_of_day_features(int t, double dt_hours, float* out);
 
 /// The episode clock every env state starts its save_state with: step t and window start.
 void save_clock(int t, int64_t start, std::vector<double>& out);
-/// Reads the clock written by save_clock from in[0], in[1] (the caller checks the size).
+/// Reads the clock written by save_clock from in[0], in[1] (the caller checks the size). Throws
+/// core::ConfigError unless both are non-negative integers (a damaged checkpoint).
 void load_clock(std::span<const double> in, int& t, int64_t& start);
+/// An integer field of a saved state: `x` if it is an integer in [lo, hi], else core::ConfigError
+/// naming `what` (converting NaN or 1e300 to int is undefined behaviour; an index out of its
+/// range would be read out of bounds).
+int state_int(double x, int lo, int hi, const char* what);
 
 /// Concatenation helper for parameter lists.
 std::vector<core::ParamDef> concat(std::vector<core::ParamDef> a,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
 
 namespace pz::envs {
@@ -270,7 +271,18 @@ size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
   if (s.t < 0 || s.t > p_.horizon || s.start < 0 || s.start >= n_rows())
     throw core::ConfigError("checkpoint: gencos_market state is inconsistent with this env");
   size_t k = 2;
-  for (size_t i = 0; i < nu; ++i) s.p_prev[i] = in[k++];
+  // The last dispatch bounds the next LP's ramp window: a value outside the unit's [pmin, pmax]
+  // is a damaged checkpoint (1e300 gave CLP bounds it asserts on).
+  for (size_t i = 0; i < nu; ++i) {
+    const market::OfferUnit& u = p_.units[i];
+    const double p = in[k++], tol = 1e-6 * std::max(1.0, u.pmax_mw);
+    if (!(p >= u.pmin_mw - tol && p <= u.pmax_mw + tol))
+      throw core::ConfigError(
+          "checkpoint: gencos_market unit " + std::to_string(i) +
+          " last dispatch: expected a value in [" + core::format_number(u.pmin_mw) + ", " +
+          core::format_number(u.pmax_mw) + "] MW, found " + core::format_number(p));
+    s.p_prev[i] = p;
+  }
   for (size_t i = 0; i < nu; ++i) s.profit[i] = in[k++];
   for (size_t h = 0; h < nh; ++h) s.lmp_hist[h] = in[k++];
   s.lmp_sum = in[k++];

@@ -257,6 +257,12 @@ size_t TransGrid::load_state(State& st, std::span<const double> in) const {
     throw core::ConfigError("checkpoint: trans_grid state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
   load_clock(in, s.t, s.start);
+  if (s.t > p_.horizon ||
+      (!p_.profile.empty() && s.start + p_.horizon > static_cast<int64_t>(p_.profile.size())))
+    throw core::ConfigError(
+        "checkpoint: trans_grid state (step " + std::to_string(s.t) + ", window start " +
+        std::to_string(s.start) + ") is inconsistent with this env (horizon " +
+        std::to_string(p_.horizon) + ", " + std::to_string(p_.profile.size()) + " profile steps)");
   s.episode_cost = in[2];
   std::copy(in.begin() + 3, in.begin() + 3 + s.p_mw.size(), s.p_mw.begin());
   size_t k = 3 + s.p_mw.size();

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/grid/ptdf_flow.hpp"
 
@@ -321,8 +323,22 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
     throw core::ConfigError("checkpoint: unit_commitment state is inconsistent with this env");
   size_t k = 2;
   for (size_t u = 0; u < nu; ++u) s.status[u] = in[k++] > 0.5 ? 1 : 0;
-  for (size_t u = 0; u < nu; ++u) s.tis[u] = static_cast<int>(in[k++]);
-  for (size_t u = 0; u < nu; ++u) s.last[u] = in[k++];
+  // Time in state counts steps from tis0 (>= 0) up, one per step: any non-negative int is a state
+  // some run can reach; NaN or 1e214 is a damaged checkpoint (and undefined as an int).
+  for (size_t u = 0; u < nu; ++u)
+    s.tis[u] = state_int(in[k++], 0, std::numeric_limits<int>::max() / 2, "time in state");
+  // The last dispatch bounds the next LP's ramp window (0 for a unit that was off): outside
+  // [min(0, pmin), pmax] it is a damaged checkpoint, and 1e300 gave CLP bounds it asserts on.
+  for (size_t u = 0; u < nu; ++u) {
+    const auto& un = p_.units[u];
+    const double p = in[k++], tol = 1e-6 * std::max(1.0, un.pmax);
+    if (!(p >= std::min(0.0, un.pmin) - tol && p <= un.pmax + tol))
+      throw core::ConfigError(
+          "checkpoint: unit_commitment unit " + std::to_string(u) +
+          " last dispatch: expected a value in [" + core::format_number(std::min(0.0, un.pmin)) +
+          ", " + core::format_number(un.pmax) + "] MW, found " + core::format_number(p));
+    s.last[u] = p;
+  }
   for (size_t l = 0; l < nl; ++l) s.flow[l] = in[k++];
   s.opf->reset_warm_start();
   return n;

@@ -38,8 +38,9 @@ std::vector<double> penalty_weights(const Spec& spec, const envs::EnvSpec& env_s
       std::string known;
       for (const auto& n : env_spec.cost_names) known += (known.empty() ? "" : ", ") + n;
       const std::string hint = core::did_you_mean(name, env_spec.cost_names);
-      throw core::ConfigError(where(spec) + "[reward] penalty: expected a cost channel of " +
-                              env_spec.id + " (" + known + "), found '" + name + "'" +
+      throw core::ConfigError(spec.at("reward.penalty") +
+                              "[reward] penalty: expected a cost channel of " + env_spec.id + " (" +
+                              known + "), found '" + name + "'" +
                               (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
   }

@@ -32,14 +32,25 @@ std::vector<std::map<std::string, double>> get_rows(const core::StateDict& sd,
   auto it = sd.i64.find("history/" + group + "_rows");
   if (it == sd.i64.end() || it->second.size() != 1)
     throw core::ConfigError("checkpoint: missing metric history '" + group + "'");
-  std::vector<std::map<std::string, double>> rows(static_cast<size_t>(it->second[0]));
+  // The row count is checked against the columns before anything is sized by it (a corrupt
+  // count asked for petabytes).
+  const int64_t n_rows = it->second[0];
   const std::string prefix = "history/" + group + "/";
+  size_t n_cols = 0;
   for (const auto& [name, col] : sd.f64) {
     if (name.rfind(prefix, 0) != 0) continue;
-    if (col.size() != rows.size())
+    ++n_cols;
+    if (n_rows < 0 || col.size() != static_cast<uint64_t>(n_rows))
       throw core::ConfigError("checkpoint: metric history column '" + name + "' has " +
                               std::to_string(col.size()) + " rows, expected " +
-                              std::to_string(rows.size()));
+                              std::to_string(n_rows));
+  }
+  if (n_cols == 0 && n_rows != 0)
+    throw core::ConfigError("checkpoint: metric history '" + group + "' has " +
+                            std::to_string(n_rows) + " rows but no columns");
+  std::vector<std::map<std::string, double>> rows(static_cast<size_t>(n_rows));
+  for (const auto& [name, col] : sd.f64) {
+    if (name.rfind(prefix, 0) != 0) continue;
     const std::string metric = name.substr(prefix.size());
     for (size_t i = 0; i < rows.size(); ++i)
       if (!std::isnan(col[i])) rows[i][metric] = col[i];
@@ -83,8 +94,10 @@ core::Rng get_rng(const core::StateDict& sd, const std::string& name) {
 
 void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
                           const RunStreams& rngs, const vec::VectorEnv& venv, const LoopCounters& c,
-                          const MetricHistory& history, const std::string& resolved_toml) {
+                          const MetricHistory& history, const std::string& resolved_toml,
+                          const std::string& data_files) {
   core::StateDict sd;
+  if (!data_files.empty()) sd.str[kDataFilesEntry] = data_files;
   learner.save(sd);
   put_rng(sd, "rng/action", rngs.action);
   put_rng(sd, "rng/shuffle", rngs.shuffle);

@@ -50,11 +50,15 @@ core::Rng get_rng(const core::StateDict& sd, const std::string& name);
 
 /// Writes a checkpoint atomically (temp file + rename): learner (parameters, Adam moments,
 /// normalizer), Rng streams, vector env (env states, env Rngs, running episode statistics,
-/// observations), counters, metric history and the resolved spec.
+/// observations), counters, metric history, the resolved spec and, if not empty, the run's data
+/// files (exp::data_files_text, entry kDataFilesEntry).
 void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
                           const RunStreams& rngs, const vec::VectorEnv& venv,
                           const LoopCounters& counters, const MetricHistory& history,
-                          const std::string& resolved_toml);
+                          const std::string& resolved_toml, const std::string& data_files = "");
+
+/// StateDict string entry of a checkpoint that lists the run's data files and their hashes.
+inline constexpr const char* kDataFilesEntry = "data/files";
 
 /// Inverse of write_run_checkpoint for an already-constructed learner and vector env of the same
 /// spec. Throws core::ConfigError on missing or mismatched entries.

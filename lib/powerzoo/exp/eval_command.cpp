@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/checkpoint.hpp"
+#include "powerzoo/exp/data_files.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
@@ -39,6 +42,14 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
                             "), found '" + split + "'" +
                             (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
   }
+  // The env is rebuilt from the recorded spec: a data file edited since then changes the episodes.
+  if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end()) {
+    res.data_changes = data_file_changes(it->second);
+    if (!res.data_changes.empty())
+      std::cerr << "powerzoo eval: warning: a data file changed since " << ckpt
+                << " was written, so this is not the run's own evaluation: " << res.data_changes
+                << std::endl;
+  }
   const int episodes = opt.episodes > 0 ? opt.episodes : spec.eval.n_episodes;
   res.episodes = episodes;
   auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
@@ -46,11 +57,16 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
   const auto learner = make_spec_learner(spec, esp, 1, init, &pool);
-  learner->load(sd);
+  try {
+    learner->load(sd);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ckpt + ": " + e.what());
+  }
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
   if (res.eval_file.empty()) {
     const fs::path run_dir = RunDirectory::of_checkpoint(ckpt);
+    RunDirectory::check_no_links(run_dir.string());
     res.eval_file =
         (run_dir / "eval" / (fs::path(ckpt).stem().string() + "_" + split + ".h5")).string();
   }
@@ -59,6 +75,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   m = evaluate_with_reference(env, deterministic_policy(*learner), episodes,
                               static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
                               penalty, pool, &traj);
+  check_finite_metrics(m, "eval of " + ckpt + " on split " + split);
   const fs::path out(res.eval_file);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   auto f =
@@ -67,7 +84,9 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
                            {"powerzoo_version", PZ_VERSION},
                            {"checkpoint", fs::absolute(ckpt).string()},
                            {"split", split},
-                           {"env_id", esp.id}},
+                           {"env_id", esp.id},
+                           {"data_files", data_files_text(data_files(spec))},
+                           {"data_changed_since_checkpoint", res.data_changes}},
                           {{"seed", spec.experiment.seed}, {"n_episodes", episodes}}, resolved);
   auto it = sd.i64.find("counters/global_step");
   m["global_step"] =

@@ -20,6 +20,7 @@ struct EvalCommandResult {
   std::string eval_file;                  ///< the file written
   std::map<std::string, double> metrics;  ///< the eval row (plus global_step of the checkpoint)
   int episodes = 0;                       ///< episodes evaluated
+  std::string data_changes;  ///< data files changed since the checkpoint (data_file_changes)
 };
 
 /// Rebuilds the env and the learner from the checkpoint's resolved spec, loads the learner state,

@@ -2,7 +2,10 @@
 #include "powerzoo/exp/evaluate.hpp"
 
 #include <cmath>
+#include <sstream>
 
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/fault.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
@@ -54,9 +57,15 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
   size_t n_done = 0;
   for (int t = 0; t < sp.horizon && n_done < K; ++t) {
     policy(venv.obs.data(), n_episodes, actions.data());
+    for (size_t i = 0; i < actions.size(); ++i)  // as in training: a fault, not an action
+      if (!std::isfinite(actions[i]))
+        throw core::RunError("non-finite action from the policy for evaluation episode " +
+                             std::to_string(i / sp.act_dim) + " at step " + std::to_string(t) +
+                             ": action[" + std::to_string(i % sp.act_dim) +
+                             "] = " + std::to_string(actions[i]));
+    if (t == sp.horizon / 2) core::fault_point("eval");
     if (traj) {
       traj->obs.insert(traj->obs.end(), venv.obs.begin(), venv.obs.end());
-      for (float& a : actions) a = std::isfinite(a) ? a : 0.0f;
       traj->action.insert(traj->action.end(), actions.begin(), actions.end());
     }
     venv.step_all(actions.data());
@@ -167,6 +176,17 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
       m[sp.reduction_names[j]] = 100.0 * (1.0 - m[name] / base);
   }
   return m;
+}
+
+void check_finite_metrics(const std::map<std::string, double>& metrics, const std::string& what) {
+  for (const auto& [k, v] : metrics)
+    if (!std::isfinite(v)) {
+      std::ostringstream os;
+      os << v;
+      throw core::RunError(what + ": non-finite metric " + k + " = " + os.str() +
+                           " (every evaluation metric is finite for a finite env and policy; "
+                           "check reward_scale, load_scale and the learner's learning rate)");
+    }
 }
 
 void write_trajectories(io::RunFile& out, const std::string& group, const Trajectories& t) {

@@ -55,6 +55,11 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
                                                       core::ThreadPool& pool,
                                                       Trajectories* traj = nullptr);
 
+/// Throws core::RunError naming the first non-finite metric of an evaluation ("<what>: non-finite
+/// metric return_mean = -inf"): every evaluation metric is finite for finite inputs, so a NaN or
+/// Inf is a fault (an overflowing reward scale, a diverged policy), not a result to report.
+void check_finite_metrics(const std::map<std::string, double>& metrics, const std::string& what);
+
 /// PolicyFn of a learner's deterministic (mean) action.
 PolicyFn deterministic_policy(rl::Learner& learner);
 

@@ -1,12 +1,17 @@
 // Run directory layout, choice, resume rebuild, checkpoint rotation and progress.csv.
 #include "powerzoo/exp/run_dir.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/run_lock.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
@@ -50,8 +55,12 @@ void truncate_progress(const fs::path& file, long long step) {
     header = false;
   }
   in.close();
-  std::ofstream out(file, std::ios::trunc);
+  const std::string tmp = file.string() + ".tmp." + std::to_string(::getpid());
+  std::ofstream out(tmp, std::ios::trunc);
   for (const auto& l : keep) out << l << "\n";
+  out.close();
+  if (!out) throw core::RunError(tmp + ": cannot write (" + std::strerror(errno) + ")");
+  fs::rename(tmp, file);  // a kill leaves the old or the new file, never half of one
 }
 
 void expect_dir_not_file(const std::string& out_dir) {
@@ -60,6 +69,22 @@ void expect_dir_not_file(const std::string& out_dir) {
 }
 
 }  // namespace
+
+void RunDirectory::check_no_links(const std::string& dir) {
+  const fs::path d(dir);
+  std::error_code ec;
+  auto check = [&](const fs::path& p) {
+    if (fs::is_symlink(fs::symlink_status(p, ec)))
+      throw core::ConfigError(p.string() + ": expected a file or directory of the run, found a " +
+                              "symbolic link (a run never writes through a link out of its " +
+                              "directory); remove it");
+  };
+  for (const char* name : {kRunFile, kProgress, kCkptDir, "eval", ".run.h5.writing"}) {
+    check(d / name);
+    if (fs::is_directory(fs::symlink_status(d / name, ec)))
+      for (const auto& e : fs::directory_iterator(d / name, ec)) check(e.path());
+  }
+}
 
 std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, bool resume) {
   const fs::path base = fs::path(spec.experiment.out_dir) / spec.experiment.name;
@@ -80,10 +105,14 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
   if (!out_dir.empty()) {
     // Never overwrite: an existing file, or a directory that already holds a run, is bad input.
     expect_dir_not_file(out_dir);
-    if (fs::exists(fs::path(out_dir) / kRunFile))
+    if (fs::exists(fs::path(out_dir) / kRunFile)) {
+      const std::string holder = RunLock::holder(out_dir);
       throw core::ConfigError("--out " + out_dir +
                               ": expected a new or empty run directory, found an existing run "
-                              "(run.h5); choose another --out");
+                              "(run.h5" +
+                              (holder.empty() ? "" : ", in use by " + holder) +
+                              "); choose another --out");
+    }
     return out_dir;
   }
   const std::string stamp = utc_stamp();
@@ -153,12 +182,20 @@ std::string RunDirectory::newest_checkpoint(core::StateDict* sd, std::string* re
 io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* resumed,
                                 long long step) {
   const fs::path dir(path_), ckpt = dir / kCkptDir, progress = dir / kProgress;
+  check_no_links(path_);
   fs::create_directories(ckpt);
+  // Temporary files of a killed writer (a checkpoint or a run.h5 copy being written).
+  for (const fs::path& d : {dir, ckpt})
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos) fs::remove(e.path());
   // Rebuild run.h5 from the checkpoint's history (a kill may have left the old file corrupt);
   // trajectories up to the checkpoint are copied over when the old file is still readable.
   const std::string file = run_file(), old_file = file + ".before-resume";
-  if (resumed && fs::exists(file)) fs::rename(file, old_file);
-  io::RunFile out = io::RunFile::create(file, h.str_attrs, h.int_attrs, h.resolved_toml);
+  if (resumed && fs::exists(old_file))
+    fs::remove(file);  // a resume that was killed: old_file is still the run's own file
+  else if (resumed && fs::exists(file))
+    fs::rename(file, old_file);
+  io::RunFile out = io::RunFile::create_published(file, h.str_attrs, h.int_attrs, h.resolved_toml);
   if (resumed) {
     for (const auto& row : resumed->train) out.append_row("metrics/train", row);
     for (const auto& row : resumed->eval) out.append_row("metrics/eval", row);
@@ -166,7 +203,7 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
       for (const auto& step_name : io::list_group(old_file, "trajectories/" + split))
         if (std::atoll(step_name.c_str() + 5) <= step)
           out.copy_from(old_file, "trajectories/" + split + "/" + step_name);
-    out.flush();
+    out.publish();  // the rebuilt file replaces the old one before the old one goes
     fs::remove(old_file);
     // Checkpoints written after the one we resume from belong to the abandoned continuation.
     for (const auto& e : fs::directory_iterator(ckpt)) {
@@ -176,6 +213,7 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
     truncate_progress(progress, step);
   } else {
     fs::remove(progress);
+    fs::remove(old_file);
     for (const auto& e : fs::directory_iterator(ckpt)) fs::remove(e.path());
   }
   kept_.clear();
@@ -202,6 +240,7 @@ void RunDirectory::add_step_checkpoint(long long step, int keep,
 void RunDirectory::progress_train(long long step, double wall_time, double sps,
                                   double episode_return) {
   progress_ << step << "," << wall_time << "," << sps << "," << episode_return << ",,\n";
+  check_progress();
 }
 
 void RunDirectory::progress_eval(long long step, double wall_time, double return_mean,
@@ -209,6 +248,13 @@ void RunDirectory::progress_eval(long long step, double wall_time, double return
   progress_ << step << "," << wall_time << ",,"
             << "," << return_mean << "," << shaped_mean << "\n";
   progress_.flush();
+  check_progress();
+}
+
+void RunDirectory::check_progress() {
+  if (!progress_)
+    throw core::RunError((fs::path(path_) / kProgress).string() + ": cannot write (" +
+                         std::strerror(errno) + ")");
 }
 
 }  // namespace pz::exp

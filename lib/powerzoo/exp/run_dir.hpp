@@ -44,6 +44,11 @@ class RunDirectory {
   /// The run directory of a checkpoint file (<dir>/ckpt/<file> → <dir>).
   static std::string of_checkpoint(const std::string& ckpt_path);
 
+  /// Throws core::ConfigError if anything a run writes in `dir` (run.h5, progress.csv, ckpt/,
+  /// eval/ and their entries) is a symbolic link: writing through it would write outside the run
+  /// directory. `dir` itself may be a link (the user chose it).
+  static void check_no_links(const std::string& dir);
+
   explicit RunDirectory(std::string path);
   const std::string& path() const { return path_; }
   std::string run_file() const;
@@ -71,6 +76,7 @@ class RunDirectory {
   void progress_eval(long long step, double wall_time, double return_mean, double shaped_mean);
 
  private:
+  void check_progress();  ///< core::RunError if a progress.csv write failed (a full disk)
   std::string path_;
   std::vector<std::string> kept_;  // step checkpoints, oldest first
   std::ofstream progress_;

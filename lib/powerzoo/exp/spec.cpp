@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec_fields.hpp"
@@ -82,17 +83,48 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
   }
 }
 
-/// A relative file path set in the spec file `file` names a file next to the spec: returns it as
-/// an absolute path when it exists there; bundled names and other values pass unchanged.
-std::string relative_to_spec(const std::string& value, const std::string& file) {
+bool looks_like_path(const std::string& value) {
+  return value.find('/') != std::string::npos || value.ends_with(".m") || value.ends_with(".csv");
+}
+
+/// A relative file path set in the spec file `file` names a file next to the spec, wherever
+/// powerzoo is started from: returns it as an absolute path (ConfigError at `where` if there is
+/// no such file). Bundled names, absolute paths and text that is not a spec file pass unchanged.
+std::string relative_to_spec(const std::string& value, const std::string& file,
+                             const std::string& where, const std::string& key) {
   namespace fs = std::filesystem;
-  const bool looks_like_path =
-      value.find('/') != std::string::npos || value.ends_with(".m") || value.ends_with(".csv");
-  if (!looks_like_path || fs::path(value).is_absolute() || !fs::is_regular_file(file)) return value;
-  const fs::path next_to_spec = fs::path(file).parent_path() / value;
+  if (!looks_like_path(value) || fs::path(value).is_absolute() || !fs::is_regular_file(file))
+    return value;
   std::error_code ec;
-  if (!fs::exists(next_to_spec, ec)) return value;
-  return fs::absolute(next_to_spec, ec).lexically_normal().string();
+  const std::string path =
+      fs::absolute(fs::path(file).parent_path() / value, ec).lexically_normal().string();
+  if (!fs::exists(path, ec))
+    throw ConfigError(where + "[env] " + key + ": expected a bundled name or an existing file " +
+                      "(a relative path in a spec is resolved against the spec's folder), found " +
+                      "no file '" + core::echo(path, 400) + "'");
+  return path;
+}
+
+/// A relative file path given on the command line names a file in the working directory: made
+/// absolute when it exists there, so the resolved spec (and a SLURM task) finds it from anywhere.
+std::string relative_to_cwd(const std::string& value) {
+  namespace fs = std::filesystem;
+  if (!looks_like_path(value) || fs::path(value).is_absolute()) return value;
+  std::error_code ec;
+  if (!fs::exists(value, ec)) return value;
+  return fs::absolute(value, ec).lexically_normal().string();
+}
+
+/// [experiment] name becomes one directory level below out_dir: a name that is not a plain
+/// directory name would write elsewhere ('..') or fail late (control characters, too long).
+void check_run_name(const std::string& name, const io::SectionValues& v) {
+  const bool ok = name != "." && name != ".." && name.size() <= 255 && core::printable_utf8(name);
+  if (!ok)
+    throw ConfigError(v.at("experiment.name") +
+                      "[experiment] name: expected a directory name (not '.' or '..', no '/' or "
+                      "control characters, at most 255 bytes), found \"" +
+                      core::echo(name) + "\"" +
+                      (core::printable_utf8(name) ? "" : " (with a control character)"));
 }
 
 /// [env] split and [eval] splits against the splits the env or task declares.
@@ -164,13 +196,17 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   if (auto it = v.sections.find("env"); it != v.sections.end())
     for (const auto& [key, val] : it->second.items())
       if (const core::ParamDef* d = core::find_param(entry->params, key))
-        s.env.params.set(key, d->is_path && !v.from_override.count("env." + key)
-                                  ? relative_to_spec(std::get<std::string>(val), file)
-                                  : val);
+        s.env.params.set(key,
+                         !d->is_path ? val
+                         : v.from_override.count("env." + key)
+                             ? core::ParamValue(relative_to_cwd(std::get<std::string>(val)))
+                             : core::ParamValue(relative_to_spec(std::get<std::string>(val), file,
+                                                                 v.at("env." + key), key)));
   if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;
   if (!v.find("env", "id")) s.env.id = entry->env_id;  // a task preset names its env
   if (entry->is_task) s.env.task = entry->id;          // `id` alone may select a preset: record it
   s.where = v.where;
+  check_run_name(s.experiment.name, v);
   check_cross(s, v);
   check_splits(s, *entry);
   return s;
@@ -192,6 +228,17 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
                       ": expected an experiment spec (TOML with at least an [env] or "
                       "[experiment] section), found an empty file");
   }
+  // A spec of comments alone would silently train the default configuration.
+  bool any_code = false;
+  std::istringstream lines(ss.str());
+  for (std::string line; !any_code && std::getline(lines, line);) {
+    const size_t b = line.find_first_not_of(" \t\r");
+    any_code = b != std::string::npos && line[b] != '#';
+  }
+  if (!any_code)
+    throw ConfigError(path +
+                      ": expected an experiment spec (TOML with at least an [env] or "
+                      "[experiment] section), found only comments");
   return parse_spec(ss.str(), path, overrides);
 }
 

@@ -207,7 +207,7 @@ SeedStats seed_stats(const std::vector<double>& xs, int resamples, uint64_t seed
   return st;
 }
 
-std::vector<RunRecord> find_runs(const std::string& dir) {
+std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string>* pending) {
   if (!fs::is_directory(dir))
     throw core::ConfigError(dir + ": expected a directory of runs, found " +
                             (fs::exists(dir) ? "a file" : "nothing"));
@@ -228,7 +228,10 @@ std::vector<RunRecord> find_runs(const std::string& dir) {
     std::string policy;
     std::vector<std::string> cols;
     const bool is_run = fs::path(f).filename() == "run.h5";
-    if (!inspect(f, is_run, &policy, &cols)) continue;
+    if (!inspect(f, is_run, &policy, &cols)) {
+      if (is_run && pending) pending->push_back(f);
+      continue;
+    }
     RunRecord r;
     r.file = f;
     r.kind = policy.empty() ? "ppo" : "baseline:" + policy;
@@ -241,7 +244,12 @@ std::vector<RunRecord> find_runs(const std::string& dir) {
     } catch (const std::exception&) {
       continue;  // unreadable or being written: not a result yet
     }
-    if (r.last_eval.empty()) continue;
+    const bool no_rows = std::all_of(r.last_eval.begin(), r.last_eval.end(),
+                                     [](const auto& kv) { return std::isnan(kv.second); });
+    if (no_rows) {  // columns without a row: a run before its first evaluation
+      if (pending) pending->push_back(f);
+      continue;
+    }
     r.final_step = r.last_eval.count("global_step") ? r.last_eval["global_step"] : kNaN;
     r.config_key = r.kind + "\n" + config_text(r.resolved, f);
     const auto flat = flat_keys(r.resolved);

@@ -53,7 +53,10 @@ struct Summary {
 
 /// Finds result files under `dir` (recursively, sorted): every run.h5 and every other .h5 with a
 /// root attribute `policy` (files of `powerzoo baseline --out`); checkpoint files are skipped.
-std::vector<RunRecord> find_runs(const std::string& dir);
+/// run.h5 files without an evaluation row yet (a run that just started) are not results: they go
+/// to `pending` (if given) so the caller can say so instead of skipping them silently.
+std::vector<RunRecord> find_runs(const std::string& dir,
+                                 std::vector<std::string>* pending = nullptr);
 
 /// Groups `runs` and computes statistics. `metrics` empty = return_mean, shaped_return_mean and
 /// every cost/<channel> column present. Throws core::ConfigError if a requested metric is absent

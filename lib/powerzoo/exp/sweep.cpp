@@ -1,5 +1,4 @@
 // Sweep expansion, sweep.json manifest and SLURM job-array script.
-#include "powerzoo/io/toml_format.hpp"
 #include "powerzoo/exp/sweep.hpp"
 
 #include <fcntl.h>
@@ -20,8 +19,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/io/toml_format.hpp"
 
 namespace fs = std::filesystem;
 
@@ -86,7 +87,8 @@ void flatten(const toml::table& t, const std::string& prefix, std::vector<Axis>&
       flatten(*sub, key, axes, fixed, random);
     } else if (auto* a = v.as_array()) {
       if (a->empty())
-        throw ConfigError("[sweep] " + key + ": expected a non-empty list of values, found []");
+        throw ConfigError("[sweep] " + core::echo(key) +
+                          ": expected a non-empty list of values, found []");
       Axis ax{key, {}};
       for (const auto& e : *a) ax.values.push_back(value_text(e));
       axes.push_back(std::move(ax));
@@ -101,7 +103,7 @@ std::vector<RandomDim> read_random(const toml::table& r, int64_t* n) {
   std::vector<RandomDim> dims;
   for (const auto& [k, v] : r) {
     const std::string key(k.str());
-    const std::string ctx = "[sweep.random] " + key + ": ";
+    const std::string ctx = "[sweep.random] " + core::echo(key) + ": ";
     if (key == "n") {
       auto x = v.value<int64_t>();
       if (!v.is_integer() || !x || *x < 1 || *x > 100000)
@@ -117,7 +119,7 @@ std::vector<RandomDim> read_random(const toml::table& r, int64_t* n) {
     } else if (auto* t = v.as_table()) {
       for (const auto& [tk, tv] : *t)
         if (tk.str() != "low" && tk.str() != "high" && tk.str() != "log")
-          throw ConfigError(ctx + "unknown range key '" + std::string(tk.str()) +
+          throw ConfigError(ctx + "unknown range key '" + core::echo(tk.str()) +
                             "' (expected low, high, log)");
       auto lo = (*t)["low"].value<double>(), hi = (*t)["high"].value<double>();
       if (!lo || !hi) throw ConfigError(ctx + "expected { low = number, high = number }");
@@ -240,20 +242,21 @@ std::string trial_id(int index, const std::vector<std::string>& overrides) {
 }
 
 std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string& spec_file,
-                                const std::vector<std::string>& args) {
+                                const std::vector<std::string>& args, size_t max_trials) {
   // Command-line arguments: one value = fixed override, several = grid axis.
   std::vector<std::string> cli_fixed;
   std::vector<Axis> cli_axes;
   for (const auto& a : args) {
     const size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("command line argument '" + a + "': expected key=value or key=v1,v2,...");
+      throw ConfigError("command line argument '" + core::echo(a) +
+                        "': expected key=value or key=v1,v2,...");
     std::string key = a.substr(0, eq);
     if (key == "experiment.seed") key = "seed";
     const auto vals = split_grid_values(a.substr(eq + 1));
     for (const auto& v : vals)
       if (v.find_first_not_of(" \t") == std::string::npos)
-        throw ConfigError("command line argument '" + a +
+        throw ConfigError("command line argument '" + core::echo(a) +
                           "': empty value in the list (no spaces around commas)");
     if (vals.size() == 1) {
       cli_fixed.push_back(key + "=" + vals[0]);
@@ -261,7 +264,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
       auto it = std::find_if(cli_axes.begin(), cli_axes.end(),
                              [&](const Axis& x) { return x.key == key; });
       if (it != cli_axes.end())
-        throw ConfigError("command line: grid key '" + key + "' given twice");
+        throw ConfigError("command line: grid key '" + core::echo(key) + "' given twice");
       cli_axes.push_back({key, vals});
     }
   }
@@ -271,7 +274,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
   try {
     sweep = toml::parse(std::string_view(base.sweep_toml), std::string_view(spec_file));
   } catch (const toml::parse_error& e) {
-    throw ConfigError(spec_file + ": [sweep]: " + std::string(e.description()));
+    throw ConfigError(spec_file + ": [sweep]: " + core::echo(e.description(), 200));
   }
   std::vector<Axis> axes;
   std::vector<std::string> fixed;
@@ -335,10 +338,15 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
 
   // Cartesian product, first axis slowest, then random samples fastest.
   size_t n_grid = 1;
+  auto check_count = [&] {
+    if (n_grid * samples.size() > max_trials)
+      throw ConfigError(spec_file + ": [sweep]: expected at most " + std::to_string(max_trials) +
+                        " trials, found more");
+  };
+  check_count();  // random samples alone
   for (const auto& a : axes) {
     n_grid *= a.values.size();
-    if (n_grid * samples.size() > 1000000)
-      throw ConfigError(spec_file + ": [sweep]: more than 1,000,000 trials");
+    check_count();
   }
   std::vector<Trial> trials;
   for (size_t g = 0; g < n_grid; ++g) {
@@ -412,6 +420,14 @@ Manifest read_manifest(const std::string& path) {
       s.message = t.value("message", "");
       s.attempts = t.value("attempts", 0);
       s.updated_utc = t.value("updated_utc", "");
+      // A trial writes into its run_dir: it must be this sweep's own trial_<index>, never a path
+      // that an edited manifest points elsewhere ('..', absolute).
+      const std::string expected = "trial_" + std::to_string(m.trials.size());
+      if (s.trial.index != static_cast<int>(m.trials.size()) || s.run_dir != expected)
+        throw ConfigError(path + ": trial " + std::to_string(m.trials.size()) +
+                          ": expected index " + std::to_string(m.trials.size()) + " and run_dir '" +
+                          expected + "', found index " + std::to_string(s.trial.index) +
+                          " and run_dir '" + core::echo(s.run_dir) + "'");
       m.trials.push_back(std::move(s));
     }
     return m;
@@ -422,11 +438,8 @@ Manifest read_manifest(const std::string& path) {
 
 Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_file,
                        const std::vector<std::string>& args, const std::vector<Trial>& trials) {
-  fs::create_directories(sweep_dir);
-  FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
   const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
-  if (fs::exists(path)) {
-    Manifest m = read_manifest(path);
+  auto check_same = [&](const Manifest& m) {
     bool same = m.trials.size() == trials.size();
     for (size_t i = 0; same && i < trials.size(); ++i) same = m.trials[i].trial.id == trials[i].id;
     if (!same)
@@ -434,6 +447,26 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
                         std::to_string(trials.size()) + " trials), found a different sweep (" +
                         std::to_string(m.trials.size()) +
                         " trials or other overrides); choose another --out");
+  };
+  // What the sweep writes (manifest, lock, logs, trial directories) must not be a link out of it.
+  std::error_code ec;
+  auto refuse_link = [&](const fs::path& p) {
+    if (fs::is_symlink(fs::symlink_status(p, ec)))
+      throw ConfigError(p.string() + ": expected a file or directory of the sweep, found a " +
+                        "symbolic link (a sweep never writes through a link out of its " +
+                        "directory); remove it");
+  };
+  for (const auto& e : fs::directory_iterator(sweep_dir, ec)) {
+    refuse_link(e.path());
+    if (e.path().filename() == "logs" && e.is_directory(ec))
+      for (const auto& l : fs::directory_iterator(e.path(), ec)) refuse_link(l.path());
+  }
+  if (fs::exists(path)) check_same(read_manifest(path));  // bad input: refused, nothing written
+  fs::create_directories(sweep_dir);
+  FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
+  if (fs::exists(path)) {
+    Manifest m = read_manifest(path);
+    check_same(m);
     return m;
   }
   Manifest m;

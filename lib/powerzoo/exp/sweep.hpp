@@ -33,9 +33,10 @@ struct Trial {
 ///    base seed is experiment.seed of the spec with the fixed overrides applied. Every grid point
 ///    is combined with every random sample (grid slowest), so a `seed` grid gives each random
 ///    configuration all seeds. Integer bounds without log give integers in [low, high].
-/// Every trial is validated with parse_spec before anything runs. Throws core::ConfigError.
+/// Every trial is validated with parse_spec before anything runs. Throws core::ConfigError,
+/// also for more than `max_trials` trials.
 std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string& spec_file,
-                                const std::vector<std::string>& args);
+                                const std::vector<std::string>& args, size_t max_trials = 1000000);
 
 /// Splits "v1,v2,..." at top-level commas (not inside [], {}, or quotes). Exposed for tests.
 std::vector<std::string> split_grid_values(const std::string& raw);

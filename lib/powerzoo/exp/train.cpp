@@ -11,15 +11,19 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/fault.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
+#include "powerzoo/exp/data_files.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/run_dir.hpp"
+#include "powerzoo/exp/run_lock.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/rollout_collector.hpp"
 #include "powerzoo/vec/vector_env.hpp"
@@ -178,7 +182,7 @@ void print_progress(long long steps, long long total, double wall, double train_
 
 // Root attributes and resolved spec of a new run.h5.
 RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N, size_t threads,
-                              const std::string& resolved) {
+                              const std::string& resolved, const std::string& data_text) {
   return {
       {{"schema_version", "1"},
        {"powerzoo_version", PZ_VERSION},
@@ -186,7 +190,8 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"env_id", esp.id},
        {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
        {"hostname", hostname()},
-       {"data", describe_data(spec)}},
+       {"data", describe_data(spec)},
+       {"data_files", data_text}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
       resolved};
 }
@@ -202,8 +207,15 @@ std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
   const std::string resumed_from = dir.newest_checkpoint(&sd, &ck_resolved);
   if (!resumed_from.empty()) {
     check_resume_spec(spec, ck_resolved, resumed_from, resolved);
+    // The same spec over other data would not be the same run.
+    if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end())
+      if (const std::string changed = data_file_changes(it->second); !changed.empty())
+        throw core::ConfigError("--resume: a data file changed since " + resumed_from +
+                                " was written: " + changed +
+                                "; restore it, or start a new run to train on the new data");
     venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
     restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
+    core::fault_point("resume");
   }
   return resumed_from;
 }
@@ -222,6 +234,22 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
   if (planned != asked)
     std::cout << "  ppo.total_steps " << asked << " is not a multiple of n_envs x rollout_length ("
               << per_iter << "): the run ends after " << planned << " steps" << std::endl;
+}
+
+// " (run stopped at global step S, iteration I; ...)": where a fault stopped the run and the
+// newest complete checkpoint, written before it, that --resume continues from.
+std::string fault_note(const RunDirectory& dir, long long step, int64_t iteration) {
+  core::StateDict sd;
+  std::string resolved;
+  const std::string ck = dir.newest_checkpoint(&sd, &resolved);
+  std::string note = " (run stopped at global step " + std::to_string(step) + ", iteration " +
+                     std::to_string(iteration) + "; ";
+  if (ck.empty()) return note + "no checkpoint was written before it)";
+  const auto it = sd.i64.find("counters/global_step");
+  const std::string at =
+      it == sd.i64.end() || it->second.empty() ? std::string("?") : std::to_string(it->second[0]);
+  return note + "the newest checkpoint, " + ck + " (global step " + at +
+         "), is from before the fault: the same command with --resume continues from it)";
 }
 
 // Throws core::RunError on the first non-finite learner metric.
@@ -255,9 +283,16 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   vec::VectorEnv venv(envs::with_penalty(train_env, penalty), N, seed, kEnvStreamBase, pool);
   vec::RolloutCollector collector(venv, spec.output.trajectories == "train-sample");
   const std::string resolved = to_toml(spec);
+  const std::string data_text = data_files_text(data_files(spec));
 
   // ---- Output (and, when resuming, the state to continue from).
   RunDirectory dir(RunDirectory::choose(spec, opt.out_dir, opt.resume));
+  std::optional<RunLock> lock;  // one process per run directory, from before its first write
+  if (opt.take_lock) {
+    std::string warning;
+    lock.emplace(RunLock::acquire(dir.path(), &warning));
+    if (!warning.empty()) std::cerr << "powerzoo run: warning: " << warning << std::endl;
+  }
   TrainResult result;
   result.run_dir = dir.path();
   result.run_file = dir.run_file();
@@ -268,7 +303,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   std::string resumed_from;
   if (opt.resume)
     resumed_from = resume_from_checkpoint(spec, dir, resolved, *learner, rngs, venv, ctr, history);
-  io::RunFile out = dir.start(run_file_header(spec, esp, N, pool.size(), resolved),
+  io::RunFile out = dir.start(run_file_header(spec, esp, N, pool.size(), resolved, data_text),
                               resumed_from.empty() ? nullptr : &history, ctr.global_step);
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
@@ -283,7 +318,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   auto checkpoint = [&](const std::string& path) {
     LoopCounters c = ctr;
     c.wall_time = wall();
-    write_run_checkpoint(path, *learner, rngs, venv, c, history, resolved);
+    write_run_checkpoint(path, *learner, rngs, venv, c, history, resolved, data_text);
   };
   auto do_eval = [&] {
     const auto t0 = Clock::now();
@@ -293,10 +328,11 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     row["wall_time"] = wall();
     row["throughput/eval_sps"] =
         spec.eval.n_episodes * row["episode_length_mean"] * eval_envs.size() / std::max(secs, 1e-9);
+    check_finite_metrics(row, "evaluation at global step " + std::to_string(steps));
     out.append_row("metrics/eval", row);
     history.eval.push_back(row);
     if (collector.has_record()) write_train_sample(out, collector.record(), steps);
-    out.flush();
+    out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
     last_eval_ret = row["return_mean"];
     dir.progress_eval(steps, row["wall_time"], row["return_mean"], row["shaped_return_mean"]);
     if (row["shaped_return_mean"] > ctr.best_eval) {
@@ -318,47 +354,53 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     }
   };
 
-  if (resumed_from.empty()) {
-    venv.reset_all();
-    if (spec.eval.every_steps > 0) {
-      do_eval();
-      ctr.last_eval = 0;
-    }
-    cadence(false);  // the step-0 checkpoint, if every step counts
-  }
-  while (steps < total) {
-    const auto t_iter = Clock::now();
-    // One update per iteration (on-policy) or one after every update_every() steps (off-policy);
-    // the train row holds each metric's mean over the updates that reported it.
-    std::map<std::string, std::pair<double, int>> sums;
-    auto learn = [&] {
-      for (const auto& [k, v] : learner->update(rngs.shuffle)) {
-        auto [it, first] = sums.try_emplace(k, v, 1);
-        if (!first) it->second.first += v, ++it->second.second;
+  // A fault (a non-finite value, a failed write) stops the run before anything of it is written;
+  // the message says where, and which checkpoint a resume continues from.
+  try {
+    if (resumed_from.empty()) {
+      venv.reset_all();
+      if (spec.eval.every_steps > 0) {
+        do_eval();
+        ctr.last_eval = 0;
       }
-    };
-    const vec::CollectStats st =
-        collector.collect(*learner, rngs.action, T, steps, learner->update_every(), learn);
-    std::map<std::string, double> metrics;
-    for (const auto& [k, s] : sums) metrics[k] = s.second == 1 ? s.first : s.first / s.second;
-    check_finite_metrics(metrics, steps, ctr.iteration);
-    steps += static_cast<long long>(T) * N;
-    ++ctr.iteration;
-    metrics["global_step"] = static_cast<double>(steps);
-    metrics["wall_time"] = wall();
-    metrics["throughput/train_sps"] = T * N / std::max(since(t_iter), 1e-9);
-    metrics["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
-    add_rollout_metrics(st, esp, N, metrics);
-    if (!st.episode_returns.empty()) last_train_ret = metrics["episode_return"];
-    out.append_row("metrics/train", metrics);
-    history.train.push_back(metrics);
-    dir.progress_train(steps, metrics["wall_time"], metrics["throughput/train_sps"],
-                       metrics["episode_return"]);
-    cadence(false);
-    out.flush();
-    if (tty) print_progress(steps, total, wall(), last_train_ret, last_eval_ret, *learner);
+      cadence(false);  // the step-0 checkpoint, if every step counts
+    }
+    while (steps < total) {
+      const auto t_iter = Clock::now();
+      // One update per iteration (on-policy) or one after every update_every() steps (off-policy);
+      // the train row holds each metric's mean over the updates that reported it.
+      std::map<std::string, std::pair<double, int>> sums;
+      auto learn = [&] {
+        for (const auto& [k, v] : learner->update(rngs.shuffle)) {
+          auto [it, first] = sums.try_emplace(k, v, 1);
+          if (!first) it->second.first += v, ++it->second.second;
+        }
+      };
+      const vec::CollectStats st =
+          collector.collect(*learner, rngs.action, T, steps, learner->update_every(), learn);
+      std::map<std::string, double> metrics;
+      for (const auto& [k, s] : sums) metrics[k] = s.second == 1 ? s.first : s.first / s.second;
+      check_finite_metrics(metrics, steps, ctr.iteration);
+      steps += static_cast<long long>(T) * N;
+      ++ctr.iteration;
+      metrics["global_step"] = static_cast<double>(steps);
+      metrics["wall_time"] = wall();
+      metrics["throughput/train_sps"] = T * N / std::max(since(t_iter), 1e-9);
+      metrics["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
+      add_rollout_metrics(st, esp, N, metrics);
+      if (!st.episode_returns.empty()) last_train_ret = metrics["episode_return"];
+      out.append_row("metrics/train", metrics);
+      history.train.push_back(metrics);
+      dir.progress_train(steps, metrics["wall_time"], metrics["throughput/train_sps"],
+                         metrics["episode_return"]);
+      cadence(false);
+      out.flush();
+      if (tty) print_progress(steps, total, wall(), last_train_ret, last_eval_ret, *learner);
+    }
+    cadence(true);  // the run always ends with an evaluation and a checkpoint
+  } catch (const core::RunError& e) {
+    throw core::RunError(std::string(e.what()) + fault_note(dir, steps, ctr.iteration));
   }
-  cadence(true);  // the run always ends with an evaluation and a checkpoint
   out.flush();
   out.close();
   if (tty) std::cout << "\n";

@@ -20,6 +20,9 @@ struct TrainOptions {
   /// after that checkpoint are dropped; the rest of the run reproduces the uninterrupted one.
   /// Without a usable checkpoint the run starts from scratch in that directory.
   bool resume = false;
+  /// Take the run directory's exp::RunLock for the run (false: the caller holds it already, as a
+  /// sweep trial does before it records the trial as running).
+  bool take_lock = true;
 };
 
 struct TrainResult {

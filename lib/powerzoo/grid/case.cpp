@@ -65,6 +65,13 @@ Case load_case(const std::string& path) {
   if (!in || std::filesystem::is_directory(path)) {
     throw core::ConfigError("case file '" + path + "' not found");
   }
+  // The largest MATPOWER cases are a few tens of MB; a bigger file is not a case (and is not
+  // read into memory).
+  constexpr std::uintmax_t kMaxCaseBytes = 256u << 20;
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxCaseBytes)
+    throw core::ConfigError(path + ": expected a MATPOWER case of at most 256 MB, found " +
+                            std::to_string(size >> 20) + " MB");
   std::ostringstream ss;
   ss << in.rdbuf();
   Case c = parse_case(ss.str(), path);
@@ -88,6 +95,9 @@ std::string resolve_case_path(const std::string& name_or_path) {
       name_or_path.find('/') != std::string::npos ||
       (name_or_path.size() >= 2 && name_or_path.compare(name_or_path.size() - 2, 2, ".m") == 0);
   if (user_path) {
+    if (std::filesystem::is_directory(name_or_path))
+      throw core::ConfigError("expected a MATPOWER .m file, found the directory '" + name_or_path +
+                              "'");
     if (!std::filesystem::is_regular_file(name_or_path)) {
       throw core::ConfigError("case file '" + name_or_path + "' not found");
     }

@@ -171,7 +171,8 @@ DcPfResult run_dcpf(const Case& c) {
   std::vector<double> b;
   try {
     b = branch_susceptance(c);
-  } catch (const core::ConfigError&) {
+  } catch (const core::ConfigError& e) {
+    res.message = e.what();
     return res;  // zero reactance: no solution (success = false)
   }
   const std::vector<double> B = make_bbus(c, b);
@@ -202,7 +203,17 @@ DcPfResult run_dcpf(const Case& c) {
   std::vector<char> comp_has_ref(nb, 0);
   for (int k : refs) comp_has_ref[comp[k]] = 1;
   for (int k : pvpq) {
-    if (!comp_has_ref[comp[k]]) return res;
+    if (comp_has_ref[comp[k]]) continue;
+    std::string ids;
+    int n = 0;
+    for (int j : pvpq)
+      if (comp[j] == comp[k] && n++ < 10)
+        ids += (ids.empty() ? "" : ", ") + std::to_string(c.bus[j].id);
+    res.message = "case '" + c.name + "': expected every bus to reach a reference bus, found " +
+                  (n == 1 ? "bus " : "buses ") + ids + (n > 10 ? ", ..." : "") +
+                  " in an island without a reference bus (in-service branches; a bus of type 4 "
+                  "is left out)";
+    return res;
   }
   if (m > 0) {
     std::vector<double> Br(static_cast<size_t>(m) * m);

@@ -1,6 +1,7 @@
 // DC network model: bus susceptance matrix, PTDF and DC power flow (MATPOWER makeBdc / rundcpf).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "powerzoo/grid/case.hpp"
@@ -21,6 +22,9 @@ struct DcPfResult {
   std::vector<double> branch_pf_mw;  ///< [n_branch] from-end flow, 0 for out-of-service
   std::vector<double>
       gen_pg_mw;  ///< [n_gen] scheduled PG; first in-service gen at ref absorbs the mismatch
+  /// Why there is no solution when the case itself is the cause ("" otherwise): the buses of an
+  /// island without a reference bus, or a zero reactance. `grid dcpf` reports it as bad input.
+  std::string message;
 };
 
 /// Solves the case's own injections as MATPOWER's rundcpf (PG − PD − GS, phase shifters),

@@ -150,18 +150,20 @@ RadialNetwork::RadialNetwork(const Case& c) {
       queue.push_back(v);
     }
   }
+  // Before the edges: with a bus unreached, order_ is shorter than nb (reading past it was
+  // undefined behaviour, an ASan SEGV).
+  for (int i = 0; i < nb; ++i) {
+    if (!seen[i])
+      throw ConfigError(case_label(c) + ": bus " + std::to_string(c.bus[i].id) +
+                        " is not connected to the reference bus " + std::to_string(c.bus[ref_].id) +
+                        " through in-service branches; a connected radial network is required");
+  }
   edges_.clear();
   for (int idx = 1; idx < nb; ++idx) {
     const int j = order_[idx], k = parent_branch_[j];
     const double tap = tap_[k];
     edges_.push_back(Edge{j, parent_[j], k, r_[k], x_[k], r_[k] * r_[k] + x_[k] * x_[k],
                           0.5 * b_[k], tap, tap * tap, j == from_[k], parent_[j] == from_[k]});
-  }
-  for (int i = 0; i < nb; ++i) {
-    if (!seen[i])
-      throw ConfigError(case_label(c) + ": bus " + std::to_string(c.bus[i].id) +
-                        " is not connected to the reference bus " + std::to_string(c.bus[ref_].id) +
-                        " through in-service branches; a connected radial network is required");
   }
 }
 

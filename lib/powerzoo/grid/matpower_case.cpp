@@ -25,6 +25,16 @@ int as_id(double x, const std::string& file, int line, const std::string& what) 
 
 int as_int(double x) { return std::isfinite(x) ? static_cast<int>(std::lround(x)) : 0; }
 
+// Largest magnitude of any case value: no power (MW), impedance (p.u.) or voltage comes near it,
+// and "no limit" is written 9999 or Inf in MATPOWER cases.
+constexpr double kMaxCaseMagnitude = 1e10;
+
+std::string number_text(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
 // MATPOWER column names of the columns a row is read from (idx_bus, idx_gen, idx_brch).
 const char* const kBusCols[] = {"BUS_I", "BUS_TYPE", "PD",      "QD",   "GS",   "BS",  "BUS_AREA",
                                 "VM",    "VA",       "BASE_KV", "ZONE", "VMAX", "VMIN"};
@@ -36,25 +46,49 @@ const char* const kBranchCols[] = {"F_BUS",     "T_BUS",  "BR_R",   "BR_X", "BR_
 
 }  // namespace
 
-/// Every value the case is built from must be a finite number (NaN or Inf would silently unlimit
-/// a line or corrupt an OPF); QMAX / QMIN may be ±Inf (no reactive limit), as MATPOWER allows.
-void Parser::check_finite(const RawMat& m, const char* matrix, const char* const* names,
-                          size_t n_names, size_t k, bool inf_q_ok) const {
-  const auto& r = m.rows[k];
-  for (size_t j = 0; j < std::min(r.size(), n_names); ++j) {
-    const bool q_limit = inf_q_ok && (j == 3 || j == 4);
-    if (std::isnan(r[j]) || (std::isinf(r[j]) && !q_limit)) {
-      std::ostringstream os;
-      os << r[j];
-      fail(m.lines[k],
-           std::string("a finite number in mpc.") + matrix + " row " + std::to_string(k + 1) +
-               " column " + std::to_string(j + 1) + " (" + names[j] + ")",
-           os.str());
-    }
-  }
+void Parser::fail_row(const RawMat& m, size_t k, const std::string& expected,
+                      const std::string& found) const {
+  if (m.set_by[k] == 0) fail(m.lines[k], expected, found);
+  fail(m.set_by[k], expected,
+       found + " (set by the statement on this line; the row is at line " +
+           std::to_string(m.lines[k]) + ")");
 }
 
-namespace {}  // namespace
+/// Every value the case is built from must be a finite number of a magnitude a power system can
+/// have (NaN or Inf would silently unlimit a line or corrupt an OPF; 1e20 MW is a typo); QMAX /
+/// QMIN may be ±Inf (no reactive limit), as MATPOWER allows. Ranges of single columns: bus type
+/// 1-4, branch resistance and tap ratio >= 0 (a negative reactance is a series capacitor and
+/// stays legal).
+void Parser::check_values(const RawMat& m, const char* matrix, const char* const* names,
+                          size_t n_names, size_t k, bool inf_q_ok) const {
+  const auto& r = m.rows[k];
+  const std::string where = std::string("mpc.") + matrix + " row " + std::to_string(k + 1);
+  auto column = [&](size_t j) {
+    return " column " + std::to_string(j + 1) + " (" + names[j] + ")";
+  };
+  for (size_t j = 0; j < std::min(r.size(), n_names); ++j) {
+    const bool q_limit = inf_q_ok && (j == 3 || j == 4);
+    if (std::isnan(r[j]) || (std::isinf(r[j]) && !q_limit))
+      fail_row(m, k, "a finite number in " + where + column(j), number_text(r[j]));
+    if (std::isfinite(r[j]) && std::fabs(r[j]) > kMaxCaseMagnitude)
+      fail_row(m, k, "a number of magnitude <= 1e+10 in " + where + column(j), number_text(r[j]));
+  }
+  const std::string name = matrix;
+  auto below = [&](size_t j, double lo, const char* expected) {
+    if (r[j] < lo)
+      fail_row(m, k, std::string(expected) + " in " + where + column(j), number_text(r[j]));
+  };
+  if (name == "bus" && (r[1] != 1 && r[1] != 2 && r[1] != 3 && r[1] != 4))
+    fail_row(m, k, "1 (PQ), 2 (PV), 3 (reference) or 4 (isolated) in " + where + column(1),
+             number_text(r[1]));
+  if (name == "branch") {
+    below(2, 0, "a resistance >= 0");
+    below(8, 0, "a tap ratio >= 0 (0 = nominal)");
+  }
+  if (name == "gen" && r[9] > r[8])
+    fail_row(m, k, "PMIN <= PMAX in " + where,
+             "PMIN " + number_text(r[9]) + " > PMAX " + number_text(r[8]));
+}
 
 Case Parser::build() {
   const int last_line = toks_.back().line;
@@ -88,7 +122,7 @@ void Parser::build_buses(Case& c, std::unordered_map<int, int>& id_line) const {
   for (size_t k = 0; k < bm.rows.size(); ++k) {
     const auto& r = bm.rows[k];
     const int line = bm.lines[k];
-    check_finite(bm, "bus", kBusCols, std::size(kBusCols), k, false);
+    check_values(bm, "bus", kBusCols, std::size(kBusCols), k, false);
     Bus b;
     b.id = as_id(r[0], file_, line, "bus id");
     if (const auto [it, fresh] = id_line.emplace(b.id, line); !fresh) {
@@ -123,7 +157,7 @@ void Parser::build_gens(Case& c, const std::unordered_map<int, int>& id_line) co
   const RawMat& gm = mats_.at("gen");
   for (size_t k = 0; k < gm.rows.size(); ++k) {
     const auto& r = gm.rows[k];
-    check_finite(gm, "gen", kGenCols, std::size(kGenCols), k, true);
+    check_values(gm, "gen", kGenCols, std::size(kGenCols), k, true);
     Gen g;
     g.bus = bus_ref(id_line, r[0], gm.lines[k], "gen bus");
     g.pg_mw = r[1];
@@ -143,7 +177,7 @@ void Parser::build_branches(Case& c, const std::unordered_map<int, int>& id_line
   const RawMat& rm = mats_.at("branch");
   for (size_t k = 0; k < rm.rows.size(); ++k) {
     const auto& r = rm.rows[k];
-    check_finite(rm, "branch", kBranchCols, std::size(kBranchCols), k, false);
+    check_values(rm, "branch", kBranchCols, std::size(kBranchCols), k, false);
     Branch br;
     br.from = bus_ref(id_line, r[0], rm.lines[k], "branch from-bus");
     br.to = bus_ref(id_line, r[1], rm.lines[k], "branch to-bus");

@@ -2,10 +2,23 @@
 // broadcasting, transposes, mpc field reads, names and elementwise functions.
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "powerzoo/grid/matpower_parser_impl.hpp"
 
 namespace pz::grid::detail {
+namespace {
+
+// Counts one level of expression nesting for the life of the object.
+struct Nesting {
+  explicit Nesting(int& depth) : depth_(depth) { ++depth_; }
+  ~Nesting() { --depth_; }
+  Nesting(const Nesting&) = delete;
+  Nesting& operator=(const Nesting&) = delete;
+  int& depth_;
+};
+
+}  // namespace
 
 std::vector<int> Parser::index_arg(int extent) {
   std::vector<int> idx;
@@ -19,7 +32,9 @@ std::vector<int> Parser::index_arg(int extent) {
   end_value_.reset();
   for (double x : v.v) {
     if (x != std::floor(x) || x < 1 || x > extent) {
-      fail(st_line_, "an index in 1.." + std::to_string(extent), std::to_string(x));
+      std::ostringstream os;
+      os << x;
+      fail(st_line_, "an index in 1.." + std::to_string(extent), os.str());
     }
     idx.push_back(static_cast<int>(x));
   }
@@ -83,6 +98,9 @@ Val Parser::term() {
 }
 
 Val Parser::unary() {
+  const Nesting nest(depth_);
+  if (depth_ > kMaxDepth)
+    efail("an expression nested at most " + std::to_string(kMaxDepth) + " levels deep");
   if (eat("-")) {
     Val v = unary();
     for (double& x : v.v) x = -x;

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <string_view>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 
 namespace pz::grid::detail {
@@ -163,6 +164,13 @@ std::vector<Token> lex(std::string_view s) {
       prev_adjacent = true;
       continue;
     }
+    if (static_cast<unsigned char>(ch) >= 0x80 || static_cast<unsigned char>(ch) < 0x20 ||
+        ch == 0x7F) {
+      push(Tok::kBad, std::string(1, ch));
+      ++i;
+      prev_adjacent = false;
+      continue;
+    }
     static const char* kTwo[] = {".*", "./", ".^", ".'", "==", "~=", "!=", "<=", ">=", "&&", "||"};
     bool two = false;
     for (const char* t : kTwo) {
@@ -187,9 +195,9 @@ std::string describe(const Token& t) {
     case Tok::kNewline:
       return "end of line";
     case Tok::kStr:
-      return "string '" + t.text + "'";
+      return "string '" + core::echo(t.text) + "'";
     default:
-      return "'" + t.text + "'";
+      return "'" + core::echo(t.text) + "'";
   }
 }
 

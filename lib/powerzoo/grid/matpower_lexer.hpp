@@ -8,7 +8,9 @@
 
 namespace pz::grid::detail {
 
-enum class Tok { kNum, kIdent, kStr, kPunct, kNewline, kEnd };
+/// kBad: a byte that has no place in case code (non-ASCII or a control character outside a
+/// comment or string); the parser refuses the file at its line.
+enum class Tok { kNum, kIdent, kStr, kPunct, kNewline, kEnd, kBad };
 
 struct Token {
   Tok kind = Tok::kEnd;

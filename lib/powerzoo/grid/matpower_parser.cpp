@@ -1,5 +1,6 @@
 // MATPOWER case format v2 parser: the statement interpreter (function line, matrices, unit
 // conversions) and parse_case; expressions are in matpower_expr.cpp, the Case in matpower_case.cpp.
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -33,6 +34,7 @@ void Parser::parse_matrix(const std::string& field, int open_line) {
     }
     m.rows.push_back(row);
     m.lines.push_back(row_line);
+    m.set_by.push_back(0);
     row.clear();
   };
   for (;;) {
@@ -175,6 +177,7 @@ void Parser::statement() {
 
 void Parser::execute(const std::vector<Token>& st) {
   st_ = st;
+  depth_ = 0;
   ep_ = 0;
   st_line_ = st.front().line;
   end_value_.reset();
@@ -223,6 +226,7 @@ void Parser::execute(const std::vector<Token>& st) {
            std::to_string(v.rows) + "x" + std::to_string(v.cols));
     }
     for (int a = 0; a < nr; ++a) {
+      m.set_by[ri[a] - 1] = st_line_;
       for (int b = 0; b < nc; ++b) {
         m.rows[ri[a] - 1][ci[b] - 1] = v.is_scalar() ? v.v[0] : v.v[a * v.cols + b];
       }
@@ -244,6 +248,14 @@ void Parser::execute(const std::vector<Token>& st) {
 }
 
 Case Parser::run() {
+  for (const Token& t : toks_) {  // outside comments and strings a case file is ASCII
+    if (t.kind != Tok::kBad) continue;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%s byte 0x%02X",
+                  static_cast<unsigned char>(t.text[0]) >= 0x80 ? "non-ASCII" : "control",
+                  static_cast<unsigned char>(t.text[0]));
+    fail(t.line, "ASCII text outside comments and strings", buf);
+  }
   while (peek().kind != Tok::kEnd) {
     const Token& t = peek();
     if (t.kind == Tok::kNewline || is_punct(t, ";") || is_punct(t, ",")) {

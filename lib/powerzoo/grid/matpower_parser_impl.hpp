@@ -37,6 +37,7 @@ struct RawMat {
   int cols = 0;
   std::vector<std::vector<double>> rows;
   std::vector<int> lines;
+  std::vector<int> set_by;  ///< line of the last statement that assigned into the row (0: none)
 };
 
 inline bool is_core_field(const std::string& f) {
@@ -58,12 +59,20 @@ class Parser {
   Case run();
 
  private:
-  void check_finite(const RawMat& m, const char* matrix, const char* const* names, size_t n_names,
+  void check_values(const RawMat& m, const char* matrix, const char* const* names, size_t n_names,
                     size_t k, bool inf_q_ok) const;
+  /// Fails at the line that gave mpc.<matrix> row k its value: the row's own line, or the
+  /// statement that last assigned into it (named in the message).
+  [[noreturn]] void fail_row(const RawMat& m, size_t k, const std::string& expected,
+                             const std::string& found) const;
   [[noreturn]] void fail(int line, const std::string& expected, const std::string& found) const {
     throw core::ConfigError(file_ + ":" + std::to_string(line) + ": expected " + expected +
                             ", found " + found);
   }
+  /// Nesting limit of brackets and unary operators in one expression (a deeper one is refused
+  /// rather than recursed into: no stack overflow on hostile input).
+  static constexpr int kMaxDepth = 200;
+  int depth_ = 0;
   const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
   bool is_punct(const Token& t, const char* p) const {
     return t.kind == Tok::kPunct && t.text == p;

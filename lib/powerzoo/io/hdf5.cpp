@@ -2,11 +2,19 @@
 // columns and chunked, compressed arrays.
 #include "powerzoo/io/hdf5.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
+#include "powerzoo/core/fault.hpp"
 #include "powerzoo/io/hdf5_impl.hpp"
 
 namespace pz::io {
@@ -31,6 +39,39 @@ std::vector<hsize_t> chunk_shape(const std::vector<hsize_t>& dims, size_t elem) 
     while (c[axis] > 1 && bytes() > kArrayChunkBytes) c[axis] = (c[axis] + 1) / 2;
   }
   return c;
+}
+
+/// Copies the file `src` to `dst` (created or truncated); "" on success, else the reason
+/// (strerror of the failing call: "No space left on device", "File too large").
+std::string copy_bytes(const std::string& src, const std::string& dst) {
+  const int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return std::strerror(errno);
+  const int out = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    const int err = errno;
+    ::close(in);
+    return std::strerror(err);
+  }
+  std::vector<char> buf(1 << 20);
+  std::string why;
+  for (;;) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0) why = std::strerror(errno);
+      break;
+    }
+    for (ssize_t done = 0; done < n && why.empty();) {
+      const ssize_t w = ::write(out, buf.data() + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) why = std::strerror(errno);
+      done += w > 0 ? w : 0;
+    }
+    if (!why.empty()) break;
+  }
+  if (::close(out) != 0 && why.empty()) why = std::strerror(errno);
+  ::close(in);
+  return why;
 }
 
 /// Chunked, shuffle+deflate(1) array dataset; replaces an existing dataset at `path`.
@@ -79,7 +120,10 @@ struct RunFile::Impl {
     std::map<std::string, Handle> columns;  ///< name relative to the group -> dataset
     int64_t rows = 0;
   };
-  std::string path;
+  std::string path;          ///< the file HDF5 writes (the working file when published)
+  std::string publish_path;  ///< create_published: where complete copies go ("" otherwise)
+  double publish_seconds = 0, last_copy_seconds = 0;
+  std::chrono::steady_clock::time_point last_publish;
   Handle file;
   std::map<std::string, Group> groups;
 
@@ -151,7 +195,9 @@ RunFile::~RunFile() {
   try {
     close();
   } catch (...) {
-    // Destructors must not throw; an explicit close() reports errors.
+    // Destructors must not throw; an explicit close() reports errors. A published file that
+    // could not be closed cleanly (a full disk) is left as its last complete copy.
+    if (impl_ && !impl_->publish_path.empty()) ::unlink(impl_->path.c_str());
   }
 }
 
@@ -169,6 +215,44 @@ RunFile RunFile::create(const std::string& path,
   for (const auto& [k, v] : int_attrs) write_int_attr(f, path, k, v);
   write_string_dataset(f, path, "config/resolved", resolved_toml);
   return rf;
+}
+
+std::string RunFile::working_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  return (p.parent_path() / ("." + p.filename().string() + ".writing")).string();
+}
+
+RunFile RunFile::create_published(const std::string& path,
+                                  const std::map<std::string, std::string>& str_attrs,
+                                  const std::map<std::string, int64_t>& int_attrs,
+                                  const std::string& resolved_toml, double publish_seconds) {
+  RunFile rf = create(working_path(path), str_attrs, int_attrs, resolved_toml);
+  rf.impl_->publish_path = path;
+  rf.impl_->publish_seconds = publish_seconds;
+  rf.publish();  // readers find the new file at once
+  return rf;
+}
+
+void RunFile::publish() {
+  if (!impl_ || impl_->publish_path.empty()) return;
+  silence_hdf5();
+  impl_->require_open();
+  check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), impl_->path, "flush");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string& dst = impl_->publish_path;
+  const std::string tmp = dst + ".tmp." + std::to_string(::getpid());
+  std::string why = copy_bytes(impl_->path, tmp);
+  if (why.empty()) {
+    core::fault_point("publish");
+    if (std::rename(tmp.c_str(), dst.c_str()) != 0) why = std::strerror(errno);
+  }
+  if (!why.empty()) {
+    ::unlink(tmp.c_str());
+    throw RunError("cannot publish the run file '" + dst + "' (a copy of " + impl_->path +
+                   "): " + why);
+  }
+  impl_->last_publish = std::chrono::steady_clock::now();
+  impl_->last_copy_seconds = std::chrono::duration<double>(impl_->last_publish - t0).count();
 }
 
 RunFile RunFile::open(const std::string& path) {
@@ -201,7 +285,9 @@ void RunFile::append_row(const std::string& group, const std::map<std::string, d
   hsize_t start[1] = {n};
   hsize_t count[1] = {1};
   Handle mem = checked(H5Screate_simple(1, count, nullptr), H5Sclose, path, "H5Screate");
+  size_t k = 0;
   for (auto& [name, ds] : g.columns) {
+    if (k++ == g.columns.size() / 2) core::fault_point("run_file");
     const std::string full = group + "/" + name;
     auto it = row.find(name);
     double v = it == row.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
@@ -271,6 +357,15 @@ bool RunFile::copy_from(const std::string& src_file, const std::string& path) {
 void RunFile::flush() {
   silence_hdf5();
   impl_->require_open();
+  if (!impl_->publish_path.empty()) {
+    const double since =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->last_publish)
+            .count();
+    if (since >= std::max(impl_->publish_seconds, 20 * impl_->last_copy_seconds)) {
+      publish();
+      return;
+    }
+  }
   check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), impl_->path, "flush");
 }
 
@@ -279,6 +374,13 @@ void RunFile::close() {
   silence_hdf5();
   impl_->groups.clear();  // closes the cached column datasets first
   if (!impl_->file.reset()) fail_run(impl_->path, "close");
+  if (!impl_->publish_path.empty()) {
+    // The complete working file becomes the published one (no copy needed at the end).
+    if (std::rename(impl_->path.c_str(), impl_->publish_path.c_str()) != 0)
+      throw RunError("cannot rename '" + impl_->path + "' to '" + impl_->publish_path +
+                     "': " + std::strerror(errno));
+    impl_->publish_path.clear();
+  }
 }
 
 }  // namespace pz::io

@@ -21,6 +21,20 @@ class RunFile {
                         const std::map<std::string, std::string>& str_attrs,
                         const std::map<std::string, int64_t>& int_attrs,
                         const std::string& resolved_toml);
+  /// create() for a file that others read while it is written (run.h5; docs/design.md §8.3):
+  /// HDF5 is written to a hidden sibling, `.<name>.writing`, and `path` only ever holds a
+  /// complete, flushed copy of it, replaced atomically (copy to a temporary name, rename), so a
+  /// reader (h5py, summarize, plot_runs.py) never meets a half-written file or the writer's file
+  /// lock, and a kill -9 leaves the last copy readable. flush() publishes when `publish_seconds`
+  /// (or 20 times the last copy's duration) have passed since the last copy; close() makes the
+  /// working file itself `path`. If the file is destroyed without close() (an exception), it is
+  /// published only if it still flushes and closes cleanly; otherwise `path` keeps the last copy.
+  static RunFile create_published(const std::string& path,
+                                  const std::map<std::string, std::string>& str_attrs,
+                                  const std::map<std::string, int64_t>& int_attrs,
+                                  const std::string& resolved_toml, double publish_seconds = 2.0);
+  /// The working file of create_published(path) (".<name>.writing" next to it).
+  static std::string working_path(const std::string& path);
   /// Opens an existing run file for appending (resume).
   static RunFile open(const std::string& path);
   RunFile(RunFile&&) noexcept;
@@ -44,7 +58,11 @@ class RunFile {
   /// the same path (H5Ocopy). Returns false, without throwing, if the source file cannot be read
   /// or has no such object (e.g. a run.h5 left corrupt by a killed process).
   bool copy_from(const std::string& src_file, const std::string& path);
+  /// Flushes to the file (and publishes when due, see create_published). Throws core::RunError.
   void flush();
+  /// create_published files: flushes and publishes now. No-op for other files.
+  void publish();
+  /// Flushes, closes and (create_published) makes the file `path`. Throws core::RunError.
   void close();
 
  private:
@@ -53,6 +71,12 @@ class RunFile {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Tells HDF5 not to run its library cleanup at process exit (H5dont_atexit; call first in main).
+/// A file whose final flush failed (a full disk) stays half-closed inside HDF5 1.10, and that
+/// cleanup crashes on it (SIGSEGV after the error was reported); the run's files are closed
+/// explicitly before exit anyway.
+void skip_hdf5_exit_cleanup();
+
 /// Reads one 1-D float64 column ("metrics/train/global_step"). Throws core::ConfigError if absent.
 std::vector<double> read_column(const std::string& file, const std::string& path);
 /// Names of the direct children of group `path` in `file` (empty if the file or group cannot be
@@ -60,6 +84,9 @@ std::vector<double> read_column(const std::string& file, const std::string& path
 std::vector<std::string> list_group(const std::string& file, const std::string& path);
 /// Reads a scalar string dataset ("config/resolved").
 std::string read_string(const std::string& file, const std::string& path);
+/// Reads a variable-length string attribute of the root group ("data_files"). Throws
+/// core::ConfigError if the file or the attribute is missing or not a string.
+std::string read_string_attr(const std::string& file, const std::string& name);
 
 /// Writes sd and the resolved spec (dataset /config/resolved) to `path` atomically: a temporary
 /// file in the same directory, fsync'd, then rename(). Throws core::RunError on failure.

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
+#include "powerzoo/core/fault.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/io/hdf5_impl.hpp"
 
@@ -19,6 +21,9 @@ using core::ConfigError;
 using core::RunError;
 
 namespace {
+
+/// Value of the root attribute powerzoo_checkpoint: the layout version of checkpoint files.
+constexpr int64_t kCheckpointFormat = 1;
 
 /// Contiguous 1-D dataset (checkpoint entries).
 void write_vector(hid_t f, const std::string& file, const std::string& path, hid_t file_type,
@@ -57,8 +62,16 @@ void write_checkpoint(const std::string& path, const core::StateDict& sd,
       };
       for (const auto& [name, v] : sd.f32) {
         name_ok(name);
+        // The reader refuses a non-finite learner tensor: never write one (a diverged learner
+        // stops the run, and the previous checkpoint stays the newest).
+        for (size_t i = 0; i < v.size(); ++i)
+          if (!std::isfinite(v[i]))
+            throw RunError("refusing to write checkpoint '" + path + "': entry '" + name +
+                           "' holds a non-finite value (" + std::to_string(v[i]) + " at index " +
+                           std::to_string(i) + ")");
         write_vector(fid, tmp, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, v.size(), v.data());
       }
+      core::fault_point("checkpoint");
       for (const auto& [name, v] : sd.f64) {
         name_ok(name);
         write_vector(fid, tmp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.size(), v.data());
@@ -72,7 +85,7 @@ void write_checkpoint(const std::string& path, const core::StateDict& sd,
         write_string_dataset(fid, tmp, name, v);
       }
       write_string_dataset(fid, tmp, "config/resolved", resolved_toml);
-      write_int_attr(fid, tmp, "powerzoo_checkpoint", 1);
+      write_int_attr(fid, tmp, "powerzoo_checkpoint", kCheckpointFormat);
       if (!f.reset()) fail_run(tmp, "close checkpoint file");
     }
     int fd = ::open(tmp.c_str(), O_RDONLY);
@@ -107,6 +120,17 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
     throw ConfigError("'" + path +
                       "' is not a powerzoo checkpoint (no 'powerzoo_checkpoint' attribute)");
   }
+  {
+    // The attribute's value is the checkpoint format; another one is another powerzoo's layout.
+    int64_t format = -1;
+    Handle attr = checked(H5Aopen(fid, "powerzoo_checkpoint", H5P_DEFAULT), H5Aclose, path,
+                          "open attribute", "powerzoo_checkpoint");
+    if (H5Aread(attr.get(), H5T_NATIVE_INT64, &format) < 0) fail_config(path, "read attribute");
+    if (format != kCheckpointFormat)
+      throw ConfigError("'" + path + "': expected checkpoint format " +
+                        std::to_string(kCheckpointFormat) + ", found " + std::to_string(format) +
+                        " (written by another powerzoo version)");
+  }
   std::vector<std::string> names;
   auto visit = [](hid_t, const char* name, const H5O_info_t* info, void* data) -> herr_t {
     if (info->type == H5O_TYPE_DATASET)
@@ -126,7 +150,15 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
     H5T_class_t cls = H5Tget_class(type.get());
     size_t size = H5Tget_size(type.get());
     if (cls == H5T_FLOAT && size == 4) {
+      // float32 entries are learner tensors (parameters, optimizer moments): never non-finite
+      // in a checkpoint a run wrote (it stops before writing one); a NaN is a damaged file.
       sd.f32[name] = read_vector<float>(ds.get(), H5T_NATIVE_FLOAT, path, name);
+      const auto& v = sd.f32[name];
+      for (size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]))
+          throw ConfigError("'" + path + "': expected finite values in checkpoint dataset '" +
+                            name + "', found a non-finite value (" + std::to_string(v[i]) +
+                            " at index " + std::to_string(i) + ")");
     } else if (cls == H5T_FLOAT && size == 8) {
       sd.f64[name] = read_vector<double>(ds.get(), H5T_NATIVE_DOUBLE, path, name);
     } else if (cls == H5T_INTEGER && size == 8 && H5Tget_sign(type.get()) == H5T_SGN_2) {

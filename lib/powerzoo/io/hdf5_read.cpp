@@ -41,4 +41,24 @@ std::string read_string(const std::string& file, const std::string& path) {
   return read_string_dataset(ds.get(), file, path);
 }
 
+std::string read_string_attr(const std::string& file, const std::string& name) {
+  Handle f = open_for_reading(file);
+  if (H5Aexists(f.get(), name.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw core::ConfigError("'" + file + "': no root attribute '" + name + "'");
+  }
+  Handle attr =
+      checked(H5Aopen(f.get(), name.c_str(), H5P_DEFAULT), H5Aclose, file, "open attribute", name);
+  Handle type = checked(H5Aget_type(attr.get()), H5Tclose, file, "H5Aget_type", name);
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0)
+    throw core::ConfigError("'" + file + "': attribute '" + name +
+                            "' is not a variable-length string");
+  Handle mem = vlen_string_type();
+  char* p = nullptr;
+  check(H5Aread(attr.get(), mem.get(), &p), file, "read attribute", name);
+  std::string out = p ? p : "";
+  H5free_memory(p);
+  return out;
+}
+
 }  // namespace pz::io

@@ -1,5 +1,6 @@
 // HDF5 helpers shared by the run file, reader and checkpoint code: error messages, handles,
 // attributes, string datasets and read-only opening.
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -42,6 +43,15 @@ std::string hdf5_message(const std::string& file, const std::string& op,
   std::string msg = "HDF5 " + op + " failed for '" + file + "'";
   if (!object.empty()) msg += " (" + object + ")";
   std::string detail = hdf5_detail();
+  // A failed write's detail is a dump of the call (time, buffer address, sizes): keep its reason.
+  if (const size_t m = detail.find("error message = '"); m != std::string::npos) {
+    const size_t b = m + 17, e = detail.find('\'', b);
+    const size_t en = detail.find("errno = ");
+    std::string why = detail.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (en != std::string::npos)
+      why += " (errno " + std::to_string(std::atoi(detail.c_str() + en + 8)) + ")";
+    detail = "write failed: " + why;
+  }
   if (!detail.empty()) msg += ": " + detail;
   if (detail.find("lock") != std::string::npos) {
     msg +=
@@ -195,7 +205,17 @@ Handle open_for_reading(const std::string& file) {
     throw ConfigError("'" + file + "': not an HDF5 file");
   }
   hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) fail_config(file, "open (read-only)");
+  if (f < 0) {
+    const std::string detail = hdf5_detail();
+    if (detail.find("truncated file") != std::string::npos)
+      throw ConfigError("'" + file + "': expected a complete HDF5 file, found a truncated one (" +
+                        detail + ")");
+    throw ConfigError("HDF5 open (read-only) failed for '" + file + "': " + detail +
+                      (detail.find("lock") != std::string::npos
+                           ? " (another process may have the file open; on file systems without "
+                             "locking set HDF5_USE_FILE_LOCKING=FALSE)"
+                           : ""));
+  }
   return Handle(f, H5Fclose);
 }
 
@@ -209,3 +229,9 @@ Handle open_dataset(hid_t f, const std::string& file, const std::string& path) {
 }
 
 }  // namespace pz::io::detail
+
+namespace pz::io {
+
+void skip_hdf5_exit_cleanup() { H5dont_atexit(); }
+
+}  // namespace pz::io

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/io/toml_format.hpp"
 #include "powerzoo/io/toml_schema.hpp"
@@ -26,11 +27,21 @@ using namespace detail;
 // ---------------------------------------------------------------------------------------------
 // Error-message and [sweep] formatting (toml++ nodes)
 
+/// A string as shown in an error message: quoted, cut after core::kEchoMax bytes, and bytes that
+/// are not UTF-8 (an unquoted override value may hold any) as \xHH.
+std::string shown(std::string_view s) {
+  const auto printable = [](const std::string& q) { return core::echo(q, std::string::npos); };
+  if (s.size() <= core::kEchoMax) return printable(quote(s));
+  size_t cut = core::kEchoMax;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 start
+  return printable(quote(s.substr(0, cut))) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 /// How a found value is shown in error messages.
 std::string describe(const toml::node& n) {
   switch (n.type()) {
     case toml::node_type::string:
-      return quote(*n.value<std::string>());
+      return shown(*n.value<std::string>());
     case toml::node_type::integer:
       return std::to_string(*n.value<int64_t>());
     case toml::node_type::floating_point:
@@ -111,7 +122,7 @@ class Reader {
   /// "spec.toml:12: ", "command line override 'x=1': " or "spec.toml: ".
   std::string where(const std::string& dotted, const toml::source_region& src) const {
     if (auto it = overridden_.find(dotted); it != overridden_.end()) {
-      return "command line override '" + it->second + "': ";
+      return "command line override '" + core::echo(it->second) + "': ";
     }
     if (src.begin.line > 0) return file_ + ":" + std::to_string(src.begin.line) + ": ";
     return file_ + ": ";
@@ -138,8 +149,8 @@ class Reader {
         std::string key(kk->str());
         const ParamDef* def = core::find_param(sec->keys, key);
         if (!def) {
-          std::string msg =
-              where(name + "." + key, kk->source()) + "unknown key [" + name + "] " + key;
+          std::string msg = where(name + "." + key, kk->source()) + "unknown key [" + name + "] " +
+                            core::echo(key);
           const auto keys = core::param_keys(sec->keys);
           std::string dym = did_you_mean(key, keys);
           msg += dym.empty() ? " (valid keys: " + join(keys, ", ") + ")"
@@ -175,11 +186,11 @@ class Reader {
       std::string home;
       for (const auto& sd : schema_)
         if (core::find_param(sd.keys, name)) home = sd.name;
-      msg += "top-level key '" + name + "' is not allowed; keys belong in a section";
+      msg += "top-level key '" + core::echo(name) + "' is not allowed; keys belong in a section";
       if (!home.empty()) msg += " (did you mean [" + home + "] " + name + "?)";
       throw ConfigError(msg);
     }
-    msg += "unknown section [" + name + "]";
+    msg += "unknown section [" + core::echo(name) + "]";
     const auto names = section_names(schema_);
     std::string dym = did_you_mean(name, names);
     msg += dym.empty() ? " (valid sections: " + join(names, ", ") + ")"
@@ -349,7 +360,7 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
     t = toml::parse(std::string_view("v = " + raw), std::string_view("override"));
     if (t.size() != 1) error = "expected a single value";
   } catch (const toml::parse_error& e) {
-    error = std::string(e.description());
+    error = core::echo(e.description(), 200);
   }
   if (!error.empty()) {
     if (structured) throw ConfigError(ctx + "value is not valid TOML: " + error);
@@ -368,7 +379,7 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
 /// Applies one "dotted.key=value" override to the document; records it in `overridden`.
 void apply_override(const Schema& schema, toml::table& doc, const std::string& ov,
                     std::map<std::string, std::string>& overridden) {
-  const std::string ctx = "command line override '" + ov + "': ";
+  const std::string ctx = "command line override '" + core::echo(ov) + "': ";
   size_t eq = ov.find('=');
   if (eq == std::string::npos) throw ConfigError(ctx + "expected key=value");
   std::string key = trim(std::string_view(ov).substr(0, eq));
@@ -378,7 +389,7 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
 
   if (key.empty()) throw ConfigError(ctx + "expected key=value, found no key");
   auto unknown = [&](const std::string& suggestion, const SectionSchema* in = nullptr) {
-    std::string msg = ctx + "unknown key " + key;
+    std::string msg = ctx + "unknown key " + core::echo(key);
     if (!suggestion.empty())
       msg += " (did you mean '" + suggestion + "'?)";
     else if (in && !in->keys.empty())
@@ -472,7 +483,7 @@ std::optional<std::string> override_string(const std::vector<std::string>& overr
     size_t eq = ov.find('=');
     if (eq == std::string::npos || trim(std::string_view(ov).substr(0, eq)) != dotted) continue;
     toml::table v = parse_value(trim(std::string_view(ov).substr(eq + 1)), true,
-                                "command line override '" + ov + "': ");
+                                "command line override '" + core::echo(ov) + "': ");
     if (auto* s = v["v"].as_string()) out = s->get();
   }
   return out;
@@ -500,7 +511,7 @@ SectionValues read_toml(
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) + ", column " +
-                      std::to_string(b.column) + ": " + std::string(e.description()));
+                      std::to_string(b.column) + ": " + core::echo(e.description(), 200));
   }
   auto peek = [&](const std::string& sec, const std::string& key) -> std::optional<std::string> {
     if (auto ov = override_string(overrides, sec + "." + key)) return ov;
@@ -511,7 +522,7 @@ SectionValues read_toml(
     for (const auto& ov : overrides) {
       size_t eq = ov.find('=');
       if (eq != std::string::npos && trim(std::string_view(ov).substr(0, eq)) == sec + "." + key)
-        return "command line override '" + ov + "': ";
+        return "command line override '" + core::echo(ov) + "': ";
     }
     if (auto* n = doc[sec][key].node(); n && n->source().begin.line > 0)
       return file + ":" + std::to_string(n->source().begin.line) + ": ";

@@ -79,9 +79,16 @@ void PpoLearner::load(const core::StateDict& sd) {
   if (s.n_costs > 0) layout.push_back(-s.n_costs);
   auto lit = sd.i64.find(kPrefix + "layout");
   if (lit == sd.i64.end() || lit->second != layout) {
+    auto text = [](const std::vector<int64_t>& v) {
+      std::string t;
+      for (int64_t x : v) t += (t.empty() ? "" : ", ") + std::to_string(x);
+      return "[" + t + "]";
+    };
     throw core::ConfigError(
         "checkpoint: learner layout (obs_dim, act_dim, hidden…, cost critics) does not match "
-        "this learner");
+        "this learner: expected " +
+        text(layout) + ", found " +
+        (lit == sd.i64.end() ? std::string("none") : text(lit->second)));
   }
   LagrangeDuals duals = s.duals;  // validated on a copy: a failed load changes nothing
   duals.load(sd, kPrefix);

@@ -3,6 +3,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
@@ -10,12 +13,46 @@
 namespace pz::vec {
 namespace {
 
-void check_finite(const float* x, size_t n, int width, const char* what, long long step) {
+// Throws core::RunError at the first non-finite value of x[N, width]: what it is (`what`, from
+// `source`), the env index, the global step and the column by name (`column(j)`). A NaN or Inf
+// never reaches the learner's update or a checkpoint.
+// True if no value of x[0, n) is NaN or ±Inf: an exponent test on the bits, branch-free so the
+// compiler vectorizes it (every step checks every value the learner and the envs produce).
+bool all_finite(const float* x, size_t n) {
+  uint32_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i]))
-      throw core::RunError(std::string("non-finite ") + what + " at env " +
-                           std::to_string(i / width) + ", global step " + std::to_string(step));
+    uint32_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    bad |= static_cast<uint32_t>((b & 0x7f800000u) == 0x7f800000u);
   }
+  return bad == 0;
+}
+
+template <class Column>
+void check_finite(const float* x, int n_envs, int width, const char* what, const char* source,
+                  long long step, const Column& column) {
+  const size_t n = static_cast<size_t>(n_envs) * width;
+  if (all_finite(x, n)) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isfinite(x[i])) continue;
+    std::ostringstream os;
+    os << "non-finite " << what << " " << source << " env " << i / width << " at global step "
+       << step << ": " << column(static_cast<int>(i % width)) << " = " << x[i];
+    throw core::RunError(os.str());
+  }
+}
+
+// "obs[5] (field load_mw)" for observation column j.
+std::string obs_column(const envs::EnvSpec& esp, int j) {
+  for (const auto& f : esp.obs_fields)
+    if (j >= f.slice.offset && j < f.slice.offset + f.slice.size)
+      return "obs[" + std::to_string(j) + "] (field " + f.name + ")";
+  return "obs[" + std::to_string(j) + "]";
+}
+
+std::string agent_column(const envs::EnvSpec& esp, const char* name, int a) {
+  return esp.n_agents() == 1 ? std::string(name)
+                             : std::string(name) + " of agent " + esp.agent_list()[a].name;
 }
 
 template <class T>
@@ -52,9 +89,25 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
     const long long step_at = global_step + static_cast<long long>(t) * N;
     std::copy(venv_.obs.begin(), venv_.obs.end(), obs_before_.begin());
     actor.collect_act(obs_before_.data(), N, rng, actions_.data());
+    check_finite(actions_.data(), N, esp.act_dim, "action", "from the learner for", step_at,
+                 [](int j) { return "action[" + std::to_string(j) + "]"; });
     venv_.step_all(actions_.data());
-    check_finite(venv_.obs.data(), venv_.obs.size(), esp.obs_dim, "observation", step_at);
-    check_finite(venv_.shaped_reward.data(), venv_.shaped_reward.size(), 1, "reward", step_at);
+    const int na = venv_.n_agents();
+    check_finite(venv_.reward.data(), N, na, "reward", "from", step_at,
+                 [&](int a) { return agent_column(esp, "reward", a); });
+    check_finite(venv_.shaped_reward.data(), N, na, "shaped reward", "from", step_at,
+                 [&](int a) { return agent_column(esp, "shaped reward (reward - penalty)", a); });
+    check_finite(venv_.costs.data(), N, static_cast<int>(n_costs), "cost", "from", step_at,
+                 [&](int j) { return "cost " + esp.cost_names[j]; });
+    check_finite(venv_.obs.data(), N, esp.obs_dim, "observation", "from", step_at,
+                 [&](int j) { return obs_column(esp, j); });
+    for (int i = 0; i < N; ++i)  // the last observation of an episode that ended (bootstrapping)
+      if (venv_.terminated[i] || venv_.truncated[i])
+        for (int j = 0; j < esp.obs_dim; ++j)
+          if (!std::isfinite(venv_.final_obs[static_cast<size_t>(i) * esp.obs_dim + j]))
+            throw core::RunError("non-finite final observation from env " + std::to_string(i) +
+                                 " at global step " + std::to_string(step_at) + ": " +
+                                 obs_column(esp, j));
     ended_.clear();
     for (const auto& [i, ep] : venv_.finished())
       ended_.push_back({i, ep.ret, ep.shaped_ret, ep.length, ep.cost_sum.data()});
@@ -73,7 +126,6 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
     v.next_obs = venv_.obs.data();
     v.finished = ended_;
     actor.observe(v);
-    const int na = venv_.n_agents();
     for (int i = 0; i < N; ++i) {
       // Multi-agent: the team reward, mean over the agents' rewards (A = 1: the reward itself).
       double team = 0;

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/params.hpp"
 
 namespace pz::vec {
 
@@ -189,6 +190,15 @@ void VectorEnv::save(core::StateDict& sd, const std::string& prefix) const {
 
 void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
   const size_t k = env_->spec().cost_names.size();
+  // Step counts of the running episodes (a damaged file may hold any double there).
+  auto count = [](double x) {
+    if (!(std::isfinite(x) && x == std::floor(x) && x >= 0 && x <= 1e9))
+      throw core::ConfigError(
+          "checkpoint: vector env episode statistics: expected a step count, "
+          "found " +
+          core::format_number(x));
+    return static_cast<int>(x);
+  };
   auto need = [&](auto& map, const std::string& name) -> const auto& {
     auto it = map.find(prefix + name);
     if (it == map.end()) throw core::ConfigError("checkpoint: missing " + prefix + name);
@@ -226,11 +236,11 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
     ep.ret = st[0];
     ep.shaped_ret = st[1];
     ep.gen_cost = st[2];
-    ep.length = static_cast<int>(st[3]);
-    ep.safe_steps = static_cast<int>(st[4]);
+    ep.length = count(st[3]);
+    ep.safe_steps = count(st[4]);
     ep.cost_sum.assign(st + 5, st + 5 + k);
     ep.violation_steps.assign(k, 0);
-    for (size_t j = 0; j < k; ++j) ep.violation_steps[j] = static_cast<int>(st[5 + k + j]);
+    for (size_t j = 0; j < k; ++j) ep.violation_steps[j] = count(st[5 + k + j]);
     std::copy(st + 5 + 2 * k, st + base, ep.sums);
     if (n_agents_ > 1)
       ep.agent_ret.assign(st + base, st + per_env);

@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""Runs the bad-input catalogue (tests/bad_inputs/catalogue.toml) against the powerzoo binary.
+
+Every entry is one command line with the exit code it must end with and fragments its output
+must contain (the file, key or line, what was expected and what was found). The runner also holds
+every entry to the general rules of bad input, whatever the entry:
+
+  - the exit code is the expected one (never a signal: no crash, no abort);
+  - every fragment appears in stderr (or stdout, for the few commands that report there);
+  - the output is valid UTF-8 and short (<= MAX_OUTPUT bytes: echoed input is cut, not copied);
+  - nothing was written: the command runs in an empty scratch directory (its cwd, HOME and TMPDIR)
+    that must still be empty afterwards, and the catalogue's input files and generated fixtures
+    are unchanged (sizes, times and, at the end, contents);
+  - an exit-2 entry prints nothing on stdout (bad input is refused before any work starts).
+
+Placeholders in the command: {in} this directory, {fx} the generated fixtures, {data} the
+bundled data directory, {rep:TEXT:N} TEXT repeated N times; `setup = [[SRC, DST]]` copies a
+directory into the scratch directory first (the scratch directory must then stay as it was). Fixtures that should not live in git
+(binary bytes, long lines, year-long profiles, checkpoints of a real run and broken copies of
+them) are generated first, deterministically, into a temporary directory.
+
+usage: run_catalogue.py POWERZOO [NAME_SUBSTRING ...]   exit 0 if every entry passes
+"""
+import hashlib
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+MAX_OUTPUT = 3000
+TIMEOUT = 120
+
+
+def tree_state(root, with_hash=False):
+    """{relative path: (size, mtime_ns[, sha256])} of every file below root."""
+    out = {}
+    for dirpath, dirnames, names in os.walk(root):
+        for d in dirnames:
+            out[os.path.relpath(os.path.join(dirpath, d), root) + "/"] = ("dir",)
+        for n in names:
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            key = (st.st_size, st.st_mtime_ns)
+            if with_hash and os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    key += (hashlib.sha256(f.read()).hexdigest(),)
+            out[os.path.relpath(p, root)] = key
+    return out
+
+
+def year_profile(path, value, skip=None, every=1):
+    """A 30-minute profile from 2025-04-01 to 2026-03-31 (both splits of the bundled data)."""
+    import datetime
+    t0 = datetime.datetime(2025, 4, 1)
+    with open(path, "w") as f:
+        f.write("startTime,Actual\n")
+        for i in range(366 * 48):
+            if (skip and skip[0] <= i < skip[1]) or i % every:
+                continue
+            t = t0 + datetime.timedelta(minutes=30 * i)
+            f.write("%s,%s\n" % (t.strftime("%Y-%m-%dT%H:%M:%S.000Z"), value(i)))
+
+
+def h5_edit(src, dst, edit):
+    import h5py
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        edit(f)
+
+
+def make_fixtures(binary, fx):
+    rng = random.Random(16)
+    for name in ("binary.m", "binary.toml", "binary.csv"):
+        with open(os.path.join(fx, name), "wb") as f:
+            f.write(bytes(rng.randrange(256) for _ in range(4096)))
+    base = open(os.path.join(HERE, "cases", "tiny3.m")).read()
+    with open(os.path.join(fx, "long_token.m"), "w") as f:
+        f.write(base.replace("\t100\t30\t", "\t" + "x" * 200000 + "\t30\t", 1))
+    with open(os.path.join(fx, "long_line.csv"), "w") as f:
+        f.write("startTime,Actual\n2025-04-01T00:00:00.000Z," + "9" * 200000 + "z\n")
+    with open(os.path.join(fx, "long_key.toml"), "w") as f:
+        f.write("[ppo]\n" + "k" * 100000 + " = 1\n")
+    shape = lambda i: 20000 + 5000 * ((i % 48) / 48.0)
+    year_profile(os.path.join(fx, "all_zero.csv"), lambda i: 0)
+    year_profile(os.path.join(fx, "gap_three_days.csv"), shape, skip=(48 * 100, 48 * 103))
+    year_profile(os.path.join(fx, "hourly.csv"), shape, every=2)
+    year_profile(os.path.join(fx, "ok_profile.csv"), shape)
+    # A finished tiny run and broken copies of its checkpoint.
+    run = os.path.join(fx, "run")
+    r = subprocess.run([binary, "run", os.path.join(HERE, "specs", "tiny.toml"), "--quiet",
+                        "--threads", "1", "--out", run], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    if r.returncode != 0:
+        raise SystemExit("fixture run failed:\n" + r.stdout + r.stderr)
+    ck = os.path.join(run, "ckpt", "step_96.h5")
+    data = open(ck, "rb").read()
+    with open(os.path.join(fx, "truncated.h5"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    open(os.path.join(fx, "zero_bytes.h5"), "wb").close()
+    with open(os.path.join(fx, "text.h5"), "w") as f:
+        f.write("not an HDF5 file\n")
+    shutil.copyfile(os.path.join(run, "run.h5"), os.path.join(fx, "run_file.h5"))
+
+    def other_version(f):
+        f.attrs["powerzoo_checkpoint"] = 99
+
+    def set_resolved(text):
+        def edit(f):
+            del f["config/resolved"]
+            f["config/resolved"] = text
+        return edit
+
+    resolved = None
+    import h5py
+    with h5py.File(ck, "r") as f:
+        resolved = f["config/resolved"][()].decode()
+        learner = sorted(k for k in _datasets(f) if k.startswith("learner/"))
+    weight = "learner/actor/l0/w"
+    if weight not in learner:
+        raise SystemExit("fixture checkpoint has no %s (learner layout changed?)" % weight)
+
+    def drop(name):
+        def edit(f):
+            del f[name]
+        return edit
+
+    def reshape(name):
+        def edit(f):
+            v = f[name][()]
+            del f[name]
+            f[name] = v[: len(v) // 2]
+        return edit
+
+    def nan_fill(name):
+        def edit(f):
+            v = f[name][()]
+            v[0] = float("nan")
+            f[name][...] = v
+        return edit
+
+    h5_edit(ck, os.path.join(fx, "other_version.h5"), other_version)
+    h5_edit(ck, os.path.join(fx, "other_env.h5"),
+            set_resolved(resolved.replace('case = "case5"', 'case = "case14"')))
+    h5_edit(ck, os.path.join(fx, "bad_resolved.h5"), set_resolved("[ppo\nx = "))
+    h5_edit(ck, os.path.join(fx, "huge_reward_scale.h5"),
+            set_resolved(resolved.replace("reward_scale = 0.0001", "reward_scale = 1e300")))
+    h5_edit(ck, os.path.join(fx, "missing_tensor.h5"), drop(weight))
+    h5_edit(ck, os.path.join(fx, "wrong_shape.h5"), reshape(weight))
+    h5_edit(ck, os.path.join(fx, "nan_weight.h5"), nan_fill(weight))
+    h5_edit(ck, os.path.join(fx, "no_resolved.h5"), drop("config/resolved"))
+    os.makedirs(os.path.join(fx, "empty_run", "ckpt"))
+    # A run directory to resume from with another spec (refused, nothing changed).
+    shutil.copytree(run, os.path.join(fx, "run_copy"))
+
+
+def _datasets(f):
+    out = []
+    f.visit(lambda name: out.append(name) if hasattr(f[name], "shape") else None)
+    return out
+
+
+def expand(arg, subst):
+    arg = re.sub(r"\{rep:([^:}]*):(\d+)\}", lambda m: m.group(1) * int(m.group(2)), arg)
+    for k, v in subst.items():
+        arg = arg.replace("{" + k + "}", v)
+    return arg
+
+
+def run_entry(binary, e, subst, work):
+    """Runs one entry in a fresh scratch directory; returns a list of failure strings."""
+    scratch = tempfile.mkdtemp(prefix="scratch_", dir=work)
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "POWERZOO_DATA")}
+    env.update(HOME=scratch, TMPDIR=scratch)
+    env.update(e.get("env", {}))
+    argv = [binary] + [expand(a, subst) for a in e["cmd"]]
+    for src, dst in e.get("setup", []):  # inputs the entry needs inside its scratch directory
+        shutil.copytree(expand(src, subst), os.path.join(scratch, dst))
+    before_scratch = tree_state(scratch)
+    before_fx = tree_state(subst["fx"])
+    try:
+        r = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, timeout=TIMEOUT,
+                           input=e.get("stdin", "").encode())
+    except subprocess.TimeoutExpired:
+        return ["timed out after %d s" % TIMEOUT]
+    fails = []
+    out, err = r.stdout, r.stderr
+    for name, stream in (("stdout", out), ("stderr", err)):
+        try:
+            stream.decode("utf-8")
+        except UnicodeDecodeError as x:
+            fails.append("%s is not valid UTF-8 (%s)" % (name, x))
+    text = (err + b"\n" + out).decode("utf-8", "replace")
+    if r.returncode != e["exit"]:
+        fails.append("exit code %d, expected %d" % (r.returncode, e["exit"]))
+    for frag in e.get("expect", []):
+        if expand(frag, subst) not in text:
+            fails.append("missing fragment %r" % expand(frag, subst))
+    if len(err) > MAX_OUTPUT:
+        fails.append("stderr is %d bytes (> %d): echoed input not cut" % (len(err), MAX_OUTPUT))
+    if e["exit"] == 2 and out.strip() and not e.get("stdout_ok", False):
+        fails.append("exit 2 with output on stdout (work started?)")
+    after = tree_state(scratch)
+    if after != before_scratch:
+        changed = sorted(k for k in set(after) | set(before_scratch)
+                         if after.get(k) != before_scratch.get(k))
+        fails.append("wrote into the scratch directory: %s" % ", ".join(changed[:5]))
+    if tree_state(subst["fx"]) != before_fx:
+        fails.append("changed the fixtures directory")
+    if fails:
+        fails.append("command: %s" % " ".join(a if len(a) < 200 else a[:200] + "..." for a in argv))
+        fails.append("stderr: %s" % err.decode("utf-8", "replace")[:1500])
+    shutil.rmtree(scratch, ignore_errors=True)
+    return fails
+
+
+def main():
+    if len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    binary = os.path.abspath(sys.argv[1])
+    only = sys.argv[2:]
+    with open(os.path.join(HERE, "catalogue.toml"), "rb") as f:
+        entries = tomllib.load(f)["entry"]
+    names = [e["name"] for e in entries]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise SystemExit("duplicate entry names: %s" % ", ".join(sorted(dup)))
+    work = tempfile.mkdtemp(prefix="pz_bad_inputs_")
+    try:
+        fx = os.path.join(work, "fixtures")
+        os.makedirs(fx)
+        make_fixtures(binary, fx)
+        subst = {"in": HERE, "fx": fx, "data": os.path.join(REPO, "data")}
+        inputs_before = tree_state(HERE, with_hash=True)
+        fixtures_before = tree_state(fx, with_hash=True)
+        failed = 0
+        ran = 0
+        for e in entries:
+            if only and not any(s in e["name"] for s in only):
+                continue
+            ran += 1
+            fails = run_entry(binary, e, subst, work)
+            if fails:
+                failed += 1
+                print("FAIL %s\n  %s" % (e["name"], "\n  ".join(fails)))
+        if tree_state(HERE, with_hash=True) != inputs_before:
+            failed += 1
+            print("FAIL the catalogue's input files changed")
+        if tree_state(fx, with_hash=True) != fixtures_before:
+            failed += 1
+            print("FAIL the fixtures changed")
+        print("%d entries, %d passed, %d failed" % (ran, ran - failed, failed))
+        return 1 if failed else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
