@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
@@ -35,7 +36,8 @@ std::vector<int> parse_list(const std::string& s, const char* what, int lo, int 
       if (used != item.size()) throw std::invalid_argument(item);
     } catch (const std::exception&) {
       throw UsageError{std::string(what) +
-                       ": expected a comma-separated list of integers, found '" + s + "'"};
+                       ": expected a comma-separated list of integers, found '" + core::echo(s) +
+                       "'"};
     }
     if (v < lo || v > hi)
       throw UsageError{std::string(what) + ": expected integers in [" + std::to_string(lo) + ", " +

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/spec.hpp"
@@ -48,7 +49,7 @@ int cmd_envs(const Args& args) {
                  "task env on its preset), cost channels\nand [env] keys.\n";
     return 0;
   }
-  if (!args.empty()) throw UsageError{"expected no arguments, found '" + args[0] + "'"};
+  if (!args.empty()) throw UsageError{"expected no arguments, found '" + core::echo(args[0]) + "'"};
   for (const envs::EnvEntry* e : envs::registered_envs()) {
     if (e->make) {
       const auto& params = e->params;
@@ -75,7 +76,7 @@ int cmd_cases(const Args& args) {
                  "bus, generator and branch counts and total load.\n";
     return 0;
   }
-  if (!args.empty()) throw UsageError{"expected no arguments, found '" + args[0] + "'"};
+  if (!args.empty()) throw UsageError{"expected no arguments, found '" + core::echo(args[0]) + "'"};
   std::printf("%-18s %6s %6s %8s %10s %10s\n", "case", "buses", "gens", "branches", "load_MW",
               "base_MVA");
   for (const auto& name : grid::bundled_cases()) {

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/train.hpp"
@@ -48,8 +49,8 @@ int cmd_run(const Args& args) {
         for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
           for (const auto* e : list) names.push_back(e->id);
         const std::string dym = core::did_you_mean(a, names);
-        throw UsageError{"--help: expected an env, a task or a spec file, found '" + a + "'" +
-                         (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};
+        throw UsageError{"--help: expected an env, a task or a spec file, found '" + core::echo(a) +
+                         "'" + (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};
       }
     }
     std::cout << "\nspec keys:\n" << exp::spec_reference(entry);
@@ -63,7 +64,8 @@ int cmd_run(const Args& args) {
   std::vector<std::string> overrides(positional.begin() + 1, positional.end());
   for (const auto& o : overrides)
     if (o.find('=') == std::string::npos)
-      throw UsageError{"expected key=value overrides after the spec, found '" + o + "'"};
+      throw UsageError{"expected key=value overrides after the spec, found '" + core::echo(o) +
+                       "'"};
   const exp::Spec spec = exp::load_spec(spec_path, overrides);
   exp::TrainOptions topt;
   topt.out_dir = out;

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/exp/job_pool.hpp"
 #include "powerzoo/exp/run_dir.hpp"
@@ -228,7 +229,7 @@ int cmd_sweep(const Args& args) {
   if (cpus < 0 || cpus > 1024)
     throw UsageError{"--cpus: expected an integer in [1, 1024], found " + std::to_string(cpus)};
   if (!emit.empty() && emit != "slurm")
-    throw UsageError{"--emit: expected 'slurm', found '" + emit + "'"};
+    throw UsageError{"--emit: expected 'slurm', found '" + core::echo(emit) + "'"};
   if (emit.empty() &&
       (vm.count("partition") || vm.count("time") || vm.count("cpus") || vm.count("mem")))
     throw UsageError{"--partition/--time/--cpus/--mem only apply with --emit slurm"};
@@ -236,7 +237,8 @@ int cmd_sweep(const Args& args) {
   const std::vector<std::string> sweep_args(positional.begin() + 1, positional.end());
   for (const auto& a : sweep_args)
     if (a.find('=') == std::string::npos)
-      throw UsageError{"expected key=value or key=v1,v2 after the spec, found '" + a + "'"};
+      throw UsageError{"expected key=value or key=v1,v2 after the spec, found '" + core::echo(a) +
+                       "'"};
 
   const std::string spec_text = read_text(spec_file);
   const auto trials = exp::expand_sweep(spec_text, spec_file, sweep_args);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/core/paths.hpp"
@@ -75,7 +76,8 @@ void read_year(CsvReader& r, int time_col, int year, Value value) {
     int64_t ts = 0;
     if (!parse_utc_timestamp(cell(r, time_col), ts))
       throw ConfigError(r.where() + "expected an ISO-8601 UTC timestamp in column '" +
-                        r.header()[time_col] + "', found '" + cell(r, time_col) + "'");
+                        core::echo(r.header()[time_col]) + "', found '" +
+                        core::echo(cell(r, time_col)) + "'");
     if (ts < t0 || ts >= t1) continue;
     if (ts != t0 + 1800 * k)
       throw ConfigError(r.where() + "expected half hour " + std::to_string(k + 1) + " of " +
@@ -115,7 +117,7 @@ WorkloadTrace load_workload_trace(const std::string& name_or_path) {
     if (!ok)
       throw ConfigError(r.where() + "column '" + w.column + "': expected a finite " +
                         (b ? std::string("number >= 0") : std::string("fraction in [0, 1]")) +
-                        ", found '" + c + "'");
+                        ", found '" + core::echo(c) + "'");
     w.frac.push_back(x);
   }
   if (w.frac.empty()) throw ConfigError(w.path + ": expected at least one data row, found none");

@@ -271,14 +271,14 @@ CivilDate civil_from_days(int64_t z) {
 int64_t parse_date(const std::string& ymd) {
   int64_t ts;
   if (ymd.size() != 10 || !parse_timestamp(ymd, ts))
-    throw ConfigError("expected a date YYYY-MM-DD, found '" + ymd + "'");
+    throw ConfigError("expected a date YYYY-MM-DD, found '" + core::echo(ymd) + "'");
   return ts;
 }
 
 Split split_by_name(const std::string& name) {
   if (name == "train") return {"train", "2025-04-01", "2025-12-31"};
   if (name == "iid") return {"iid", "2026-01-01", "2026-03-31"};
-  throw ConfigError("[env] split: expected one of train, iid, found '" + name + "'");
+  throw ConfigError("[env] split: expected one of train, iid, found '" + core::echo(name) + "'");
 }
 
 std::vector<int64_t> episode_starts(const Profile& p, const Split& s, int horizon) {

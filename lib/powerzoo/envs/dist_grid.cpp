@@ -333,6 +333,17 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   size_t k = 0;
   load_clock(in.subspan(k), s.t, s.start);
   k += 2;
+  // The window must lie inside every shape the step reads (a start past the data read freed
+  // memory in a fuzzed checkpoint).
+  bool window_ok = s.t <= p_.horizon;
+  for (const auto* set : {&p_.shapes, &p_.cf_shapes})
+    for (const auto& sh : *set)
+      window_ok = window_ok && s.start + p_.horizon <= static_cast<int64_t>(sh.size());
+  if (!window_ok)
+    throw core::ConfigError("checkpoint: dist_grid state (step " + std::to_string(s.t) +
+                            ", window start " + std::to_string(s.start) +
+                            ") is inconsistent with this env (horizon " +
+                            std::to_string(p_.horizon) + ")");
   s.loss_mw = in[k++];
   auto take = [&](std::vector<double>& v, size_t m) {
     v.assign(in.begin() + k, in.begin() + k + m);

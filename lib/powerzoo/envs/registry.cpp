@@ -5,6 +5,7 @@
 #include <map>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 
 namespace pz::envs {
@@ -68,11 +69,12 @@ const EnvEntry& resolve_entry(const std::string& id, const std::string& task, bo
     const EnvEntry* t = find_task(task);
     if (!t)
       throw core::ConfigError(where_task + "[env] task: expected no task preset or one of " +
-                              names(s.tasks) + ", found '" + task + "'" + hint(task, s.tasks));
+                              names(s.tasks) + ", found '" + core::echo(task) + "'" +
+                              hint(task, s.tasks));
     if (id_given && id != t->env_id)
       throw core::ConfigError(where_id + "[env] id: task \"" + task + "\" builds env '" +
-                              t->env_id + "', found '" + id + "' (drop id or set id = \"" +
-                              t->env_id + "\")");
+                              t->env_id + "', found '" + core::echo(id) +
+                              "' (drop id or set id = \"" + t->env_id + "\")");
     return *t;
   }
   const EnvEntry* e = find_env(id);
@@ -113,7 +115,7 @@ PolicyFn make_baseline(const EnvEntry& entry, const std::string& name,
         if (n == name && other != &entry) elsewhere += (elsewhere.empty() ? "" : ", ") + other->id;
   const std::string dym = core::did_you_mean(name, baseline_names(entry));
   throw core::ConfigError("--policy: expected one of " + known + " (the baselines of " + entry.id +
-                          "), found '" + name + "'" +
+                          "), found '" + core::echo(name) + "'" +
                           (!elsewhere.empty() ? " (a baseline of " + elsewhere + ")"
                            : dym.empty()      ? ""
                                               : " (did you mean '" + dym + "'?)"));

@@ -2,6 +2,7 @@
 #include "powerzoo/exp/build.hpp"
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 
 namespace pz::exp {
@@ -40,7 +41,7 @@ std::vector<double> penalty_weights(const Spec& spec, const envs::EnvSpec& env_s
       const std::string hint = core::did_you_mean(name, env_spec.cost_names);
       throw core::ConfigError(spec.at("reward.penalty") +
                               "[reward] penalty: expected a cost channel of " + env_spec.id + " (" +
-                              known + "), found '" + name + "'" +
+                              known + "), found '" + core::echo(name) + "'" +
                               (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
   }

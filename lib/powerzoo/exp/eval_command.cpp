@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/registry.hpp"
@@ -39,7 +40,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
     for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
     const std::string dym = core::did_you_mean(split, entry.splits);
     throw core::ConfigError("--split: expected one of " + list + " (the splits of " + entry.id +
-                            "), found '" + split + "'" +
+                            "), found '" + core::echo(split) + "'" +
                             (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
   }
   // The env is rebuilt from the recorded spec: a data file edited since then changes the episodes.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/saute.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -36,7 +37,8 @@ SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
       const std::string hint = core::did_you_mean(name, env_spec.cost_names);
       throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
                               ": [safety] constraints: expected a cost channel of " + env_spec.id +
-                              " (" + (known.empty() ? "none" : known) + "), found '" + name + "'" +
+                              " (" + (known.empty() ? "none" : known) + "), found '" +
+                              core::echo(name) + "'" +
                               (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
     v.channels.push_back(idx);

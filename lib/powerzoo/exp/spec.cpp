@@ -137,8 +137,8 @@ void check_splits(const Spec& s, const envs::EnvEntry& entry) {
     std::string list;
     for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
     const std::string dym = core::did_you_mean(found, entry.splits);
-    return "expected one of " + list + " (the splits of " + entry.id + "), found '" + found + "'" +
-           (dym.empty() ? "" : " (did you mean '" + dym + "'?)");
+    return "expected one of " + list + " (the splits of " + entry.id + "), found '" +
+           core::echo(found) + "'" + (dym.empty() ? "" : " (did you mean '" + dym + "'?)");
   };
   if (!known(s.env.split))
     throw ConfigError(s.at("env.split") + "[env] split: " + expected(s.env.split));

@@ -523,7 +523,8 @@ std::string slurm_script(const std::string& binary, const std::string& spec_file
   auto check = [](const char* opt, const std::string& v) {
     if (!v.empty() && !safe_sbatch_value(v))
       throw ConfigError(std::string("--") + opt +
-                        ": expected letters, digits and _.:,=+-/ only, found '" + v + "'");
+                        ": expected letters, digits and _.:,=+-/ only, found '" + core::echo(v) +
+                        "'");
   };
   check("partition", o.partition);
   check("time", o.time);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
 
@@ -111,7 +112,7 @@ std::string resolve_case_path(const std::string& name_or_path) {
     throw core::ConfigError(
         "case: expected a bundled case name (" +
         (list.empty() ? std::string("none found in ") + core::data_dir() : list) +
-        ") or a path to a .m file, found '" + name_or_path + "'");
+        ") or a path to a .m file, found '" + core::echo(name_or_path) + "'");
   }
   return p.string();
 }

@@ -154,7 +154,7 @@ class Reader {
           const auto keys = core::param_keys(sec->keys);
           std::string dym = did_you_mean(key, keys);
           msg += dym.empty() ? " (valid keys: " + join(keys, ", ") + ")"
-                             : " (did you mean '" + dym + "'?)";
+                             : " (did you mean '" + core::echo(dym) + "'?)";
           throw ConfigError(msg);
         }
         out.where[name + "." + key] = where(name + "." + key, vn->source());
@@ -194,7 +194,7 @@ class Reader {
     const auto names = section_names(schema_);
     std::string dym = did_you_mean(name, names);
     msg += dym.empty() ? " (valid sections: " + join(names, ", ") + ")"
-                       : " (did you mean '" + dym + "'?)";
+                       : " (did you mean '" + core::echo(dym) + "'?)";
     throw ConfigError(msg);
   }
 
@@ -243,7 +243,8 @@ class Reader {
         auto* s = n.as_string();
         if (!s || std::find(d.choices.begin(), d.choices.end(), s->get()) == d.choices.end()) {
           const std::string dym = s ? did_you_mean(s->get(), d.choices) : std::string();
-          fail(sec, key, n, expected + (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
+          fail(sec, key, n,
+               expected + (dym.empty() ? "" : " (did you mean '" + core::echo(dym) + "'?)"));
         }
         return s->get();
       }
@@ -391,7 +392,7 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
   auto unknown = [&](const std::string& suggestion, const SectionSchema* in = nullptr) {
     std::string msg = ctx + "unknown key " + core::echo(key);
     if (!suggestion.empty())
-      msg += " (did you mean '" + suggestion + "'?)";
+      msg += " (did you mean '" + core::echo(suggestion) + "'?)";
     else if (in && !in->keys.empty())
       msg += " (valid keys of [" + in->name + "]: " + join(core::param_keys(in->keys), ", ") + ")";
     throw ConfigError(msg);

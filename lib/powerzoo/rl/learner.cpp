@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 
 namespace pz::rl {
@@ -75,7 +76,8 @@ std::unique_ptr<Learner> make_learner(const std::string& name, const LearnerCont
     if (it == r.factories.end()) {
       std::string known;
       for (const auto& [n, _] : r.factories) known += (known.empty() ? "" : ", ") + n;
-      throw core::ConfigError("learner: expected one of " + known + ", found '" + name + "'");
+      throw core::ConfigError("learner: expected one of " + known + ", found '" + core::echo(name) +
+                              "'");
     }
     f = it->second;
   }

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/dc_microgrid_data.hpp"
 
@@ -68,7 +69,7 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
     std::string names;
     for (const auto& s : dcmg_splits()) names += (names.empty() ? "" : ", ") + s;
     throw core::ConfigError(ctx.at("split") + "[env] split: expected one of " + names +
-                            " (the dc_microgrid task), found '" + split + "'");
+                            " (the dc_microgrid task), found '" + core::echo(split) + "'");
   }
   const core::ParamTable& k = ctx.params;
   const double smin = k.number("battery_soc_min"), smax = k.number("battery_soc_max"),
