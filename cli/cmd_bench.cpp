@@ -104,7 +104,7 @@ int cmd_bench(const Args& args) {
       if (std::find(parts_known.begin(), parts_known.end(), part) == parts_known.end())
         throw UsageError{
             "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf, found '" +
-            part + "'" + [&] {
+            core::echo(part) + "'" + [&] {
               const std::string d = core::did_you_mean(part, parts_known);
               return d.empty() ? std::string() : " (did you mean '" + d + "'?)";
             }()};

@@ -12,6 +12,7 @@
 #include "cli/cmd_distflow.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/ac_report.hpp"
 #include "powerzoo/grid/acopf.hpp"
@@ -60,7 +61,7 @@ int cmd_grid(const Args& args) {
                      std::to_string(p.size()) + " arguments"};
   if (p[0] != "dcpf" && p[0] != "dcopf" && p[0] != "acpf" && p[0] != "acopf")
     throw UsageError{"expected solver 'dcpf', 'dcopf', 'acpf', 'acopf' or 'distflow', found '" +
-                     p[0] + "'"};
+                     core::echo(p[0]) + "'"};
   if (vm.count("enforce-q-lims") && p[0] != "acpf")
     throw UsageError{"--enforce-q-lims: only `grid acpf` takes it, found `grid " + p[0] + "`"};
   if (!(load_scale > 0)) throw UsageError{"--load-scale: expected a number > 0"};

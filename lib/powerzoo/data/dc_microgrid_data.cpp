@@ -83,7 +83,7 @@ void read_year(CsvReader& r, int time_col, int year, Value value) {
       throw ConfigError(r.where() + "expected half hour " + std::to_string(k + 1) + " of " +
                         std::to_string(n) + " of " + std::to_string(year) +
                         " (the rows of the year must be its consecutive half hours), found '" +
-                        cell(r, time_col) + "'");
+                        core::echo(cell(r, time_col)) + "'");
     value(r, k);
     ++k;
   }
@@ -202,7 +202,7 @@ YearSeries load_gb_solar(const std::string& path, int year) {
     const std::string& c = cell(row, idx[1]);
     if (!parse_number(c, x) || !std::isfinite(x) || x < 0)
       throw ConfigError(row.where() + "column 'solar_cf': expected a finite number >= 0, found '" +
-                        c + "'");
+                        core::echo(c) + "'");
     y.peak = std::max(y.peak, x);
     hh.push_back(x);
   });

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 
@@ -47,7 +48,7 @@ double number(const CsvReader& csv, size_t i, const char* name) {
   }
   if (pos != s.size() || s.empty() || !std::isfinite(v))
     throw core::ConfigError(csv.where() + "expected a number in column '" + name + "', found '" +
-                            s + "'");
+                            core::echo(s) + "'");
   return v;
 }
 

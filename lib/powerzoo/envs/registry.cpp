@@ -80,7 +80,7 @@ const EnvEntry& resolve_entry(const std::string& id, const std::string& task, bo
   const EnvEntry* e = find_env(id);
   if (!e)
     throw core::ConfigError(where_id + "[env] id: expected one of " + names(s.envs) + ", found '" +
-                            id + "'" + hint(id, s.envs));
+                            core::echo(id) + "'" + hint(id, s.envs));
   if (!e->make) {
     const EnvEntry* t = find_task(e->default_task);
     if (!t)

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <variant>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/tasks/ders_data.hpp"
@@ -173,7 +174,7 @@ DersDevices ders_devices(const envs::BuildContext& ctx, const grid::Case& c) {
       throw core::ConfigError(ctx.at("devices") +
                               "[env] devices: expected device types among battery, renewable, "
                               "flexload, found '" +
-                              name + "'");
+                              core::echo(name) + "'");
     out.order.push_back(static_cast<envs::DeviceType>(it - kTypes.begin()));
   }
   auto has = [&](envs::DeviceType t) {
@@ -255,7 +256,7 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid, voltage_tightening, "
                             "pv_penetration_shift, load_stress (the ders task), found '" +
-                            split + "'");
+                            core::echo(split) + "'");
   const grid::Case& c = case141();
   DersDevices dev = ders_devices(ctx, c);
   const DersData& data = ders_data();

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/data/aemo_feeders.hpp"
@@ -66,7 +67,7 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
   if (si < 0)
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid (the dso task), found '" +
-                            split + "'");
+                            core::echo(split) + "'");
   if (horizon != kSteps)
     throw core::ConfigError(ctx.at("horizon") +
                             "[env] horizon: the dso task fixes 48 steps, found " +

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/data/profile_cache.hpp"
@@ -42,7 +43,7 @@ std::vector<market::OfferUnit> gencos_units(const grid::Case& c) {
     throw core::ConfigError(
         "expected a case with the GenCos units (5 gens at buses 1, 1, 3, 4, 5) and load buses "
         "2, 3, 4 for task = \"gencos\" (case5), found '" +
-        c.name + "' with gens at buses " + found.str());
+        core::echo(c.name) + "' with gens at buses " + found.str());
   std::vector<market::OfferUnit> units(kUnits);
   for (int i = 0; i < kUnits; ++i) {
     units[i].gen_row = i;
@@ -115,7 +116,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid, demand_shift, "
                             "renewable_shock, found '" +
-                            split + "'");
+                            core::echo(split) + "'");
   }
   envs::GencosParams p;
   try {

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/data/profile.hpp"
@@ -125,7 +126,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid, load_stress, "
                             "line_tightening, found '" +
-                            split + "'");
+                            core::echo(split) + "'");
   }
   const TsoBase* base = nullptr;
   try {
