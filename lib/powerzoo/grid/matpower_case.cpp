@@ -88,6 +88,10 @@ void Parser::check_values(const RawMat& m, const char* matrix, const char* const
   if (name == "gen" && r[9] > r[8])
     fail_row(m, k, "PMIN <= PMAX in " + where,
              "PMIN " + number_text(r[9]) + " > PMAX " + number_text(r[8]));
+  // Q limits the other way round made the AC power flow's Q-limit loop switch forever.
+  if (name == "gen" && r[4] > r[3])
+    fail_row(m, k, "QMIN <= QMAX in " + where,
+             "QMIN " + number_text(r[4]) + " > QMAX " + number_text(r[3]));
 }
 
 Case Parser::build() {
