@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -331,6 +332,44 @@ TEST_SUITE("exp_resume") {
     CHECK(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "ppo.total_steps=7680",
                            "--out", run})) == 0);
     CHECK(pz::io::read_column(run + "/run.h5", "metrics/train/global_step").back() == 7680.0);
+  }
+
+  // Regression: a checkpoint whose global step was -100 resumed with exit 0 and deleted the
+  // run's newer checkpoints and progress rows.
+  TEST_CASE("resume refuses checkpoint counters that do not hold together, deleting nothing") {
+    const fs::path d = fs::temp_directory_path() / ("pz_resume_ctr_" + std::to_string(getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    const std::string spec = (d / "spec.toml").string();
+    std::ofstream(spec) << kSpec;
+    const std::string run = (d / "r").string();
+    REQUIRE(wait_exit(
+                spawn({kBin, "run", spec, "--quiet", "ppo.total_steps=3840", "--out", run})) == 0);
+    std::vector<std::string> before;
+    for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
+      before.push_back(e.path().filename().string());
+    std::sort(before.begin(), before.end());
+    const std::string last = (fs::path(run) / "ckpt" / before.back()).string();
+    std::string toml;
+    const pz::core::StateDict good = pz::io::read_checkpoint(last, &toml);
+    for (const auto& [key, value] :
+         std::vector<std::pair<std::string, int64_t>>{{"counters/global_step", -100},
+                                                      {"counters/iteration", 1},
+                                                      {"counters/last_ckpt", 1 << 30}}) {
+      CAPTURE(key);
+      pz::core::StateDict sd = good;
+      sd.i64[key] = {value};
+      pz::io::write_checkpoint(last, sd, toml);
+      const auto r = pz::test::sh(std::string(kBin) + " run " + spec +
+                                  " --quiet --resume ppo.total_steps=7680 --out " + run);
+      CHECK(r.code == 2);
+      CHECK_MESSAGE(r.out.find("checkpoint: counters: expected") != std::string::npos, r.out);
+      std::vector<std::string> after;
+      for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
+        after.push_back(e.path().filename().string());
+      std::sort(after.begin(), after.end());
+      CHECK(after == before);
+    }
   }
 
   TEST_CASE("a SIGKILLed SAC run resumes byte-identical, replay buffer included") {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/params.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
@@ -113,6 +114,37 @@ void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
   io::write_checkpoint(path, sd, resolved_toml);
 }
 
+namespace {
+
+// The loop's counters hold together: one train row per iteration, the last of them at the global
+// step, and the eval and checkpoint cadences at or before it. A resume from counters that do not
+// (a global step of -100) pruned the run's newer checkpoints and progress rows as "later".
+void check_counters(const LoopCounters& c, const MetricHistory& h) {
+  auto bad = [](const std::string& what) {
+    throw core::ConfigError("checkpoint: counters: " + what);
+  };
+  if (c.global_step < 0 || c.iteration < 0)
+    bad("expected a global step and an iteration >= 0, found " + std::to_string(c.global_step) +
+        " and " + std::to_string(c.iteration));
+  if (static_cast<size_t>(c.iteration) != h.train.size())
+    bad("expected one train row per iteration, found iteration " + std::to_string(c.iteration) +
+        " and " + std::to_string(h.train.size()) + " rows");
+  if (!h.train.empty()) {
+    const auto it = h.train.back().find("global_step");
+    if (it == h.train.back().end() || it->second != static_cast<double>(c.global_step))
+      bad("expected the last train row at global step " + std::to_string(c.global_step) +
+          ", found " + (it == h.train.back().end() ? "none" : core::format_number(it->second)));
+  }
+  for (const auto& [name, v] : {std::pair{"last_eval", c.last_eval}, {"last_ckpt", c.last_ckpt}})
+    if (v < 0 || v > c.global_step)
+      bad(std::string("expected ") + name + " in [0, " + std::to_string(c.global_step) +
+          "], found " + std::to_string(v));
+  if (!(c.wall_time >= 0))
+    bad("expected wall_time >= 0, found " + core::format_number(c.wall_time));
+}
+
+}  // namespace
+
 void restore_run_checkpoint(const core::StateDict& sd, rl::Learner& learner, RunStreams& rngs,
                             vec::VectorEnv& venv, LoopCounters& c, MetricHistory& history) {
   learner.load(sd);
@@ -127,6 +159,7 @@ void restore_run_checkpoint(const core::StateDict& sd, rl::Learner& learner, Run
   c.wall_time = get_f64(sd, "counters/wall_time");
   history.train = get_rows(sd, "train");
   history.eval = get_rows(sd, "eval");
+  check_counters(c, history);
 }
 
 }  // namespace pz::exp
