@@ -1,6 +1,7 @@
 // `powerzoo grid dcpf|dcopf|acpf|acopf|distflow CASE`: solve a case with the built-in DC power
 // flow, the exact DC optimal power flow, the Newton-Raphson AC power flow, the AC optimal power
 // flow, or the radial AC power flow.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -64,8 +65,18 @@ int cmd_grid(const Args& args) {
                      core::echo(p[0]) + "'"};
   if (vm.count("enforce-q-lims") && p[0] != "acpf")
     throw UsageError{"--enforce-q-lims: only `grid acpf` takes it, found `grid " + p[0] + "`"};
-  if (!(load_scale > 0)) throw UsageError{"--load-scale: expected a number > 0"};
+  // 1e308 overflowed every load to Inf; no study scales a case's load by more than 1000.
+  if (!(load_scale > 0 && load_scale <= 1000)) {
+    char found[32];
+    std::snprintf(found, sizeof found, "%g", load_scale);
+    throw UsageError{std::string("--load-scale: expected a number in (0, 1000], found ") + found};
+  }
   grid::Case c = grid::load_case(grid::resolve_case_path(p[1]));
+  // Without a gen in service nothing balances the load: dcpf reported flows that did not add up.
+  if (std::none_of(c.gen.begin(), c.gen.end(), [](const grid::Gen& g) { return g.status > 0; }))
+    throw core::ConfigError(c.source_path +
+                            ": expected at least one gen in service (GEN_STATUS > 0) to balance "
+                            "the load, found none");
   for (auto& b : c.bus) {
     b.pd_mw *= load_scale;
     b.qd_mvar *= load_scale;

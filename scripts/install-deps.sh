@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package powerzoo needs to build, test and run (idempotent, non-interactive).
+# Installs every Debian 12 package powerzoo needs to build, test and run (idempotent, non-interactive);
+# with --fuzz also clang-14 with libFuzzer and its sanitizer runtimes (make fuzz).
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config git ccache
       libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
@@ -7,6 +8,9 @@ PKGS=(build-essential cmake pkg-config git ccache
       libtomlplusplus-dev doctest-dev coinor-libclp-dev nlohmann-json3-dev libssl-dev
       libsuitesparse-dev coinor-libipopt-dev
       python3 python3-h5py python3-numpy python3-matplotlib)
+if [ "${1:-}" = "--fuzz" ]; then
+  PKGS+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

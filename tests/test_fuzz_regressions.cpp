@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "fuzz/harness.hpp"
 
@@ -17,14 +18,21 @@ namespace {
 
 using Body = std::string (*)(const uint8_t*, size_t);
 
-// Runs `body` on every file of tests/fuzz/{corpus,regressions}/<name>; returns how many.
-int replay(const std::string& name, Body body) {
+// Runs `body` on every file of tests/fuzz/{corpus,regressions}/<name> and on the files ending
+// in `seed_ext` of the bundled `seed_dir` (a seed of the fuzzer too); returns how many.
+int replay(const std::string& name, Body body, const std::string& seed_dir = "",
+           const std::string& seed_ext = "") {
   int n = 0;
-  for (const char* kind : {"corpus", "regressions"}) {
-    const fs::path dir = fs::path(PZ_SOURCE_DIR) / "tests/fuzz" / kind / name;
+  const fs::path root(PZ_SOURCE_DIR);
+  std::vector<fs::path> dirs = {root / "tests/fuzz/corpus" / name,
+                                root / "tests/fuzz/regressions" / name};
+  if (!seed_dir.empty()) dirs.push_back(root / seed_dir);
+  for (const auto& dir : dirs) {
     if (!fs::is_directory(dir)) continue;
+    const bool bundled = !seed_dir.empty() && dir == root / seed_dir;
     for (const auto& e : fs::directory_iterator(dir)) {
       if (!e.is_regular_file() || e.path().filename() == "README.md") continue;
+      if (bundled && e.path().extension() != seed_ext) continue;
       std::ifstream in(e.path(), std::ios::binary);
       const std::string bytes((std::istreambuf_iterator<char>(in)), {});
       const std::string why = body(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
@@ -39,7 +47,7 @@ int replay(const std::string& name, Body body) {
 
 TEST_SUITE("fuzz_regressions") {
   TEST_CASE("MATPOWER reader and case builder") {
-    CHECK(replay("matpower", pz::fuzz::one_matpower) >= 6);
+    CHECK(replay("matpower", pz::fuzz::one_matpower, "data/cases", ".m") >= 12);
   }
   TEST_CASE("spec reader, overrides, sweeps") { CHECK(replay("spec", pz::fuzz::one_spec) >= 15); }
   TEST_CASE("CSV profile loader") { CHECK(replay("profile", pz::fuzz::one_profile) >= 3); }

@@ -127,6 +127,25 @@ mpc.branch = [10 20 0 0.1 0 0 0 0 0 0 1; 20 30 0 0.1 0 0 0 0 0 0 1];
     CHECK(rs.bus_va_deg[1] == doctest::Approx(-0.1 * 1.0 * 180 / std::numbers::pi));
   }
 
+  TEST_CASE("a gen on an isolated bus is switched off as MATPOWER's ext2int does") {
+    // Regression: bus 3 of this triangle made type 4 kept its 100 MW gen in the DC power flow's
+    // generation total (PG 200 against PD 100) while the slack balanced without it.
+    const char* text = R"(mpc.baseMVA = 100;
+mpc.bus = [1 3 0 0 0 0 1 1 0 230 1 1.1 0.9; 2 1 100 0 0 0 1 1 0 230 1 1.1 0.9;
+           3 4 0 0 0 0 1 1 0 230 1 1.1 0.9];
+mpc.gen = [1 0 0 0 0 1 100 1 200 0; 3 100 0 0 0 1 100 1 200 0];
+mpc.branch = [1 2 0 0.1 0 0 0 0 0 0 1];
+)";
+    const Case c = pz::grid::parse_case(text, "iso.m");
+    CHECK(c.gen[0].status == 1);
+    CHECK(c.gen[1].status == 0);
+    const pz::grid::DcPfResult r = pz::grid::run_dcpf(c);
+    REQUIRE(r.success);
+    CHECK(r.gen_pg_mw[0] == doctest::Approx(100));
+    CHECK(r.gen_pg_mw[1] == 0.0);
+    CHECK(r.branch_pf_mw[0] == doctest::Approx(100));
+  }
+
   TEST_CASE("phase shifter: flow equation and nodal balance") {
     Case c = bundled("case5");
     c.branch[3].shift_deg = 5;  // 2-3

@@ -423,6 +423,27 @@ TEST_SUITE("rl") {
     CHECK_THROWS_AS(wrong.load(sd, "n/"), pz::core::ConfigError);
   }
 
+  TEST_CASE("ObsNormalizer: a checkpoint with a negative count or sum of squares is refused") {
+    // Regression: m2 < 0 loaded silently and gave NaN observation scales (sqrt of a negative
+    // variance) for the whole resumed run.
+    pz::core::StateDict sd;
+    sd.f64["n/count"] = {4};
+    sd.f64["n/mean"] = {0, 1};
+    sd.f64["n/m2"] = {2, 3};
+    pz::rl::ObsNormalizer ok(2);
+    CHECK_NOTHROW(ok.load(sd, "n/"));
+    sd.f64["n/m2"] = {2, -3};
+    pz::rl::ObsNormalizer bad(2);
+    CHECK_THROWS_WITH_AS(bad.load(sd, "n/"), doctest::Contains("'n/m2' [1] expected >= 0"),
+                         pz::core::ConfigError);
+    sd.f64["n/m2"] = {2, 3};
+    sd.f64["n/count"] = {-1};
+    CHECK_THROWS_WITH_AS(bad.load(sd, "n/"), doctest::Contains("'n/count' expected >= 0"),
+                         pz::core::ConfigError);
+    sd.f64["n/count"] = {0};  // no samples yet, but a nonzero sum of squares
+    CHECK_THROWS_AS(bad.load(sd, "n/"), pz::core::ConfigError);
+  }
+
   TEST_CASE("RewardNormalizer: hand-computed SB3 VecNormalize reward scaling, done resets R") {
     // γ = 0.5, two envs. Step 1: R = [1, 3], batch mean 2, var 1; count 1e-4 → 2.0001,
     // M2 = 1·1e-4 + 1·2 + 2²·1e-4·2/2.0001, var = M2/2.0001 = 1.00019998; env 1 is done, so its

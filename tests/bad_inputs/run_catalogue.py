@@ -82,6 +82,26 @@ def make_fixtures(binary, fx):
     base = open(os.path.join(HERE, "cases", "tiny3.m")).read()
     with open(os.path.join(fx, "long_token.m"), "w") as f:
         f.write(base.replace("\t100\t30\t", "\t" + "x" * 200000 + "\t30\t", 1))
+    # One defect each in tiny3 (gen rows at lines 13-14, branch rows 18-20, gencost 23-24).
+    variants = {
+        "qmin_gt_qmax.m": [("\t100\t-100\t1\t100\t1\t200", "\t-30\t30\t1\t100\t1\t200")],
+        "vg_zero.m": [("\t-100\t1\t100\t1\t200", "\t-100\t0\t100\t1\t200")],
+        "tap_tiny.m": [("\t0\t0\t1\t-360\t360;", "\t1e-300\t0\t1\t-360\t360;")],
+        "angmin_gt_angmax.m": [("\t1\t-360\t360;", "\t1\t30\t-30;")],
+        "bus_id_negative.m": [("\t3\t1\t50\t10", "\t-3\t1\t50\t10")],
+        "all_gens_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;"),
+                           ("\t100\t1\t100\t0;", "\t100\t0\t100\t0;")],
+        "pwl_nonconvex.m": [("\t2\t0\t0\t2\t20\t0;", "\t1\t0\t0\t3\t0\t0\t100\t3000\t200\t4000;"),
+                            ("\t2\t0\t0\t2\t30\t0;", "\t1\t0\t0\t3\t0\t0\t50\t1000\t100\t2500;")],
+    }
+    for name, edits in variants.items():
+        text = base
+        for old, new in edits:
+            if old not in text:
+                raise SystemExit("tiny3 variant %s: '%s' not in tiny3.m" % (name, old))
+            text = text.replace(old, new, 1)
+        with open(os.path.join(fx, name), "w") as f:
+            f.write(text)
     with open(os.path.join(fx, "long_line.csv"), "w") as f:
         f.write("startTime,Actual\n2025-04-01T00:00:00.000Z," + "9" * 200000 + "z\n")
     with open(os.path.join(fx, "long_key.toml"), "w") as f:
@@ -91,6 +111,7 @@ def make_fixtures(binary, fx):
     year_profile(os.path.join(fx, "gap_three_days.csv"), shape, skip=(48 * 100, 48 * 103))
     year_profile(os.path.join(fx, "hourly.csv"), shape, every=2)
     year_profile(os.path.join(fx, "ok_profile.csv"), shape)
+    year_profile(os.path.join(fx, "negative_demand.csv"), lambda i: -5 if i == 4000 else shape(i))
     # A finished tiny run and broken copies of its checkpoint.
     run = os.path.join(fx, "run")
     r = subprocess.run([binary, "run", os.path.join(HERE, "specs", "tiny.toml"), "--quiet",
@@ -154,6 +175,12 @@ def make_fixtures(binary, fx):
     h5_edit(ck, os.path.join(fx, "wrong_shape.h5"), reshape(weight))
     h5_edit(ck, os.path.join(fx, "nan_weight.h5"), nan_fill(weight))
     h5_edit(ck, os.path.join(fx, "no_resolved.h5"), drop("config/resolved"))
+
+    def negative_m2(f):
+        v = f["learner/normalizer/m2"][()]
+        v[0] = -1.0
+        f["learner/normalizer/m2"][...] = v
+    h5_edit(ck, os.path.join(fx, "negative_m2.h5"), negative_m2)
     os.makedirs(os.path.join(fx, "empty_run", "ckpt"))
     # A run directory to resume from with another spec (refused, nothing changed).
     shutil.copytree(run, os.path.join(fx, "run_copy"))

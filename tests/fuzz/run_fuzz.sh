@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer harness of BUILD (make fuzz) for SECONDS seconds from its seed corpus
-# (tests/fuzz/corpus/<name>, the bad-input catalogue's files) and the corpus earlier runs grew
+# (tests/fuzz/corpus/<name>, the bundled cases, the bad-input catalogue's files) and the corpus earlier runs grew
 # (BUILD/fuzz/<name>/corpus). Prints this run's executions and the running total per harness
 # (BUILD/fuzz/<name>/total_execs); exits 1 if any harness found a crash, hang, leak or
 # sanitizer report (its input is in BUILD/fuzz/<name>/artifacts/, its log next to it).
@@ -15,7 +15,7 @@ for name in ${FUZZ_HARNESSES:-matpower spec profile checkpoint}; do
   mkdir -p "$dir/corpus" "$dir/artifacts"
   seeds=("$root/tests/fuzz/corpus/$name")
   case $name in
-    matpower) seeds+=("$root/tests/bad_inputs/cases"); max_len=16384 ;;
+    matpower) seeds=("$root/data/cases" "$root/tests/bad_inputs/cases"); max_len=16384 ;;
     spec) seeds+=("$root/tests/bad_inputs/specs"); max_len=8192 ;;
     profile) seeds+=("$root/tests/bad_inputs/profiles"); max_len=16384 ;;
     checkpoint) max_len=1024 ;;

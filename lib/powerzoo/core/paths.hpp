@@ -1,4 +1,5 @@
-// Locating bundled data (cases, profiles) independent of the working directory.
+// Locating bundled data (cases, profiles) independent of the working directory, and creating
+// the output directories a user names.
 #pragma once
 
 #include <string>
@@ -8,5 +9,10 @@ namespace pz::core {
 /// Bundled data directory: $POWERZOO_DATA if set, else <source tree>/data compiled in at build
 /// time, else "data" relative to the working directory.
 std::string data_dir();
+
+/// Creates `dir` and its parents (an existing directory is fine). Throws core::ConfigError naming
+/// `what` (e.g. "--out"), the directory and the first ancestor that is a file or cannot hold a new
+/// directory (/proc, a read-only mount), so an unusable output path is bad input (exit 2).
+void create_output_dir(const std::string& dir, const std::string& what);
 
 }  // namespace pz::core

@@ -134,6 +134,10 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
     } else if (!parse_double(cell, v)) {
       throw ConfigError(where + "expected a number or an empty cell in column '" +
                         echo(value_column) + "', found '" + echo(cell) + "'");
+    } else if (v < 0) {
+      // Every profile is a demand; a negative one scaled the case's loads into generators.
+      throw ConfigError(where + "expected a demand >= 0 in column '" + echo(value_column) +
+                        "', found '" + echo(cell) + "'");
     }
     if (!std::isnan(v)) {
       if (last_value_line > 0 && ts - last_value_ts - step_seconds > kMaxGapSeconds)

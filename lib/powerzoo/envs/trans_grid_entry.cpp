@@ -42,7 +42,9 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
   const data::Split sp = with_key(ctx, "split", [&] { return data::split_by_name(ctx.split); });
   p.profile = prof.values;
   p.profile_mean = data::split_mean(prof, data::split_by_name("train"));
-  p.episode_starts = data::episode_starts(prof, sp, horizon);
+  // Too long a horizon for the split's data is the horizon's fault, not the profile's.
+  p.episode_starts =
+      with_key(ctx, "horizon", [&] { return data::episode_starts(prof, sp, horizon); });
   p.horizon = horizon;
   p.dt_hours = dt_hours;
   p.load_scale = e.number("load_scale");

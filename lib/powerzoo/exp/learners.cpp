@@ -74,10 +74,19 @@ void check_batching(const Spec& spec) {
   if (spec.ppo.algo == rl::Algo::kSac) return;  // replay minibatches: [sac] batch_size
   const int N = spec.vec.n_envs, n_mb = spec.ppo.n_minibatches;
   if (N % n_mb != 0)
-    throw core::ConfigError(spec.source_path +
-                            ": [ppo] n_minibatches: expected a divisor of "
+    throw core::ConfigError(spec.at("ppo.n_minibatches") +
+                            "[ppo] n_minibatches: expected a divisor of "
                             "[vec] n_envs = " +
                             std::to_string(N) + ", found " + std::to_string(n_mb));
+  // Training runs whole iterations of n_envs × rollout_length steps; a budget below one
+  // iteration trained more than it asked for.
+  const int64_t per_iter = static_cast<int64_t>(N) * spec.ppo.rollout_length;
+  if (spec.ppo.total_steps < per_iter)
+    throw core::ConfigError(spec.at("ppo.total_steps") +
+                            "[ppo] total_steps: expected at least one iteration, [vec] n_envs × "
+                            "[ppo] rollout_length = " +
+                            std::to_string(per_iter) + " steps, found " +
+                            std::to_string(spec.ppo.total_steps));
 }
 
 void check_action_box(const Spec& spec, const envs::EnvSpec& env_spec) {

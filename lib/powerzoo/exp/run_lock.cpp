@@ -18,6 +18,7 @@
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
@@ -127,8 +128,7 @@ bool alive_here(const Fields& f) {
 
 RunLock RunLock::acquire(const std::string& dir, std::string* warning) {
   if (warning) warning->clear();
-  std::error_code ec;
-  fs::create_directories(dir, ec);
+  core::create_output_dir(dir, "run directory");
   const std::string path = (fs::path(dir) / kFile).string();
   for (int attempt = 0; attempt < 8; ++attempt) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -144,6 +144,12 @@ void check_splits(const Spec& s, const envs::EnvEntry& entry) {
     throw ConfigError(s.at("env.split") + "[env] split: " + expected(s.env.split));
   for (const auto& x : s.eval.splits)
     if (!known(x)) throw ConfigError(s.at("eval.splits") + "[eval] splits: " + expected(x));
+  // A split listed twice was evaluated twice and its metrics written over each other.
+  for (size_t i = 0; i < s.eval.splits.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (s.eval.splits[i] == s.eval.splits[j])
+        throw ConfigError(s.at("eval.splits") + "[eval] splits: expected distinct splits, found '" +
+                          core::echo(s.eval.splits[i]) + "' twice");
 }
 
 std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry) {

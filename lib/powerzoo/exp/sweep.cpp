@@ -17,10 +17,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/io/toml_format.hpp"
 
@@ -60,6 +62,15 @@ std::string value_text(const toml::node& n) {
   return os.str();
 }
 
+/// A value listed twice ran the same trial twice under two trial ids.
+void check_distinct(const std::string& where, const std::vector<std::string>& values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (values[i] == values[j])
+        throw ConfigError(where + ": expected distinct values, found " + core::echo(values[i]) +
+                          " twice");
+}
+
 struct Axis {
   std::string key;
   std::vector<std::string> values;  ///< override value texts
@@ -91,6 +102,7 @@ void flatten(const toml::table& t, const std::string& prefix, std::vector<Axis>&
                           ": expected a non-empty list of values, found []");
       Axis ax{key, {}};
       for (const auto& e : *a) ax.values.push_back(value_text(e));
+      check_distinct("[sweep] " + core::echo(key), ax.values);
       axes.push_back(std::move(ax));
     } else {
       fixed.push_back(key + "=" + value_text(v));
@@ -246,6 +258,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
   // Command-line arguments: one value = fixed override, several = grid axis.
   std::vector<std::string> cli_fixed;
   std::vector<Axis> cli_axes;
+  std::set<std::string> cli_keys;
   for (const auto& a : args) {
     const size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -258,13 +271,14 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
       if (v.find_first_not_of(" \t") == std::string::npos)
         throw ConfigError("command line argument '" + core::echo(a) +
                           "': empty value in the list (no spaces around commas)");
+    // The last of two values used to win silently (seed=1 seed=2 ran one seed).
+    if (!cli_keys.insert(key).second)
+      throw ConfigError("command line argument '" + core::echo(a) + "': key '" + core::echo(key) +
+                        "' given twice (give its values once, as key=v1,v2,...)");
+    check_distinct("command line argument '" + core::echo(a) + "'", vals);
     if (vals.size() == 1) {
       cli_fixed.push_back(key + "=" + vals[0]);
     } else {
-      auto it = std::find_if(cli_axes.begin(), cli_axes.end(),
-                             [&](const Axis& x) { return x.key == key; });
-      if (it != cli_axes.end())
-        throw ConfigError("command line: grid key '" + core::echo(key) + "' given twice");
       cli_axes.push_back({key, vals});
     }
   }
@@ -462,7 +476,7 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
       for (const auto& l : fs::directory_iterator(e.path(), ec)) refuse_link(l.path());
   }
   if (fs::exists(path)) check_same(read_manifest(path));  // bad input: refused, nothing written
-  fs::create_directories(sweep_dir);
+  core::create_output_dir(sweep_dir, "sweep directory");
   FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());
   if (fs::exists(path)) {
     Manifest m = read_manifest(path);

@@ -214,7 +214,11 @@ std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
                                 " was written: " + changed +
                                 "; restore it, or start a new run to train on the new data");
     venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
-    restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
+    try {              // the readers say what is wrong; the user needs to know in which file
+      restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
+    } catch (const core::ConfigError& e) {
+      throw core::ConfigError("--resume: " + resumed_from + ": " + e.what());
+    }
     core::fault_point("resume");
   }
   return resumed_from;

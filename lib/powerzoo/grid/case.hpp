@@ -44,6 +44,7 @@ struct GenCost {
   int model = 2;
   double startup = 0, shutdown = 0;
   std::vector<double> coeffs;
+  int source_line = 0;  ///< line of its mpc.gencost row in Case::source_path (0 if built in code)
 };
 
 /// A MATPOWER case. Index vectors (…_idx) are 0-based positions in `bus`.

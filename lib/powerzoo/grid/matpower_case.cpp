@@ -78,13 +78,27 @@ void Parser::check_values(const RawMat& m, const char* matrix, const char* const
     if (r[j] < lo)
       fail_row(m, k, std::string(expected) + " in " + where + column(j), number_text(r[j]));
   };
+  // MATPOWER bus numbers are positive integers (ext2int maps them to 1..nb).
+  if (name == "bus" && r[0] < 1)
+    fail_row(m, k, "a positive bus id in " + where + column(0), number_text(r[0]));
   if (name == "bus" && (r[1] != 1 && r[1] != 2 && r[1] != 3 && r[1] != 4))
     fail_row(m, k, "1 (PQ), 2 (PV), 3 (reference) or 4 (isolated) in " + where + column(1),
              number_text(r[1]));
   if (name == "branch") {
     below(2, 0, "a resistance >= 0");
     below(8, 0, "a tap ratio >= 0 (0 = nominal)");
+    // Off-nominal ratios are p.u. values near 1; a tiny one (1e-300) overflowed 1/tap² to Inf.
+    if (r[8] != 0 && (r[8] < 1e-3 || r[8] > 1e3))
+      fail_row(m, k, "a tap ratio of 0 (nominal) or in [0.001, 1000] in " + where + column(8),
+               number_text(r[8]));
+    if (r.size() >= 13 && r[11] > r[12])
+      fail_row(m, k, "ANGMIN <= ANGMAX in " + where,
+               "ANGMIN " + number_text(r[11]) + " > ANGMAX " + number_text(r[12]));
   }
+  // The AC solvers divide by the voltage setpoint of an in-service gen.
+  if (name == "gen" && r[7] > 0 && !(r[5] > 0))
+    fail_row(m, k, "a voltage setpoint VG > 0 (p.u.) of an in-service gen in " + where + column(5),
+             number_text(r[5]));
   if (name == "gen" && r[9] > r[8])
     fail_row(m, k, "PMIN <= PMAX in " + where,
              "PMIN " + number_text(r[9]) + " > PMAX " + number_text(r[8]));
@@ -114,6 +128,7 @@ Case Parser::build() {
   std::unordered_map<int, int> id_line;  // bus id -> source line of its row
   build_buses(c, id_line);
   build_gens(c, id_line);
+  switch_off_isolated_gens(c);
   build_branches(c, id_line);
   const RawMat& cm = mats_["gencost"];
   if (cm.present && !cm.rows.empty()) build_gencost(c, cm);
@@ -148,6 +163,16 @@ void Parser::build_buses(Case& c, std::unordered_map<int, int>& id_line) const {
     b.vmin_pu = r[12];
     c.bus.push_back(b);
   }
+}
+
+/// An in-service gen on an isolated bus (type 4) injects into no network. MATPOWER's ext2int
+/// switches such gens off; so do we, here, so that every solver agrees (the DC power flow had
+/// counted one in the generation total while the slack balanced without it).
+void Parser::switch_off_isolated_gens(Case& c) const {
+  std::unordered_map<int, int> type_of;
+  for (const auto& b : c.bus) type_of[b.id] = b.type;
+  for (auto& g : c.gen)
+    if (g.status > 0 && type_of[g.bus] == 4) g.status = 0;
 }
 
 int Parser::bus_ref(const std::unordered_map<int, int>& id_line, double v, int line,
@@ -222,6 +247,7 @@ void Parser::build_gencost(Case& c, const RawMat& cm) const {
     const auto& r = cm.rows[k];
     const int line = cm.lines[k];
     GenCost gc;
+    gc.source_line = line;
     gc.model = as_id(r[0], file_, line, "gencost MODEL");
     if (gc.model != 1 && gc.model != 2) {
       fail(line, "gencost MODEL 1 (piecewise linear) or 2 (polynomial)", std::to_string(gc.model));

@@ -529,6 +529,17 @@ SectionValues read_toml(
       return file + ":" + std::to_string(n->source().begin.line) + ": ";
     return file + ": ";
   };
+  // Two overrides of one key: the last used to win silently (seed=1 ... seed=2).
+  std::map<std::string, std::string> first_of;
+  for (const auto& ov : overrides) {
+    const size_t eq = ov.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = trim(std::string_view(ov).substr(0, eq));
+    if (key == "seed") key = "experiment.seed";
+    if (const auto [it, fresh] = first_of.emplace(key, ov); !fresh)
+      throw ConfigError("command line override '" + core::echo(ov) + "': key '" + core::echo(key) +
+                        "' given twice (first as '" + core::echo(it->second) + "')");
+  }
   const Schema schema = schema_for(peek, where);
   std::map<std::string, std::string> overridden;
   for (const auto& ov : overrides) apply_override(schema, doc, ov, overridden);

@@ -85,6 +85,16 @@ void ObsNormalizer::load(const core::StateDict& sd, const std::string& prefix) {
   const auto& count = get("count", 1);
   const auto& mean = get("mean", dim_);
   const auto& m2 = get("m2", dim_);
+  // A negative count or sum of squares gives a NaN scale (sqrt of a negative variance) that
+  // poisons every observation; a checkpoint holding one is corrupt.
+  if (!(count[0] >= 0))
+    throw core::ConfigError("checkpoint: '" + prefix + "count' expected >= 0, found " +
+                            std::to_string(count[0]));
+  for (size_t d = 0; d < m2.size(); ++d)
+    if (!(m2[d] >= 0) || (count[0] == 0 && m2[d] != 0))
+      throw core::ConfigError("checkpoint: '" + prefix + "m2' [" + std::to_string(d) +
+                              "] expected >= 0 (0 while count is 0), found " +
+                              std::to_string(m2[d]));
   count_ = count[0];
   mean_ = mean;
   m2_ = m2;
@@ -131,6 +141,10 @@ void RewardNormalizer::load(const core::StateDict& sd, const std::string& prefix
   if (mo == sd.f64.end() || mo->second.size() != 3 || re == sd.f64.end())
     throw core::ConfigError("checkpoint: missing or malformed '" + prefix +
                             "moments' / 'returns' (reward normalizer)");
+  if (!(mo->second[0] >= 0) || !(mo->second[2] >= 0))
+    throw core::ConfigError(
+        "checkpoint: '" + prefix + "moments' expected count >= 0 and variance >= 0, found count " +
+        std::to_string(mo->second[0]) + ", variance " + std::to_string(mo->second[2]));
   count_ = mo->second[0];
   mean_ = mo->second[1];
   var_ = mo->second[2];

@@ -147,7 +147,11 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   p.base_pd.resize(p.grid_case.n_bus());
   for (int b = 0; b < p.grid_case.n_bus(); ++b) p.base_pd[b] = p.grid_case.bus[b].pd_mw;
   const data::Split sp = data::split_by_name(window);
-  p.episode_starts = data::episode_starts(prof, sp, horizon);
+  try {  // too long a horizon for the split's data is the horizon's fault, not the profile's
+    p.episode_starts = data::episode_starts(prof, sp, horizon);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.at("horizon") + "[env] horizon: " + err.what());
+  }
   // Gross demand normalized by its peak over the split's window (reference: per-window max).
   double gmax = 0;
   for (int64_t s : p.episode_starts)
