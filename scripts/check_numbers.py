@@ -11,8 +11,13 @@ after the xtensor learner, which moved them on purpose (other float summation or
 numbers_d2af29e.json after the TSO env's lazy line rows and unit-index tie rule, which moved
 tso_ppo_short only (the dispatch LP's rounding and, before the tie rule, its vertex; the others
 are unchanged); numbers_cc96c21.json after the lazy model dropped CLP's scaling (tso_ppo_short
-only again: the same dispatch to 1e-12 MW, which training amplifies). A change that
-moves numbers on purpose records a new file and says why in its commit.
+only again: the same dispatch to 1e-12 MW, which training amplifies). numbers_f0280e7.json holds
+the same code's numbers with OpenBLAS's Haswell (AVX2) kernels pinned: the earlier files were
+recorded where OpenBLAS chose its AVX-512 kernels, whose sums round differently, so they failed
+on every AVX2-only machine (AMD EPYC among them). Every run here now sets
+OPENBLAS_CORETYPE=Haswell, which any x86-64 CPU with AVX2 runs (the learner needs AVX2 anyway),
+so the check gives the same answer on every such machine. A change that moves numbers on
+purpose records a new file and says why in its commit.
 
 usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
 Exit code 0 when all match, 1 when some differ, 2 on bad usage.
@@ -29,7 +34,9 @@ import h5py
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_cc96c21.json")
+DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_f0280e7.json")
+# OpenBLAS picks its kernels by CPU; one pinned kernel makes the numbers the same on any machine.
+CORETYPE = "Haswell"
 
 # name -> (spec, overrides): the runs the architecture issue names, at its step counts.
 RUNS = {
@@ -65,7 +72,8 @@ def run_one(binary, name, workdir):
     spec, overrides = RUNS[name]
     out_dir = os.path.join(workdir, name)
     cmd = [binary, "run", os.path.join(ROOT, spec), *overrides, "--out", out_dir, "--quiet"]
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    env = dict(os.environ, OPENBLAS_CORETYPE=CORETYPE)
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
     if res.returncode != 0:
         sys.stderr.write(f"{name}: {' '.join(cmd)} failed ({res.returncode}):\n{res.stderr}\n")
         sys.exit(1)
