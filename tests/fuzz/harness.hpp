@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -248,3 +250,15 @@ inline std::string one_checkpoint(const uint8_t* data, size_t size) {
 }
 
 }  // namespace pz::fuzz
+
+/// The libFuzzer entry point of a harness: runs pz::fuzz::one_<name> and aborts with the broken
+/// property on stderr, so libFuzzer keeps the input as a crash artifact.
+#define PZ_FUZZ_ENTRY(name)                                                 \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { \
+    const std::string why = pz::fuzz::one_##name(data, size);               \
+    if (!why.empty()) {                                                     \
+      std::fprintf(stderr, "fuzz_" #name ": %s\n", why.c_str());            \
+      std::abort();                                                         \
+    }                                                                       \
+    return 0;                                                               \
+  }

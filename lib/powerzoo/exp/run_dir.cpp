@@ -6,25 +6,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/exp/run_lock.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
 namespace {
-
-std::string utc_stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
 
 bool is_step_name(const std::string& n) { return n.rfind("step_", 0) == 0; }
 long long step_of(const std::string& n) { return std::atoll(n.c_str() + 5); }
@@ -115,7 +106,7 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
     }
     return out_dir;
   }
-  const std::string stamp = utc_stamp();
+  const std::string stamp = core::utc_now(core::kUtcStamp);
   fs::path dir = base / stamp;
   for (int i = 1; fs::exists(dir); ++i) dir = base / (stamp + "-" + std::to_string(i));
   return dir.string();

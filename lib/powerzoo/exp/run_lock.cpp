@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,6 +18,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
+#include "powerzoo/core/utc_time.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
@@ -54,18 +54,9 @@ std::string start_ticks(long pid) {
   return "";
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string own_record() {
   std::ostringstream os;
-  os << "host=" << host_name() << "\npid=" << getpid() << "\nstarted_utc=" << utc_now()
+  os << "host=" << host_name() << "\npid=" << getpid() << "\nstarted_utc=" << core::utc_now()
      << "\nboot_id=" << first_line("/proc/sys/kernel/random/boot_id")
      << "\nstart_ticks=" << start_ticks(getpid()) << "\n";
   if (const char* job = std::getenv("SLURM_JOB_ID")) {

@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -24,6 +23,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/io/toml_format.hpp"
 
 namespace fs = std::filesystem;
@@ -152,15 +152,6 @@ std::vector<RandomDim> read_random(const toml::table& r, int64_t* n) {
   if (*n == 0 && !dims.empty())
     throw ConfigError("[sweep.random]: expected n = <number of samples>, found none");
   return dims;
-}
-
-std::string utc_now() {
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 /// RAII exclusive flock on a lock file.
@@ -490,7 +481,7 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
     TrialStatus s;
     s.trial = t;
     s.run_dir = "trial_" + std::to_string(t.index);
-    s.updated_utc = utc_now();
+    s.updated_utc = core::utc_now();
     m.trials.push_back(std::move(s));
   }
   write_manifest(path, m);
@@ -508,7 +499,7 @@ void update_trial_status(const std::string& sweep_dir, int index, const std::str
   if (status == "running") ++t.attempts;
   t.status = status;
   t.message = message;
-  t.updated_utc = utc_now();
+  t.updated_utc = core::utc_now();
   write_manifest(path, m);
 }
 

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/fault.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
@@ -34,15 +34,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string utc_now(const char* fmt) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, fmt, &tm);
-  return buf;
 }
 
 std::string hostname() {
@@ -188,7 +179,7 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"powerzoo_version", PZ_VERSION},
        {"git_sha", PZ_GIT_SHA},
        {"env_id", esp.id},
-       {"created_utc", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+       {"created_utc", core::utc_now()},
        {"hostname", hostname()},
        {"data", describe_data(spec)},
        {"data_files", data_text}},
