@@ -25,7 +25,12 @@ for name in ${FUZZ_HARNESSES:-matpower spec profile checkpoint}; do
       -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$dir/artifacts/" \
       "$dir/corpus" "${seeds[@]}" >"$log" 2>&1; then
     status=1
-    echo "fuzz_$name: FOUND A PROBLEM: see $log and $dir/artifacts/"
+    # libFuzzer exits non-zero on SIGINT too; that is a stop by hand, not a finding.
+    if grep -q 'run interrupted' "$log" && [ -z "$(ls -A "$dir/artifacts")" ]; then
+      echo "fuzz_$name: interrupted by hand (no finding); see $log"
+    else
+      echo "fuzz_$name: FOUND A PROBLEM: see $log and $dir/artifacts/"
+    fi
   fi
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   total=$(( $(cat "$dir/total_execs" 2>/dev/null || echo 0) + execs ))
