@@ -9,6 +9,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
@@ -61,8 +62,11 @@ int cmd_baseline(const Args& args) {
                      std::to_string(threads)};
   const exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
-  if (vm.count("episodes") && episodes < 1)
-    throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
+  // 1e9 episodes ended in std::bad_alloc (exit 1) after the envs were built.
+  if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
+    throw UsageError{"--episodes: expected an integer in [1, 100000], found " +
+                     std::to_string(episodes)};
+  if (!out.empty()) exp::RunDirectory::check_output_file(out, "--out");
   if (!vm.count("episodes")) episodes = spec.eval.n_episodes;
   core::ThreadPool pool(static_cast<size_t>(threads));
   std::map<std::string, double> row;

@@ -30,8 +30,9 @@ int cmd_eval(const Args& args) {
   if (!parse_command(args, opts, vm, positional)) return 0;
   if (positional.size() != 1)
     throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
-  if (vm.count("episodes") && episodes < 1)
-    throw UsageError{"--episodes: expected an integer >= 1, found " + std::to_string(episodes)};
+  if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
+    throw UsageError{"--episodes: expected an integer in [1, 100000], found " +
+                     std::to_string(episodes)};
   if (threads < 0 || threads > 1024)
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
                      std::to_string(threads)};

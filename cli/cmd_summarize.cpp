@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/summarize.hpp"
 
 namespace po = boost::program_options;
@@ -35,6 +36,7 @@ int cmd_summarize(const Args& args) {
     throw UsageError{"expected one directory of runs, found " + std::to_string(positional.size()) +
                      " arguments"};
   const std::string dir = positional[0];
+  if (!csv.empty()) exp::RunDirectory::check_output_file(csv, "--csv");
   std::vector<std::string> pending;
   const auto runs = exp::find_runs(dir, &pending);
   std::string waiting;

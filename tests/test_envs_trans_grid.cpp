@@ -6,6 +6,7 @@
 
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dc.hpp"
 
 using namespace pz;
 
@@ -102,5 +103,33 @@ TEST_SUITE("envs_trans_grid") {
     CHECK_FALSE(info.is_safe);
     // Flows balance: PTDF flows with the slack at bus 4 (MATPOWER ref) conserve power at bus 2.
     CHECK(s.flow_mw[0] - s.flow_mw[3] == doctest::Approx(300.0).epsilon(1e-9));
+  }
+
+  TEST_CASE("phase shifters move the env's flows as in the DC power flow") {
+    // Regression: the env ignored SHIFT (grid dcpf showed branch 2-3 at 125 %, the env no
+    // thermal cost). Whatever the dispatch, the env's flows equal run_dcpf's for its PG.
+    envs::TransGridParams p;
+    p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+    p.grid_case.branch[3].shift_deg = 10;  // 2-3
+    p.grid_case.branch[1].shift_deg = -4;  // 1-4
+    p.horizon = 48;
+    grid::Case c = p.grid_case;
+    const envs::TransGrid env(std::move(p));
+    auto st = env.make_state();
+    core::Rng rng(1, 0);
+    std::vector<float> obs(env.spec().obs_dim), costs(4);
+    env.reset(*st, rng, obs);
+    std::vector<float> a = {0.5f, -0.2f, 0.1f, 0.3f, -0.7f};
+    envs::Info info;
+    env.step(*st, a, rng, obs, costs, &info);
+    const auto& s = static_cast<envs::TransGrid::GridState&>(*st);
+    for (int g = 0; g < c.n_gen(); ++g) c.gen[g].pg_mw = s.p_mw[g];
+    const grid::DcPfResult r = grid::run_dcpf(c);
+    REQUIRE(r.success);
+    for (int l = 0; l < c.n_branch(); ++l) {
+      CAPTURE(l);
+      CHECK(s.flow_mw[l] == doctest::Approx(r.branch_pf_mw[l]).epsilon(1e-9));
+    }
+    CHECK(std::abs(r.branch_pf_mw[3]) > 1.0);
   }
 }

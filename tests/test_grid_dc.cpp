@@ -134,11 +134,12 @@ mpc.branch = [10 20 0 0.1 0 0 0 0 0 0 1; 20 30 0 0.1 0 0 0 0 0 0 1];
 mpc.bus = [1 3 0 0 0 0 1 1 0 230 1 1.1 0.9; 2 1 100 0 0 0 1 1 0 230 1 1.1 0.9;
            3 4 0 0 0 0 1 1 0 230 1 1.1 0.9];
 mpc.gen = [1 0 0 0 0 1 100 1 200 0; 3 100 0 0 0 1 100 1 200 0];
-mpc.branch = [1 2 0 0.1 0 0 0 0 0 0 1];
+mpc.branch = [1 2 0 0.1 0 0 0 0 0 0 1; 2 3 0 0.1 0 0 0 0 0 0 1];
 )";
-    const Case c = pz::grid::parse_case(text, "iso.m");
+    Case c = pz::grid::parse_case(text, "iso.m");
     CHECK(c.gen[0].status == 1);
     CHECK(c.gen[1].status == 0);
+    CHECK(c.branch[1].status == 0);  // and its branch, which carried flow from an unsolved angle
     const pz::grid::DcPfResult r = pz::grid::run_dcpf(c);
     REQUIRE(r.success);
     CHECK(r.gen_pg_mw[0] == doctest::Approx(100));

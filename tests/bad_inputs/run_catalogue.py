@@ -89,6 +89,7 @@ def make_fixtures(binary, fx):
         "tap_tiny.m": [("\t0\t0\t1\t-360\t360;", "\t1e-300\t0\t1\t-360\t360;")],
         "angmin_gt_angmax.m": [("\t1\t-360\t360;", "\t1\t30\t-30;")],
         "bus_id_negative.m": [("\t3\t1\t50\t10", "\t-3\t1\t50\t10")],
+        "ref_gen_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;")],
         "all_gens_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;"),
                            ("\t100\t1\t100\t0;", "\t100\t0\t100\t0;")],
         "pwl_nonconvex.m": [("\t2\t0\t0\t2\t20\t0;", "\t1\t0\t0\t3\t0\t0\t100\t3000\t200\t4000;"),

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
@@ -53,6 +54,7 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   for (int u = 0; u < nu; ++u)
     if (unit_bus_[u] == slack) slack_share_[u] = 1.0 / n_at_slack;
   ptdf_ = grid::PtdfFlow(c, slack);
+  build_shift_flows(c);
   cap_.resize(c.n_branch());
   for (int l = 0; l < c.n_branch(); ++l)
     cap_[l] = c.branch[l].rate_a_mva > 0 ? c.branch[l].rate_a_mva : kUnlimited;
@@ -125,10 +127,37 @@ double TransGrid::generation_cost(const std::vector<double>& p) const {
   return cost;
 }
 
+// Phase shifters (MATPOWER makeBdc): Pfinj = b·(−shift) on each branch, Pbusinj = Cf·Pfinj −
+// Ct·Pfinj, and F = PTDF·(P − Pbusinj) + Pfinj; the shifters' part is a constant per branch.
+// Without this the env ignored SHIFT that `grid dcpf` and the DC-OPF model.
+void TransGrid::build_shift_flows(const grid::Case& c) {
+  shift_flow_.clear();
+  const int nl = c.n_branch(), nb = c.n_bus();
+  std::vector<double> pfinj(nl, 0.0), pbusinj(nb, 0.0);
+  bool any = false;
+  for (int l = 0; l < nl; ++l) {
+    const auto& br = c.branch[l];
+    if (br.status <= 0 || br.shift_deg == 0.0) continue;
+    any = true;
+    pfinj[l] =
+        -br.shift_deg * (std::numbers::pi / 180.0) / (br.x_pu * br.effective_tap()) * c.base_mva;
+    pbusinj[c.branch_from_idx[l]] += pfinj[l];
+    pbusinj[c.branch_to_idx[l]] -= pfinj[l];
+  }
+  if (!any) return;
+  shift_flow_.resize(nl);
+  for (int l = 0; l < nl; ++l) {
+    double f = pfinj[l];
+    for (int b = 0; b < nb; ++b) f -= ptdf_.at(l, b) * pbusinj[b];
+    shift_flow_[l] = f;
+  }
+}
+
 // Reference dc_pf: slack-bus units absorb G − D; flows = PTDF · (Au p − load) (slack column 0).
 void TransGrid::dc_flow(const std::vector<double>& load, std::vector<double>& p,
                         std::vector<double>& flow) const {
   ptdf_.unit_flows(unit_bus_, slack_share_, load, p, flow);
+  for (size_t l = 0; l < shift_flow_.size(); ++l) flow[l] += shift_flow_[l];
 }
 
 void TransGrid::observe(const GridState& s, std::span<float> obs) const {

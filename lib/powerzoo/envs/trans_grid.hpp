@@ -97,6 +97,7 @@ class TransGrid final : public Env {
   double generation_cost(const std::vector<double>& p) const;
 
  private:
+  void build_shift_flows(const grid::Case& c);
   void dc_flow(const std::vector<double>& load, std::vector<double>& p,
                std::vector<double>& flow) const;
   void observe(const GridState& s, std::span<float> obs) const;
@@ -137,6 +138,7 @@ class TransGrid final : public Env {
   std::vector<double> pmin_, pmax_;
   std::vector<double> slack_share_;  // [n_units] share of the imbalance
   grid::PtdfFlow ptdf_;              // [n_branch x n_bus] at the slack bus
+  std::vector<double> shift_flow_;   // [n_branch] MW of the phase shifters; empty if none
   std::vector<double> cap_;          // [n_branch] MW, 1e6 = unlimited
   double sum_pmax_ = 1;
   grid::Case opf_case_;  // the case with the env's unit limits (OPF mode / opf-gap report)

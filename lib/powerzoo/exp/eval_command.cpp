@@ -65,6 +65,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   }
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
+  if (!opt.out.empty()) RunDirectory::check_output_file(opt.out, "--out");
   if (res.eval_file.empty()) {
     const fs::path run_dir = RunDirectory::of_checkpoint(ckpt);
     RunDirectory::check_no_links(run_dir.string());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/exp/run_lock.hpp"
@@ -110,6 +111,23 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
   fs::path dir = base / stamp;
   for (int i = 1; fs::exists(dir); ++i) dir = base / (stamp + "-" + std::to_string(i));
   return dir.string();
+}
+
+void RunDirectory::check_output_file(const std::string& path, const std::string& what) {
+  const fs::path p = fs::absolute(fs::path(path)).lexically_normal();
+  std::error_code ec;
+  if (fs::is_directory(p, ec))
+    throw core::ConfigError(what + " " + core::echo(path) + ": expected a file, found a directory");
+  const std::string name = p.filename().string();
+  const bool owned = name == kRunFile || name == ".run.h5.writing" || name == kProgress ||
+                     name == RunLock::kFile || name == "sweep.json" ||
+                     (p.parent_path().filename() == kCkptDir &&
+                      fs::exists(p.parent_path().parent_path() / kRunFile, ec));
+  if (owned)
+    throw core::ConfigError(what + " " + core::echo(path) +
+                            ": expected a new file, found a file of a run or sweep (run.h5, "
+                            "progress.csv, run.lock, sweep.json or a checkpoint), which it would "
+                            "overwrite; choose another path");
 }
 
 std::string RunDirectory::resolve_checkpoint(const std::string& p) {

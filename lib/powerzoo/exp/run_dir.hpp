@@ -49,6 +49,12 @@ class RunDirectory {
   /// directory. `dir` itself may be a link (the user chose it).
   static void check_no_links(const std::string& dir);
 
+  /// Throws core::ConfigError (naming `what`, e.g. "--out") if `path` is a directory or a file a
+  /// run or sweep owns (run.h5 and its publishing copy, progress.csv, run.lock, sweep.json, or
+  /// anything in a run's ckpt/): `eval --out`, `baseline --out` and `summarize --csv` had
+  /// overwritten checkpoints and run files with exit 0.
+  static void check_output_file(const std::string& path, const std::string& what);
+
   explicit RunDirectory(std::string path);
   const std::string& path() const { return path_; }
   std::string run_file() const;

@@ -281,7 +281,7 @@ std::vector<Field> other_fields() {
       PZ_FIELD("safety", cost_scale, safety.cost_scale),
       PZ_FIELD("eval", I("every_steps", 0, kI64Max, "env steps between evaluations; 0 = off"),
                eval.every_steps),
-      PZ_FIELD("eval", I("n_episodes", 1, kIntMax, "episodes per evaluation"), eval.n_episodes),
+      PZ_FIELD("eval", I("n_episodes", 1, 100000, "episodes per evaluation"), eval.n_episodes),
       PZ_FIELD("eval", splits, eval.splits),
       PZ_FIELD("output",
                C("trajectories", {"none", "eval", "train-sample"}, "which trajectories to store"),

@@ -164,7 +164,14 @@ DcPfResult run_dcpf(const Case& c) {
       }
     }
   }
-  if (refs.empty()) refs.push_back(c.ref_bus_idx);
+  // MATPOWER's bustypes finds no reference bus either; without one nothing balances the load
+  // (the reference bus of an off gen used to export the whole load with exit 0).
+  if (refs.empty()) {
+    res.message = "case '" + c.name +
+                  "': expected an in-service gen at a reference bus (type 3) or at a PV bus "
+                  "(type 2) to balance the load, found none";
+    return res;
+  }
   std::vector<char> is_ref(nb, 0);
   for (int k : refs) is_ref[k] = 1;
 

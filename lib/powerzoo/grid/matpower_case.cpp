@@ -128,8 +128,8 @@ Case Parser::build() {
   std::unordered_map<int, int> id_line;  // bus id -> source line of its row
   build_buses(c, id_line);
   build_gens(c, id_line);
-  switch_off_isolated_gens(c);
   build_branches(c, id_line);
+  switch_off_isolated(c);
   const RawMat& cm = mats_["gencost"];
   if (cm.present && !cm.rows.empty()) build_gencost(c, cm);
   c.finalize();
@@ -165,14 +165,21 @@ void Parser::build_buses(Case& c, std::unordered_map<int, int>& id_line) const {
   }
 }
 
-/// An in-service gen on an isolated bus (type 4) injects into no network. MATPOWER's ext2int
-/// switches such gens off; so do we, here, so that every solver agrees (the DC power flow had
-/// counted one in the generation total while the slack balanced without it).
-void Parser::switch_off_isolated_gens(Case& c) const {
+/// An isolated bus (type 4) is out of the network. MATPOWER's ext2int removes it with its gens
+/// and branches; we keep the rows (reports keep their row numbers) but switch its gens and
+/// branches off and drop its load and shunt, so that every solver and env agrees. The DC power
+/// flow had counted such a gen in the generation total, and an in-service branch to such a bus
+/// carried flow from a bus whose angle was never solved.
+void Parser::switch_off_isolated(Case& c) const {
   std::unordered_map<int, int> type_of;
-  for (const auto& b : c.bus) type_of[b.id] = b.type;
+  for (auto& b : c.bus) {
+    type_of[b.id] = b.type;
+    if (b.type == 4) b.pd_mw = b.qd_mvar = b.gs_mw = b.bs_mvar = 0.0;
+  }
   for (auto& g : c.gen)
-    if (g.status > 0 && type_of[g.bus] == 4) g.status = 0;
+    if (type_of[g.bus] == 4) g.status = 0;
+  for (auto& br : c.branch)
+    if (type_of[br.from] == 4 || type_of[br.to] == 4) br.status = 0;
 }
 
 int Parser::bus_ref(const std::unordered_map<int, int>& id_line, double v, int line,

@@ -115,7 +115,7 @@ class Parser {
   int bus_ref(const std::unordered_map<int, int>& id_line, double v, int line,
               const std::string& what) const;
   void build_gens(Case& c, const std::unordered_map<int, int>& id_line) const;
-  void switch_off_isolated_gens(Case& c) const;
+  void switch_off_isolated(Case& c) const;
   void build_branches(Case& c, const std::unordered_map<int, int>& id_line) const;
   void build_gencost(Case& c, const RawMat& cm) const;
 
