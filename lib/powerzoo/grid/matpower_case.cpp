@@ -84,7 +84,25 @@ void Parser::check_values(const RawMat& m, const char* matrix, const char* const
   if (name == "bus" && (r[1] != 1 && r[1] != 2 && r[1] != 3 && r[1] != 4))
     fail_row(m, k, "1 (PQ), 2 (PV), 3 (reference) or 4 (isolated) in " + where + column(1),
              number_text(r[1]));
+  // Initial voltage magnitudes of connected buses: the AC solvers start from them (0 was
+  // "singular", -1 "max_iter", both exit 1).
+  if (name == "bus" && r[1] != 4 && !(r[7] > 0))
+    fail_row(m, k, "a voltage magnitude VM > 0 (p.u.) in " + where + column(7), number_text(r[7]));
+  auto status01 = [&](size_t j) {
+    if (r[j] != 0 && r[j] != 1)
+      fail_row(m, k, "0 (out of service) or 1 (in service) in " + where + column(j),
+               number_text(r[j]));
+  };
+  if (name == "gen") status01(7);
   if (name == "branch") {
+    status01(10);  // -1 was read as out of service; MATPOWER reads any nonzero as in service
+    if (r[0] == r[1])
+      fail_row(m, k, "a branch between two different buses in " + where,
+               "F_BUS = T_BUS = " + number_text(r[0]));
+    // 1e-300 overflowed 1/x to Inf in the DC solvers; case141 has 6.4e-7 p.u.
+    if (r[3] != 0 && std::fabs(r[3]) < 1e-9)
+      fail_row(m, k, "a reactance of 0 or of magnitude >= 1e-9 p.u. in " + where + column(3),
+               number_text(r[3]));
     below(2, 0, "a resistance >= 0");
     below(8, 0, "a tap ratio >= 0 (0 = nominal)");
     // Off-nominal ratios are p.u. values near 1; a tiny one (1e-300) overflowed 1/tap² to Inf.
@@ -117,10 +135,11 @@ Case Parser::build() {
   }
   if (mats_["bus"].rows.empty()) fail(mats_["bus"].open_line, "at least one bus row", "none");
   if (!base_mva_) fail(last_line, "an mpc.baseMVA statement", "end of file without one");
-  if (!(*base_mva_ > 0) || !std::isfinite(*base_mva_)) {
+  // 1e300 made every per-unit quantity 0 and 1e-300 every one Inf; cases use 1 to 1000 MVA.
+  if (!(*base_mva_ >= 1e-3 && *base_mva_ <= 1e6)) {
     std::ostringstream os;
     os << *base_mva_;
-    fail(base_mva_line_, "mpc.baseMVA > 0", os.str());
+    fail(base_mva_line_, "mpc.baseMVA in [0.001, 1e6] MVA", os.str());
   }
   Case c;
   c.base_mva = *base_mva_;
