@@ -55,6 +55,7 @@ int cmd_baseline(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
+  check_path_option(vm, "out");
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (policy.empty()) throw UsageError{"--policy: expected a baseline name, found none"};
   if (threads < 0 || threads > 1024)

@@ -28,6 +28,7 @@ int cmd_eval(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
+  check_path_option(vm, "out");
   if (positional.size() != 1)
     throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
   if (vm.count("episodes") && (episodes < 1 || episodes > 100000))

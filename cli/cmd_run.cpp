@@ -56,6 +56,7 @@ int cmd_run(const Args& args) {
     std::cout << "\nspec keys:\n" << exp::spec_reference(entry);
     return 0;
   }
+  check_path_option(vm, "out");
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (vm.count("threads") && (threads < 0 || threads > 1024))
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +

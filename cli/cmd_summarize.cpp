@@ -32,6 +32,7 @@ int cmd_summarize(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
+  check_path_option(vm, "csv");
   if (positional.size() != 1)
     throw UsageError{"expected one directory of runs, found " + std::to_string(positional.size()) +
                      " arguments"};

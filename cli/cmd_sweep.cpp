@@ -220,13 +220,14 @@ int cmd_sweep(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
+  check_path_option(vm, "out");
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (jobs < 1 || jobs > 1024)
     throw UsageError{"--jobs: expected an integer in [1, 1024], found " + std::to_string(jobs)};
   if (vm.count("threads") && (threads < 0 || threads > 1024))
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
                      std::to_string(threads)};
-  if (cpus < 0 || cpus > 1024)
+  if ((vm.count("cpus") && cpus < 1) || cpus < 0 || cpus > 1024)  // --cpus 0 was dropped
     throw UsageError{"--cpus: expected an integer in [1, 1024], found " + std::to_string(cpus)};
   if (!emit.empty() && emit != "slurm")
     throw UsageError{"--emit: expected 'slurm', found '" + core::echo(emit) + "'"};

@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include "powerzoo/core/echo.hpp"
+
 namespace po = boost::program_options;
 
 namespace pz::cli {
@@ -26,6 +28,17 @@ bool parse_command(const Args& args, const po::options_description& opts, po::va
   positional.clear();
   if (vm.count("positional")) positional = vm["positional"].as<std::vector<std::string>>();
   return true;
+}
+
+void check_path_option(const boost::program_options::variables_map& vm, const char* name) {
+  if (!vm.count(name)) return;
+  const std::string& v = vm[name].as<std::string>();
+  bool control = false;
+  for (unsigned char c : v) control = control || c < 0x20 || c == 0x7f;
+  if (v.empty() || control || !core::printable_utf8(v))
+    throw UsageError{std::string("--") + name +
+                     ": expected a path of printable characters, found " +
+                     (v.empty() ? std::string("an empty one") : "'" + core::echo(v) + "'")};
 }
 
 }  // namespace pz::cli

@@ -15,4 +15,9 @@ namespace pz::cli {
 bool parse_command(const Args& args, const boost::program_options::options_description& opts,
                    boost::program_options::variables_map& vm, std::vector<std::string>& positional);
 
+/// Throws UsageError unless a given path option (`--out`, `--csv`) is non-empty printable text
+/// without control characters: `--out ''` silently wrote to the default directory, and a newline
+/// made a directory no run name may have.
+void check_path_option(const boost::program_options::variables_map& vm, const char* name);
+
 }  // namespace pz::cli

@@ -121,7 +121,7 @@ TEST_SUITE("exp_build") {
                       dso = std::string(PZ_SOURCE_DIR) + "/experiments/dso_ppo.toml";
     auto r = test::sh(bin + " baseline " + dso + " --policy tou --episodes 0");
     CHECK(r.code == 2);
-    CHECK(r.out.find("--episodes: expected an integer >= 1, found 0") != std::string::npos);
+    CHECK(r.out.find("--episodes: expected an integer in [1, 100000], found 0") != std::string::npos);
     r = test::sh(bin + " baseline " + std::string(PZ_SOURCE_DIR) +
                  "/experiments/quickstart.toml --policy merit_order");
     CHECK(r.code == 2);

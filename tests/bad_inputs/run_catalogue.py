@@ -118,6 +118,15 @@ def make_fixtures(binary, fx):
     year_profile(os.path.join(fx, "hourly.csv"), shape, every=2)
     year_profile(os.path.join(fx, "ok_profile.csv"), shape)
     year_profile(os.path.join(fx, "negative_demand.csv"), lambda i: -5 if i == 4000 else shape(i))
+    year_profile(os.path.join(fx, "leading_empty.csv"), lambda i: "" if i < 13000 else shape(i))
+    with open(os.path.join(fx, "ok_profile.csv")) as src:
+        lines = src.read().split("\n")
+    for name, row, stamp in (("offset_time.csv", 2000, "+01:00"), ("april_31.csv", 0, None)):
+        edited = list(lines)
+        t, v = edited[row + 1].split(",")
+        edited[row + 1] = (t.replace("Z", stamp) if stamp else t.replace("2025-04-01", "2025-04-31")) + "," + v
+        with open(os.path.join(fx, name), "w") as f:
+            f.write("\n".join(edited))
     # A finished tiny run and broken copies of its checkpoint.
     run = os.path.join(fx, "run")
     r = subprocess.run([binary, "run", os.path.join(HERE, "specs", "tiny.toml"), "--quiet",
@@ -187,6 +196,20 @@ def make_fixtures(binary, fx):
         v[0] = -1.0
         f["learner/normalizer/m2"][...] = v
     h5_edit(ck, os.path.join(fx, "negative_m2.h5"), negative_m2)
+
+    def set_value(name, index, value):
+        def edit(f):
+            v = f[name][()]
+            v[index] = value
+            f[name][...] = v
+        return edit
+    h5_edit(ck, os.path.join(fx, "mean_inf.h5"), set_value("learner/normalizer/mean", 0, float("inf")))
+    h5_edit(ck, os.path.join(fx, "adam_v_negative.h5"), set_value("learner/adam/v/actor/l0/w", 0, -1.0))
+    h5_edit(ck, os.path.join(fx, "step_negative.h5"), set_value("counters/global_step", 0, -48))
+
+    def zero_rngs(f):
+        f["vec/rngs"][...] = 0
+    h5_edit(ck, os.path.join(fx, "rng_zero.h5"), zero_rngs)
     os.makedirs(os.path.join(fx, "empty_run", "ckpt"))
     # A run directory to resume from with another spec (refused, nothing changed).
     shutil.copytree(run, os.path.join(fx, "run_copy"))

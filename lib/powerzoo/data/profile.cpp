@@ -1,6 +1,7 @@
 // CSV profile loading with explicit gap handling, and calendar splits.
 #include "powerzoo/data/profile.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -52,13 +53,29 @@ bool parse_timestamp(const std::string& s, int64_t& out) {
   if (!parse_int(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !parse_int(s, 5, 2, mo) ||
       s[7] != '-' || !parse_int(s, 8, 2, d))
     return false;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+  // 2025-04-31 and 23:59:60 used to be read as the next day or minute.
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] + (mo == 2 && leap)) return false;
   if (s.size() > 10) {
     if ((s[10] != 'T' && s[10] != ' ') || !parse_int(s, 11, 2, h) || s.size() < 16 ||
         s[13] != ':' || !parse_int(s, 14, 2, mi))
       return false;
-    if (s.size() >= 19 && s[16] == ':' && !parse_int(s, 17, 2, se)) return false;
-    if (h > 23 || mi > 59 || se > 60) return false;
+    size_t k = 16;
+    if (s.size() >= 19 && s[16] == ':') {
+      if (!parse_int(s, 17, 2, se)) return false;
+      k = 19;
+      if (k < s.size() && s[k] == '.') {  // fractional seconds
+        ++k;
+        const size_t digits = k;
+        while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
+        if (k == digits) return false;
+      }
+    }
+    // UTC only: "Z", "+00:00" or nothing. Another offset (+01:00) was silently ignored.
+    const std::string zone = s.substr(k);
+    if (!zone.empty() && zone != "Z" && zone != "+00:00" && zone != "+0000") return false;
+    if (h > 23 || mi > 59 || se > 59) return false;
   }
   out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
   return true;
@@ -109,7 +126,8 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
   GapReport rep;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   int64_t last_value_ts = 0, last_value_line = 0;  // the latest row with a value
-  std::string last_value_time;
+  std::string last_value_time, first_row_time;
+  int64_t first_row_ts = 0;
   while (csv.next_row()) {
     const auto& cells = csv.cells();
     const auto where = csv.where();
@@ -139,6 +157,15 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
       throw ConfigError(where + "expected a demand >= 0 in column '" + echo(value_column) +
                         "', found '" + echo(cell) + "'");
     }
+    if (rows.empty()) {
+      first_row_ts = ts;
+      first_row_time = cells[tcol];
+    }
+    // Empty values at the start are a gap too (13,000 of them passed as dropped days).
+    if (!std::isnan(v) && last_value_line == 0 && ts - first_row_ts > kMaxGapSeconds)
+      throw ConfigError(where + "expected no gap longer than 1 day between values, found " +
+                        days_text(ts - first_row_ts) + " of empty values from the first row ('" +
+                        echo(first_row_time) + "') to '" + echo(cells[tcol]) + "'");
     if (!std::isnan(v)) {
       if (last_value_line > 0 && ts - last_value_ts - step_seconds > kMaxGapSeconds)
         throw ConfigError(where + "expected no gap longer than 1 day between values, found " +
@@ -152,6 +179,11 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
     rows.emplace_back(ts, v);
   }
   if (rows.empty()) throw ConfigError(path + ": expected data rows after the header, found none");
+  if (last_value_line > 0 && rows.back().first - last_value_ts > kMaxGapSeconds)
+    throw ConfigError(path + ": expected no gap longer than 1 day between values, found " +
+                      days_text(rows.back().first - last_value_ts) +
+                      " of empty values after the last value (line " +
+                      std::to_string(last_value_line) + ", '" + echo(last_value_time) + "')");
   if (const int64_t d = common_spacing(rows); d != 0 && d != step_seconds)
     throw ConfigError(
         path + ": expected a profile with a step of " + std::to_string(step_seconds / 60) +

@@ -22,6 +22,26 @@
 namespace fs = std::filesystem;
 
 namespace pz::exp {
+namespace {
+
+// The eval file records the checkpoint's global step; one --resume would refuse (negative, not
+// one int64) was recorded as it stood, or as 0.
+void check_global_step(const core::StateDict& sd, const std::string& ckpt) {
+  const std::string name = "counters/global_step";
+  const auto it = sd.i64.find(name);
+  if (it == sd.i64.end()) {
+    if (sd.f64.count(name) || sd.f32.count(name) || sd.str.count(name))
+      throw core::ConfigError(ckpt + ": expected '" + name + "' as one int64, found another type");
+    return;  // older checkpoints without counters
+  }
+  if (it->second.size() != 1 || it->second[0] < 0 || it->second[0] > 1'000'000'000'000'000)
+    throw core::ConfigError(ckpt + ": expected '" + name + "' as one int64 in [0, 1e15], found " +
+                            (it->second.size() == 1
+                                 ? std::to_string(it->second[0])
+                                 : std::to_string(it->second.size()) + " values"));
+}
+
+}  // namespace
 
 EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   EvalCommandResult res;
@@ -51,6 +71,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
                 << " was written, so this is not the run's own evaluation: " << res.data_changes
                 << std::endl;
   }
+  check_global_step(sd, ckpt);
   const int episodes = opt.episodes > 0 ? opt.episodes : spec.eval.n_episodes;
   res.episodes = episodes;
   auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo

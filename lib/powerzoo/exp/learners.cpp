@@ -71,7 +71,22 @@ int learner_cost_channels(const Spec& spec) {
 }
 
 void check_batching(const Spec& spec) {
-  if (spec.ppo.algo == rl::Algo::kSac) return;  // replay minibatches: [sac] batch_size
+  if (spec.ppo.algo == rl::Algo::kSac) {  // replay minibatches: [sac] batch_size
+    // Both ran to the end with exit 0 and never took a gradient step.
+    if (spec.sac.learning_starts >= spec.ppo.total_steps)
+      throw core::ConfigError(spec.at("sac.learning_starts") +
+                              "[sac] learning_starts: expected fewer transitions than "
+                              "[ppo] total_steps = " +
+                              std::to_string(spec.ppo.total_steps) +
+                              " (else no update runs), found " +
+                              std::to_string(spec.sac.learning_starts));
+    if (spec.sac.batch_size > spec.sac.buffer_size)
+      throw core::ConfigError(spec.at("sac.batch_size") +
+                              "[sac] batch_size: expected at most [sac] buffer_size = " +
+                              std::to_string(spec.sac.buffer_size) + " transitions, found " +
+                              std::to_string(spec.sac.batch_size));
+    return;
+  }
   const int N = spec.vec.n_envs, n_mb = spec.ppo.n_minibatches;
   if (N % n_mb != 0)
     throw core::ConfigError(spec.at("ppo.n_minibatches") +

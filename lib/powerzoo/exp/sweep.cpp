@@ -62,11 +62,23 @@ std::string value_text(const toml::node& n) {
   return os.str();
 }
 
+/// A value as text for comparison: numbers by value (1, 1.0 and 1e0 are one value), the rest as
+/// written.
+std::string canonical_value(const std::string& text) {
+  try {
+    const toml::table t = toml::parse(std::string_view("v = " + text), std::string_view("value"));
+    if (auto d = t["v"].value<double>(); d && (t["v"].is_integer() || t["v"].is_floating_point()))
+      return io::toml_double(*d);
+  } catch (const toml::parse_error&) {
+  }
+  return text;
+}
+
 /// A value listed twice ran the same trial twice under two trial ids.
 void check_distinct(const std::string& where, const std::vector<std::string>& values) {
   for (size_t i = 0; i < values.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (values[i] == values[j])
+      if (canonical_value(values[i]) == canonical_value(values[j]))
         throw ConfigError(where + ": expected distinct values, found " + core::echo(values[i]) +
                           " twice");
 }

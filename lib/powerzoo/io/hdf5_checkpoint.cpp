@@ -112,6 +112,46 @@ void write_checkpoint(const std::string& path, const core::StateDict& sd,
   }
 }
 
+namespace {
+
+/// What no run writes, by dataset name, so that a damaged or edited file is refused at load:
+/// non-finite learner statistics (a mean of Inf scaled every observation to NaN), negative Adam
+/// second moments or step counts (the update divided by their root), and an all-zero state of a
+/// xoshiro stream (it then draws zeros forever). The episode sums of the vector env are finite.
+void check_learner_state(const core::StateDict& sd, const std::string& path) {
+  auto fail = [&](const std::string& name, const std::string& expected, const std::string& found) {
+    throw ConfigError("'" + path + "': expected " + expected + " in checkpoint dataset '" + name +
+                      "', found " + found);
+  };
+  auto contains = [](const std::string& name, const char* part) {
+    return name.find(part) != std::string::npos;
+  };
+  for (const auto& [name, v] : sd.f64)
+    if (name.rfind("learner/", 0) == 0 || name == "vec/episode_stats")
+      for (size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]))
+          fail(name, "finite values", std::to_string(v[i]) + " at index " + std::to_string(i));
+  for (const auto& [name, v] : sd.f32)
+    if (contains(name, "adam/v/") || (contains(name, "adam/") && name.size() >= 2 &&
+                                      name.compare(name.size() - 2, 2, "/v") == 0))
+      for (size_t i = 0; i < v.size(); ++i)
+        if (v[i] < 0)
+          fail(name, "Adam second moments >= 0",
+               std::to_string(v[i]) + " at index " + std::to_string(i));
+  for (const auto& [name, v] : sd.i64) {
+    if (contains(name, "adam/") && contains(name, "step"))
+      for (int64_t x : v)
+        if (x < 0) fail(name, "an Adam step count >= 0", std::to_string(x));
+    if (name.rfind("rng/", 0) == 0 || name == "vec/rngs")
+      for (size_t i = 0; i + 4 <= v.size(); i += 4)
+        if (v[i] == 0 && v[i + 1] == 0 && v[i + 2] == 0 && v[i + 3] == 0)
+          fail(name, "a random stream state that is not all zero",
+               "four zero words at index " + std::to_string(i));
+  }
+}
+
+}  // namespace
+
 core::StateDict read_checkpoint(const std::string& path, std::string* resolved_toml) {
   Handle f = open_for_reading(path);
   const hid_t fid = f.get();
@@ -173,6 +213,7 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
   if (resolved_toml && std::find(names.begin(), names.end(), "config/resolved") == names.end()) {
     throw ConfigError("'" + path + "': checkpoint has no /config/resolved");
   }
+  check_learner_state(sd, path);
   return sd;
 }
 

@@ -201,8 +201,13 @@ DersDevices ders_devices(const envs::BuildContext& ctx, const grid::Case& c) {
                                 core::format_number(b.p_rated_mw) + " MW)" + dev + ", found " +
                                 core::format_number(b.s_rated_mva));
       if (!(b.soc_min >= 0 && b.soc_min < b.soc_max && b.soc_max <= 1)) {
+        // The end out of [0, 1]; for min >= max, the end the command line set (an override of
+        // soc_min was reported against the spec file's soc_max).
+        const bool min_bad = !(b.soc_min >= 0 && b.soc_min < 1);
+        const bool max_bad = !(b.soc_max > 0 && b.soc_max <= 1);
+        const bool min_on_cli = ctx.at("battery_soc_min").rfind("command line", 0) == 0;
         const std::string key =
-            b.soc_min >= 0 && b.soc_min < 1 ? "battery_soc_max" : "battery_soc_min";
+            min_bad || (!max_bad && min_on_cli) ? "battery_soc_min" : "battery_soc_max";
         throw core::ConfigError(k.err(key) + "expected a SOC window 0 <= soc_min < soc_max <= 1" +
                                 dev + ", found [" + core::format_number(b.soc_min) + ", " +
                                 core::format_number(b.soc_max) + "]");
