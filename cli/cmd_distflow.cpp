@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/distflow.hpp"
 
@@ -57,6 +58,15 @@ int grid_distflow_main(const std::vector<std::string>& args) {
                      std::to_string(p.size()) + " arguments"};
 
   const grid::Case c = grid::load_case(grid::resolve_case_path(p[0]));
+  // The feeder's root is the substation: a reference bus with a gen in service (the other
+  // solvers refuse a case without one; DistFlow had solved from bus 1 regardless).
+  bool root_ok = false;
+  for (size_t g = 0; g < c.gen.size(); ++g)
+    root_ok = root_ok || (c.gen[g].status > 0 && c.bus[c.gen_bus_idx[g]].type == 3);
+  if (!root_ok)
+    throw core::ConfigError(c.source_path +
+                            ": expected a reference bus (type 3) with a gen in service as the "
+                            "feeder's substation, found none");
   const grid::DistFlowResult r = grid::solve_case(c);
 
   if (vm.count("json")) {

@@ -94,6 +94,8 @@ def make_fixtures(binary, fx):
         "branch_status_negative.m": [("\t0\t0\t1\t-360\t360;", "\t0\t0\t-1\t-360\t360;")],
         "vm_zero.m": [("\t2\t1\t100\t30\t0\t0\t1\t1\t", "\t2\t1\t100\t30\t0\t0\t1\t0\t")],
         "self_loop.m": [("\t2\t3\t0.01\t0.1\t", "\t2\t2\t0.01\t0.1\t")],
+        "transposed_bus.m": [("\t3\t1\t50\t10\t0\t0\t1\t1\t0\t230\t1\t1.1\t0.9;\n];", "\t3\t1\t50\t10\t0\t0\t1\t1\t0\t230\t1\t1.1\t0.9;\n]';")],
+        "mpc_reassigned.m": [("mpc.gencost = [", "mpc = struct();\nmpc.gencost = [")],
         "ref_gen_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;")],
         "all_gens_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;"),
                            ("\t100\t1\t100\t0;", "\t100\t0\t100\t0;")],

@@ -141,6 +141,9 @@ void Parser::statement() {
     if (open.text == "[") {
       if (is_core_field(field)) {
         parse_matrix(field, open.line);
+        // MATLAB would transpose the matrix; we read rows as written, so refuse it.
+        if (is_punct(peek(), "'") || is_punct(peek(), ".'"))
+          fail(peek().line, "a row per line in mpc." + field + " (no transpose)", "']''");
       } else {
         skip_balanced("[", "]", "mpc." + field, open.line);
       }
@@ -185,6 +188,9 @@ void Parser::execute(const std::vector<Token>& st) {
   // `[A, B, ...] = idx_bus;` and other multi-assignments: the MATPOWER names are predefined.
   if (is_punct(t0, "[")) return;
   if (t0.kind != Tok::kIdent) return;
+  // `mpc = struct();` would replace the whole case in MATLAB; it was skipped.
+  if (t0.text == "mpc" && st.size() >= 2 && is_punct(st[1], "="))
+    fail(st_line_, "assignments to fields of mpc (mpc.bus = ...)", "an assignment to mpc itself");
   if (t0.text == "mpc" && st.size() >= 3 && is_punct(st[1], ".") && st[2].kind == Tok::kIdent) {
     const std::string field = st[2].text;
     ep_ = 3;
