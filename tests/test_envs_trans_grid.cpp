@@ -132,4 +132,25 @@ TEST_SUITE("envs_trans_grid") {
     }
     CHECK(std::abs(r.branch_pf_mw[3]) > 1.0);
   }
+
+  TEST_CASE("an infeasible OPF dispatch ends the episode as a solver failure, never as safe") {
+    // Regression: with dispatch = "dcopf" an infeasible OPF step was counted feasible, so an
+    // episode cut short after one step reported feasibility_rate 1.
+    envs::TransGridParams p;
+    p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+    p.opf_dispatch = true;
+    p.load_scale = 1.6;  // 1600 MW of load against 1530 MW of capacity
+    p.horizon = 48;
+    const envs::TransGrid env(std::move(p));
+    auto st = env.make_state();
+    core::Rng rng(1, 0);
+    std::vector<float> obs(env.spec().obs_dim), costs(4);
+    env.reset(*st, rng, obs);
+    std::vector<float> a(5, 0.0f);
+    envs::Info info;
+    const envs::Step r = env.step(*st, a, rng, obs, costs, &info);
+    CHECK(r.terminated);
+    CHECK(info.status == envs::StepStatus::kSolverFailed);
+    CHECK_FALSE(info.is_safe);
+  }
 }

@@ -249,8 +249,9 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
   if (info) {
     info->gen_cost = gen_cost;
     info->n_violations = n_viol;
-    // Safe = every constraint of the cost vector holds (thermal limits and unit limits).
-    info->is_safe = n_viol == 0 && c_bal <= 1e-6;
+    // Safe = every constraint of the cost vector holds (thermal limits and unit limits), and in
+    // OPF mode the OPF found a dispatch: an infeasible OPF ended the episode as "feasible".
+    info->is_safe = !opf_failed && n_viol == 0 && c_bal <= 1e-6;
     info->status = !finite      ? StepStatus::kNonFinite
                    : opf_failed ? StepStatus::kSolverFailed
                                 : StepStatus::kOk;
