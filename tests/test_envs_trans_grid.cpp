@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "powerzoo/envs/trans_grid.hpp"
@@ -23,6 +24,28 @@ envs::TransGrid reference_case5(double reward_scale = 0.01) {
   p.reward_scale = reward_scale;
   p.horizon = 3;
   return envs::TransGrid(std::move(p));
+}
+
+// One step of `params` (horizon 48) from a reset with stream (1, 0): the state, costs and info.
+struct OneStep {
+  std::unique_ptr<envs::State> state;
+  std::vector<float> costs = std::vector<float>(4);
+  envs::Info info;
+  envs::Step step;
+  const envs::TransGrid::GridState& grid() const {
+    return static_cast<const envs::TransGrid::GridState&>(*state);
+  }
+};
+OneStep step_once(envs::TransGridParams params, const std::vector<float>& action) {
+  params.horizon = 48;
+  const envs::TransGrid env(std::move(params));
+  OneStep out;
+  out.state = env.make_state();
+  core::Rng rng(1, 0);
+  std::vector<float> obs(env.spec().obs_dim);
+  env.reset(*out.state, rng, obs);
+  out.step = env.step(*out.state, action, rng, obs, out.costs, &out.info);
+  return out;
 }
 }  // namespace
 
@@ -83,24 +106,16 @@ TEST_SUITE("envs_trans_grid") {
   TEST_CASE("thermal overload on the rated branch of MATPOWER case5") {
     envs::TransGridParams p;
     p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
-    p.horizon = 48;
-    const envs::TransGrid env(std::move(p));
-    auto st = env.make_state();
-    core::Rng rng(1, 0);
-    std::vector<float> obs(env.spec().obs_dim), costs(4);
-    env.reset(*st, rng, obs);
     // Cheap units at bus 1 and bus 5 at full output push flow over branch 1-2 (rate 400 MVA)
     // or 4-5 (240); the sum of overloads equals the thermal_overload cost.
-    std::vector<float> a = {1, 1, -1, -1, 1};
-    envs::Info info;
-    env.step(*st, a, rng, obs, costs, &info);
-    const auto& s = static_cast<envs::TransGrid::GridState&>(*st);
+    const OneStep r = step_once(std::move(p), {1, 1, -1, -1, 1});
+    const auto& s = r.grid();
     const double over = std::max(std::abs(s.flow_mw[0]) - 400.0, 0.0) +
                         std::max(std::abs(s.flow_mw[5]) - 240.0, 0.0);
     CHECK(over > 0);
-    CHECK(costs[0] == doctest::Approx(over).epsilon(1e-6));
-    CHECK(info.n_violations >= 1);
-    CHECK_FALSE(info.is_safe);
+    CHECK(r.costs[0] == doctest::Approx(over).epsilon(1e-6));
+    CHECK(r.info.n_violations >= 1);
+    CHECK_FALSE(r.info.is_safe);
     // Flows balance: PTDF flows with the slack at bus 4 (MATPOWER ref) conserve power at bus 2.
     CHECK(s.flow_mw[0] - s.flow_mw[3] == doctest::Approx(300.0).epsilon(1e-9));
   }
@@ -112,17 +127,9 @@ TEST_SUITE("envs_trans_grid") {
     p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
     p.grid_case.branch[3].shift_deg = 10;  // 2-3
     p.grid_case.branch[1].shift_deg = -4;  // 1-4
-    p.horizon = 48;
     grid::Case c = p.grid_case;
-    const envs::TransGrid env(std::move(p));
-    auto st = env.make_state();
-    core::Rng rng(1, 0);
-    std::vector<float> obs(env.spec().obs_dim), costs(4);
-    env.reset(*st, rng, obs);
-    std::vector<float> a = {0.5f, -0.2f, 0.1f, 0.3f, -0.7f};
-    envs::Info info;
-    env.step(*st, a, rng, obs, costs, &info);
-    const auto& s = static_cast<envs::TransGrid::GridState&>(*st);
+    const OneStep one = step_once(std::move(p), {0.5f, -0.2f, 0.1f, 0.3f, -0.7f});
+    const auto& s = one.grid();
     for (int g = 0; g < c.n_gen(); ++g) c.gen[g].pg_mw = s.p_mw[g];
     const grid::DcPfResult r = grid::run_dcpf(c);
     REQUIRE(r.success);
@@ -140,17 +147,9 @@ TEST_SUITE("envs_trans_grid") {
     p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
     p.opf_dispatch = true;
     p.load_scale = 1.6;  // 1600 MW of load against 1530 MW of capacity
-    p.horizon = 48;
-    const envs::TransGrid env(std::move(p));
-    auto st = env.make_state();
-    core::Rng rng(1, 0);
-    std::vector<float> obs(env.spec().obs_dim), costs(4);
-    env.reset(*st, rng, obs);
-    std::vector<float> a(5, 0.0f);
-    envs::Info info;
-    const envs::Step r = env.step(*st, a, rng, obs, costs, &info);
-    CHECK(r.terminated);
-    CHECK(info.status == envs::StepStatus::kSolverFailed);
-    CHECK_FALSE(info.is_safe);
+    const OneStep r = step_once(std::move(p), std::vector<float>(5, 0.0f));
+    CHECK(r.step.terminated);
+    CHECK(r.info.status == envs::StepStatus::kSolverFailed);
+    CHECK_FALSE(r.info.is_safe);
   }
 }
