@@ -293,6 +293,30 @@ TEST_SUITE("grid_distflow") {
     for (double v : r2.bus_vm_pu) CHECK(v == doctest::Approx(1.03).epsilon(1e-14));
   }
 
+  // Guards the physical-side check: 1e9 kW at bus 2 of case33bw "converged" to |V| = 645 p.u.
+  // with success = true (a solution of the branch equations behind a phase reversal).
+  TEST_CASE("distflow_past_transfer_limit_is_not_converged") {
+    const Case c = bundled("case33bw");
+    const RadialNetwork net(c);
+    std::vector<double> pd, qd;
+    for (const auto& b : c.bus) {
+      pd.push_back(b.pd_mw);
+      qd.push_back(b.qd_mvar);
+    }
+    REQUIRE(net.solve(pd, qd, 1.0).converged);
+    pd[1] *= 1e7;  // bus 2: 100 kW -> 1e9 kW
+    qd[1] *= 1e7;
+    const DistFlowResult r = net.solve(pd, qd, 1.0);
+    CHECK_FALSE(r.converged);
+    CHECK(*std::max_element(r.bus_vm_pu.begin(), r.bus_vm_pu.end()) > 100);
+    // Twice the base load is well inside the limit and stays converged.
+    for (size_t i = 0; i < c.bus.size(); ++i) {
+      pd[i] = 2 * c.bus[i].pd_mw;
+      qd[i] = 2 * c.bus[i].qd_mvar;
+    }
+    CHECK(net.solve(pd, qd, 1.0).converged);
+  }
+
   TEST_CASE("meshed case: the loop-closing branch is named") {
     // Buses 10..40; rows: 10-20, 20-30, 10-30 (closes the loop), 30-40.
     const Case c = small_case(4, {{10, 20}, {20, 30}, {10, 30}, {30, 40}}, 10);

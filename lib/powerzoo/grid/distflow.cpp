@@ -306,6 +306,14 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   res.iterations = it;
   // Branch flows consistent with the final voltages.
   if (ok && !backward()) ok = false;
+  // The sweep can settle on a solution of the branch equations that no network operates at: a
+  // load far beyond the feeder's transfer limit gave |V| = 645 p.u. behind a phase reversal. On
+  // the physical side every branch's angle difference is below 90°, i.e.
+  // Re(V_s V_r*) = w_s − (r P_in + x Q_in) > 0.
+  for (int idx = 0; ok && conv && idx < nb - 1; ++idx) {
+    const Edge& e = edges_[idx];
+    if (!(w_send(e, w) - (e.r * pin[e.branch] + e.x * qin[e.branch]) > 0)) ok = false;
+  }
   res.converged = ok && conv;
 
   if (want_angles) res.bus_va_deg[ref_] = va_slack_deg;

@@ -63,8 +63,9 @@ class RadialNetwork {
   /// Iterates backward sweep (branch flows from the leaves, losses from receiving-end currents)
   /// and forward sweep (v_j = v_i − 2(r P + x Q) + (r²+x²)(P²+Q²)/v_i on v = V²) until
   /// max |Δv| < tol. Works internally in p.u. on the case's baseMVA; inputs and outputs are in
-  /// MW/MVAr. Never throws: wrong input sizes, non-finite inputs, voltage collapse or hitting
-  /// max_iter return converged = false (with whatever was computed so far).
+  /// MW/MVAr. Never throws: wrong input sizes, non-finite inputs, voltage collapse, a solution
+  /// past the transfer limit (a branch angle difference of 90° or more, Re(V_s V_r*) ≤ 0) or
+  /// hitting max_iter return converged = false (with whatever was computed so far).
   DistFlowResult solve(const std::vector<double>& p_mw, const std::vector<double>& q_mvar,
                        double v_slack_pu = 1.0, double tol = 1e-10, int max_iter = 100,
                        double va_slack_deg = 0.0) const;
