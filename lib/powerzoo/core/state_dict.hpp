@@ -17,4 +17,10 @@ struct StateDict {
   std::map<std::string, std::string> str;
 };
 
+/// The message for an entry a loader needs but does not find in `sd` under the expected type
+/// ("float32", "float64", "int64" or "string"): "checkpoint: missing 'name'", or, when the name
+/// holds another type (a dataset rewritten as float64), "checkpoint: 'name' is float64, expected
+/// float32".
+std::string absent_entry(const StateDict& sd, const std::string& name, const char* expected_type);
+
 }  // namespace pz::core

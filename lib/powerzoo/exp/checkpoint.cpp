@@ -31,6 +31,9 @@ void put_rows(core::StateDict& sd, const std::string& group,
 std::vector<std::map<std::string, double>> get_rows(const core::StateDict& sd,
                                                     const std::string& group) {
   auto it = sd.i64.find("history/" + group + "_rows");
+  if (it == sd.i64.end() &&
+      (sd.f64.count("history/" + group + "_rows") || sd.f32.count("history/" + group + "_rows")))
+    throw core::ConfigError(core::absent_entry(sd, "history/" + group + "_rows", "int64"));
   if (it == sd.i64.end() || it->second.size() != 1)
     throw core::ConfigError("checkpoint: missing metric history '" + group + "'");
   // The row count is checked against the columns before anything is sized by it (a corrupt
@@ -61,15 +64,19 @@ std::vector<std::map<std::string, double>> get_rows(const core::StateDict& sd,
 
 int64_t get_i64(const core::StateDict& sd, const std::string& name) {
   auto it = sd.i64.find(name);
-  if (it == sd.i64.end() || it->second.size() != 1)
-    throw core::ConfigError("checkpoint: missing counter '" + name + "'");
+  if (it == sd.i64.end()) throw core::ConfigError(core::absent_entry(sd, name, "int64"));
+  if (it->second.size() != 1)
+    throw core::ConfigError("checkpoint: counter '" + name + "' expected 1 value, found " +
+                            std::to_string(it->second.size()));
   return it->second[0];
 }
 
 double get_f64(const core::StateDict& sd, const std::string& name) {
   auto it = sd.f64.find(name);
-  if (it == sd.f64.end() || it->second.size() != 1)
-    throw core::ConfigError("checkpoint: missing counter '" + name + "'");
+  if (it == sd.f64.end()) throw core::ConfigError(core::absent_entry(sd, name, "float64"));
+  if (it->second.size() != 1)
+    throw core::ConfigError("checkpoint: counter '" + name + "' expected 1 value, found " +
+                            std::to_string(it->second.size()));
   return it->second[0];
 }
 
@@ -84,8 +91,10 @@ void put_rng(core::StateDict& sd, const std::string& name, const core::Rng& rng)
 
 core::Rng get_rng(const core::StateDict& sd, const std::string& name) {
   auto it = sd.i64.find(name);
-  if (it == sd.i64.end() || it->second.size() != 4)
-    throw core::ConfigError("checkpoint: missing random stream '" + name + "'");
+  if (it == sd.i64.end()) throw core::ConfigError(core::absent_entry(sd, name, "int64"));
+  if (it->second.size() != 4)
+    throw core::ConfigError("checkpoint: random stream '" + name + "' expected 4 values, found " +
+                            std::to_string(it->second.size()));
   std::array<uint64_t, 4> s;
   std::memcpy(s.data(), it->second.data(), sizeof(uint64_t) * 4);
   core::Rng r;

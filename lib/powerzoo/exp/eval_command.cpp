@@ -31,7 +31,7 @@ void check_global_step(const core::StateDict& sd, const std::string& ckpt) {
   const auto it = sd.i64.find(name);
   if (it == sd.i64.end()) {
     if (sd.f64.count(name) || sd.f32.count(name) || sd.str.count(name))
-      throw core::ConfigError(ckpt + ": expected '" + name + "' as one int64, found another type");
+      throw core::ConfigError(ckpt + ": " + core::absent_entry(sd, name, "int64"));
     return;  // older checkpoints without counters
   }
   if (it->second.size() != 1 || it->second[0] < 0 || it->second[0] > 1'000'000'000'000'000)

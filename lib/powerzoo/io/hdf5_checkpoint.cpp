@@ -165,6 +165,18 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
     int64_t format = -1;
     Handle attr = checked(H5Aopen(fid, "powerzoo_checkpoint", H5P_DEFAULT), H5Aclose, path,
                           "open attribute", "powerzoo_checkpoint");
+    // Read as an integer only when it is one: a string attribute failed inside HDF5 and a float
+    // 1.5 was converted to format 1.
+    Handle atype =
+        checked(H5Aget_type(attr.get()), H5Tclose, path, "H5Aget_type", "powerzoo_checkpoint");
+    Handle aspace =
+        checked(H5Aget_space(attr.get()), H5Sclose, path, "H5Aget_space", "powerzoo_checkpoint");
+    if (H5Tget_class(atype.get()) != H5T_INTEGER || H5Sget_simple_extent_npoints(aspace.get()) != 1)
+      throw ConfigError("'" + path +
+                        "': expected the root attribute 'powerzoo_checkpoint' to be one integer "
+                        "(the checkpoint format, " +
+                        std::to_string(kCheckpointFormat) + "), found " +
+                        hdf5_type_name(atype.get(), aspace.get()));
     if (H5Aread(attr.get(), H5T_NATIVE_INT64, &format) < 0) fail_config(path, "read attribute");
     if (format != kCheckpointFormat)
       throw ConfigError("'" + path + "': expected checkpoint format " +

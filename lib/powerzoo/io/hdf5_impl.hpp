@@ -89,6 +89,10 @@ void write_string_dataset(hid_t loc, const std::string& file, const std::string&
 /// Reads a scalar string dataset (variable- or fixed-length).
 std::string read_string_dataset(hid_t ds, const std::string& file, const std::string& path);
 
+/// What an HDF5 type and dataspace hold, for messages: "a float64", "an int32", "a string",
+/// "3 float32 values", "a compound".
+std::string hdf5_type_name(hid_t type, hid_t space);
+
 /// Opens a file read-only for the free reader functions; missing or non-HDF5 → ConfigError.
 Handle open_for_reading(const std::string& file);
 /// Opens the dataset `path` of an open file; absent → ConfigError.

@@ -195,6 +195,33 @@ std::string read_string_dataset(hid_t ds, const std::string& file, const std::st
   return buf;
 }
 
+std::string hdf5_type_name(hid_t type, hid_t space) {
+  const size_t bits = 8 * H5Tget_size(type);
+  std::string name;
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+      name = (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(bits);
+      break;
+    case H5T_FLOAT:
+      name = "float" + std::to_string(bits);
+      break;
+    case H5T_STRING:
+      name = "string";
+      break;
+    case H5T_COMPOUND:
+      name = "compound";
+      break;
+    case H5T_ENUM:
+      name = "enum";
+      break;
+    default:
+      name = "non-numeric value";
+  }
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n == 1) return (name[0] == 'i' || name[0] == 'e' ? "an " : "a ") + name;
+  return std::to_string(n) + " " + name + " values";
+}
+
 /// Opens a file read-only for the free reader functions; missing or non-HDF5 → ConfigError.
 Handle open_for_reading(const std::string& file) {
   silence_hdf5();

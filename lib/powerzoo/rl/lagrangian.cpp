@@ -73,6 +73,8 @@ void LagrangeDuals::load(const core::StateDict& sd, const std::string& prefix) {
   const size_t k = log_lambda_.size();
   if (k == 0) return;
   auto it = sd.f64.find(prefix + "log_lambda");
+  if (it == sd.f64.end())
+    throw core::ConfigError(core::absent_entry(sd, prefix + "log_lambda", "float64"));
   if (it == sd.f64.end() || it->second.size() != k) {
     throw core::ConfigError("checkpoint: missing or malformed '" + prefix + "log_lambda'");
   }

@@ -74,7 +74,8 @@ void ObsNormalizer::save(core::StateDict& sd, const std::string& prefix) const {
 void ObsNormalizer::load(const core::StateDict& sd, const std::string& prefix) {
   auto get = [&](const std::string& name, size_t size) -> const std::vector<double>& {
     auto it = sd.f64.find(prefix + name);
-    if (it == sd.f64.end()) throw core::ConfigError("checkpoint: missing '" + prefix + name + "'");
+    if (it == sd.f64.end())
+      throw core::ConfigError(core::absent_entry(sd, prefix + name, "float64"));
     if (it->second.size() != size) {
       throw core::ConfigError("checkpoint: '" + prefix + name + "' has " +
                               std::to_string(it->second.size()) + " values, expected " +
@@ -137,7 +138,11 @@ void RewardNormalizer::save(core::StateDict& sd, const std::string& prefix) cons
 
 void RewardNormalizer::load(const core::StateDict& sd, const std::string& prefix) {
   auto mo = sd.f64.find(prefix + "moments");
+  if (mo == sd.f64.end())
+    throw core::ConfigError(core::absent_entry(sd, prefix + "moments", "float64"));
   auto re = sd.f64.find(prefix + "returns");
+  if (re == sd.f64.end())
+    throw core::ConfigError(core::absent_entry(sd, prefix + "returns", "float64"));
   if (mo == sd.f64.end() || mo->second.size() != 3 || re == sd.f64.end())
     throw core::ConfigError("checkpoint: missing or malformed '" + prefix +
                             "moments' / 'returns' (reward normalizer)");

@@ -96,7 +96,7 @@ void PpoLearner::load(const core::StateDict& sd) {
   std::vector<float> params(s.n_params), m(s.n_params), v(s.n_params);
   auto copy_in = [&](const std::string& name, int64_t off, int64_t size, std::vector<float>& dst) {
     auto it = sd.f32.find(name);
-    if (it == sd.f32.end()) throw core::ConfigError("checkpoint: missing '" + name + "'");
+    if (it == sd.f32.end()) throw core::ConfigError(core::absent_entry(sd, name, "float32"));
     if (static_cast<int64_t>(it->second.size()) != size) {
       throw core::ConfigError("checkpoint: '" + name + "' has " +
                               std::to_string(it->second.size()) + " values, expected " +
@@ -110,6 +110,8 @@ void PpoLearner::load(const core::StateDict& sd) {
     copy_in(kPrefix + "adam/v/" + name, off, size, v);
   }
   auto sit = sd.i64.find(kPrefix + "adam/step");
+  if (sit == sd.i64.end())
+    throw core::ConfigError(core::absent_entry(sd, kPrefix + "adam/step", "int64"));
   if (sit == sd.i64.end() || sit->second.size() != 1) {
     throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "adam/step'");
   }

@@ -66,6 +66,8 @@ void ReplayBuffer::save(core::StateDict& sd, const std::string& prefix) const {
 
 void ReplayBuffer::load(const core::StateDict& sd, const std::string& prefix) {
   const auto rit = sd.i64.find(prefix + "ring");
+  if (rit == sd.i64.end())
+    throw core::ConfigError(core::absent_entry(sd, prefix + "ring", "int64"));
   if (rit == sd.i64.end() || rit->second.size() != 5)
     throw core::ConfigError("checkpoint: missing or malformed '" + prefix + "ring'");
   const auto& ring = rit->second;
@@ -82,7 +84,8 @@ void ReplayBuffer::load(const core::StateDict& sd, const std::string& prefix) {
                             std::to_string(capacity_));
   auto get = [&](const char* name, size_t width) -> const std::vector<float>& {
     const auto it = sd.f32.find(prefix + name);
-    if (it == sd.f32.end()) throw core::ConfigError("checkpoint: missing '" + prefix + name + "'");
+    if (it == sd.f32.end())
+      throw core::ConfigError(core::absent_entry(sd, prefix + name, "float32"));
     if (it->second.size() != static_cast<size_t>(n) * width)
       throw core::ConfigError("checkpoint: '" + prefix + name + "' has " +
                               std::to_string(it->second.size()) + " values, expected " +

@@ -87,6 +87,8 @@ void SacLearner::save(core::StateDict& sd) const {
 void SacLearner::load(const core::StateDict& sd) {
   Impl& s = *impl_;
   const auto lit = sd.i64.find(kPrefix + "sac/layout");
+  if (lit == sd.i64.end())
+    throw core::ConfigError(core::absent_entry(sd, kPrefix + "sac/layout", "int64"));
   if (lit == sd.i64.end() || lit->second != layout_of(s.obs_dim, s.act_dim, s.ppo, s.sac))
     throw core::ConfigError(
         "checkpoint: SAC learner layout (obs_dim, act_dim, hidden…, activation, buffer_size) "
@@ -95,7 +97,8 @@ void SacLearner::load(const core::StateDict& sd) {
   std::vector<std::vector<float>> values;
   for (const auto& [name, v] : arrays(s)) {
     const auto it = sd.f32.find(kPrefix + name);
-    if (it == sd.f32.end()) throw core::ConfigError("checkpoint: missing '" + kPrefix + name + "'");
+    if (it == sd.f32.end())
+      throw core::ConfigError(core::absent_entry(sd, kPrefix + name, "float32"));
     if (it->second.size() != v->size())
       throw core::ConfigError("checkpoint: '" + kPrefix + name + "' has " +
                               std::to_string(it->second.size()) + " values, expected " +
@@ -103,6 +106,8 @@ void SacLearner::load(const core::StateDict& sd) {
     values.push_back(it->second);
   }
   const auto cit = sd.i64.find(kPrefix + "sac/counters");
+  if (cit == sd.i64.end())
+    throw core::ConfigError(core::absent_entry(sd, kPrefix + "sac/counters", "int64"));
   if (cit == sd.i64.end() || cit->second.size() != 5)
     throw core::ConfigError("checkpoint: missing or malformed '" + kPrefix + "sac/counters'");
   ObsNormalizer norm(s.obs_dim);

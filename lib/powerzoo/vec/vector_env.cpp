@@ -199,16 +199,16 @@ void VectorEnv::load(const core::StateDict& sd, const std::string& prefix) {
           core::format_number(x));
     return static_cast<int>(x);
   };
-  auto need = [&](auto& map, const std::string& name) -> const auto& {
+  auto need = [&](auto& map, const std::string& name, const char* type) -> const auto& {
     auto it = map.find(prefix + name);
-    if (it == map.end()) throw core::ConfigError("checkpoint: missing " + prefix + name);
+    if (it == map.end()) throw core::ConfigError(core::absent_entry(sd, prefix + name, type));
     return it->second;
   };
-  const auto& states = need(sd.f64, "env_states");
-  const auto& offsets = need(sd.i64, "env_state_offsets");
-  const auto& stats = need(sd.f64, "episode_stats");
-  const auto& rng_words = need(sd.i64, "rngs");
-  const auto& o = need(sd.f32, "obs");
+  const auto& states = need(sd.f64, "env_states", "float64");
+  const auto& offsets = need(sd.i64, "env_state_offsets", "int64");
+  const auto& stats = need(sd.f64, "episode_stats", "float64");
+  const auto& rng_words = need(sd.i64, "rngs", "int64");
+  const auto& o = need(sd.f32, "obs", "float32");
   // Checkpoints before the width was stored were written with 8 episode sums.
   const auto wit = sd.i64.find(prefix + "episode_sum_width");
   const int64_t width = wit == sd.i64.end() || wit->second.empty() ? 8 : wit->second[0];
