@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -92,6 +93,24 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
   }
   exp::update_trial_status(sweep_dir.string(), index, "done");
   return 0;
+}
+
+/// What `run` checks before it writes (validate_train), for every trial; the error names the
+/// trial. Warnings for settings a learner ignores are printed once, not per trial.
+void validate_trials(const std::string& spec_text, const std::string& spec_file,
+                     const std::vector<exp::Trial>& trials) {
+  std::set<std::string> warned;
+  for (const auto& t : trials) {
+    const exp::Spec spec = exp::parse_spec(spec_text, spec_file, t.overrides);
+    try {
+      exp::validate_train(spec);
+    } catch (const core::ConfigError& e) {
+      throw core::ConfigError("trial " + std::to_string(t.index) + " (" + t.id + "): " + e.what());
+    }
+    const std::string w = exp::unused_settings_warning(spec);
+    if (!w.empty() && warned.insert(w).second)
+      std::cerr << "powerzoo sweep: warning: " << w << std::endl;
+  }
 }
 
 /// `--list`: the trials as "index<TAB>id<TAB>overrides".
@@ -261,6 +280,10 @@ int cmd_sweep(const Args& args) {
   const exp::Spec base = exp::parse_spec(spec_text, spec_file, fixed);
   const fs::path sweep_dir = fs::absolute(exp::sweep_dir_for(base, out)).lexically_normal();
   const std::string abs_spec = fs::absolute(spec_file).lexically_normal().string();
+
+  // Every trial's envs are built before anything is written: a bad case in trial 1 failed only
+  // after trial 0 had trained and written its run.
+  if (index < 0) validate_trials(spec_text, spec_file, trials);
 
   if (emit == "slurm") {
     exp::SlurmOptions so;

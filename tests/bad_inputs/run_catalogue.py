@@ -209,6 +209,22 @@ def make_fixtures(binary, fx):
     h5_edit(ck, os.path.join(fx, "adam_v_negative.h5"), set_value("learner/adam/v/actor/l0/w", 0, -1.0))
     h5_edit(ck, os.path.join(fx, "step_negative.h5"), set_value("counters/global_step", 0, -48))
 
+    def attr_value(value):
+        def edit(f):
+            f.attrs["powerzoo_checkpoint"] = value
+        return edit
+    h5_edit(ck, os.path.join(fx, "format_string.h5"), attr_value("2"))
+    h5_edit(ck, os.path.join(fx, "format_float.h5"), attr_value(1.5))
+
+    def retype(name, dtype):
+        def edit(f):
+            v = f[name][()]
+            del f[name]
+            f.create_dataset(name, data=v.astype(dtype))
+        return edit
+    h5_edit(ck, os.path.join(fx, "weight_float64.h5"), retype(weight, "float64"))
+    h5_edit(ck, os.path.join(fx, "step_float64.h5"), retype("counters/global_step", "float64"))
+
     def zero_rngs(f):
         f["vec/rngs"][...] = 0
     h5_edit(ck, os.path.join(fx, "rng_zero.h5"), zero_rngs)

@@ -259,8 +259,26 @@ void check_finite_metrics(const std::map<std::string, double>& metrics, long lon
 
 }  // namespace
 
+void validate_train(const Spec& spec) {
+  const auto train_env = make_learner_env(spec, spec.env.split, true);
+  for (const auto& s : spec.eval.splits) make_learner_env(spec, s, false);
+  const envs::EnvSpec esp = train_env->spec();
+  learner_context(spec, esp, spec.vec.n_envs);
+  penalty_weights(spec, esp);
+  check_batching(spec);
+}
+
+std::string unused_settings_warning(const Spec& spec) {
+  if (spec.safety.constraints.empty() || learner_cost_channels(spec) > 0 ||
+      spec.ppo.algo == rl::Algo::kSautePpo)
+    return "";
+  return "[safety] constraints is set, but [ppo] algo = \"" + rl::algo_name(spec.ppo.algo) +
+         "\" does not use it (ppo_lagrangian, ippo_lagrangian and saute_ppo do); the cost "
+         "channels are only reported";
+}
+
 TrainResult train(const Spec& spec, const TrainOptions& opt) {
-  // ---- Validate and build everything before anything is written.
+  // ---- Validate and build everything before anything is written (as validate_train).
   auto train_env = make_learner_env(spec, spec.env.split, true);
   std::vector<std::shared_ptr<const envs::Env>> eval_envs;
   for (const auto& s : spec.eval.splits) eval_envs.push_back(make_learner_env(spec, s, false));
@@ -269,6 +287,8 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   learner_context(spec, esp, N);  // [safety] names are checked first, as before
   const std::vector<double> penalty = penalty_weights(spec, esp);
   check_batching(spec);
+  if (const std::string w = unused_settings_warning(spec); !w.empty())
+    std::cerr << "powerzoo run: warning: " << w << std::endl;
   const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
   core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);

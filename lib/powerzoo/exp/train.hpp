@@ -37,6 +37,15 @@ struct TrainResult {
 /// run (run.h5 stays readable up to the last flushed iteration).
 TrainResult train(const Spec& spec, const TrainOptions& opt);
 
+/// Everything train() checks before it creates the run directory: builds the train and eval
+/// envs, checks [safety] names, penalty channels and batching. Writes nothing. Throws
+/// core::ConfigError as train() would. A sweep calls it on every trial before the first runs.
+void validate_train(const Spec& spec);
+
+/// A warning for settings the spec's learner ignores (today: [safety] constraints with a learner
+/// that has no constraint handling), or "" when there is none.
+std::string unused_settings_warning(const Spec& spec);
+
 /// Cadence rule of the reference trainer: fire when steps crosses a new multiple of every.
 inline bool should_run(long long steps, long long last, long long every) {
   return every > 0 && steps / every > last / every;

@@ -1,0 +1,66 @@
+// exp/train: the checks run before a run directory exists (validate_train) and the warning for
+// settings a learner ignores.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/train.hpp"
+
+namespace {
+
+const std::string kTiny = R"([experiment]
+name = "tiny"
+[env]
+case = "case5"
+horizon = 12
+[vec]
+n_envs = 4
+[ppo]
+total_steps = 480
+rollout_length = 12
+n_minibatches = 2
+hidden = [16, 16]
+)";
+
+pz::exp::Spec spec_of(const std::vector<std::string>& overrides) {
+  return pz::exp::parse_spec(kTiny, "tiny.toml", overrides);
+}
+
+std::string validate_error(const std::vector<std::string>& overrides) {
+  try {
+    pz::exp::validate_train(spec_of(overrides));
+  } catch (const pz::core::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_SUITE("exp_train") {
+  TEST_CASE("validate_train passes a good spec and names what train would refuse") {
+    CHECK(validate_error({}) == "");
+    // Each of these parses; only building the env or the learner finds the fault.
+    CHECK(validate_error({"env.case=/nonexistent/case.m"}).find("/nonexistent/case.m") !=
+          std::string::npos);
+    const std::string split = validate_error({"eval.splits=[\"no_such_split\"]"});
+    CHECK(split.find("no_such_split") != std::string::npos);
+    const std::string channel =
+        validate_error({"ppo.algo=ppo_lagrangian", "safety.constraints=[\"no_such_cost\"]"});
+    CHECK(channel.find("[safety] constraints") != std::string::npos);
+    CHECK(channel.find("no_such_cost") != std::string::npos);
+  }
+
+  // Guards the warning a fresh user missed: [safety] constraints with plain PPO did nothing.
+  TEST_CASE("unused_settings_warning: constraints without a constrained learner") {
+    const std::string w =
+        pz::exp::unused_settings_warning(spec_of({"safety.constraints=[\"power_balance\"]"}));
+    CHECK(w.find("[safety] constraints") != std::string::npos);
+    CHECK(w.find("\"ppo\" does not use it") != std::string::npos);
+    CHECK(pz::exp::unused_settings_warning(spec_of(
+              {"ppo.algo=ppo_lagrangian", "safety.constraints=[\"power_balance\"]"})) == "");
+    CHECK(pz::exp::unused_settings_warning(spec_of({})) == "");
+  }
+}
