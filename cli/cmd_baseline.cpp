@@ -67,7 +67,8 @@ int cmd_baseline(const Args& args) {
   if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
     throw UsageError{"--episodes: expected an integer in [1, 100000], found " +
                      std::to_string(episodes)};
-  if (!out.empty()) exp::RunDirectory::check_output_file(out, "--out");
+  if (!out.empty())
+    exp::RunDirectory::check_output_file(out, "--out", exp::RunDirectory::OutputKind::kEvalHdf5);
   if (!vm.count("episodes")) episodes = spec.eval.n_episodes;
   core::ThreadPool pool(static_cast<size_t>(threads));
   std::map<std::string, double> row;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "test_util.hpp"
 
@@ -65,12 +66,19 @@ TEST_SUITE("data_csv") {
     CHECK_FALSE(csv.next_row());
   }
 
-  TEST_CASE("the first of duplicate header names is found") {
+  // Guards against a header naming a column twice: the first one had been used silently.
+  TEST_CASE("a column named twice in the header is refused when it is looked up") {
     const auto d = test::tmp_dir("pz_csv", "dup");
-    data::CsvReader csv(test::write(d / "t.csv", "a,b,a\n1,2,3\n"));
+    const std::string path = test::write(d / "t.csv", "a,b,a\n1,2,3\n");
+    data::CsvReader csv(path);
     REQUIRE(csv.read_header());
-    CHECK(csv.column("a") == 0);
+    CHECK_THROWS_WITH_AS(csv.column("a"),
+                         (path + ":1: expected the column 'a' once in the header, found it at "
+                                 "columns 1 and 3")
+                             .c_str(),
+                         core::ConfigError);
     CHECK(csv.column("b") == 1);
+    CHECK(csv.column("c") == -1);
   }
 
   TEST_CASE("missing and empty files, header only") {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/core/sha256.hpp"
 #include "powerzoo/exp/data_files.hpp"
 #include "powerzoo/exp/sweep.hpp"
@@ -70,7 +71,14 @@ TEST_SUITE("exp_data_files") {
     CHECK(recorded.find("env.profile\t") != std::string::npos);  // the bundled profile too
     CHECK(pz::io::read_string(out + "/run.h5", "config/resolved")
               .find("case = \"" + mine.string() + "\"") != std::string::npos);
-    CHECK(pz::exp::data_file_changes(recorded).empty());
+    CHECK(pz::exp::data_file_changes(recorded, recorded).empty());
+    // A damaged record or one for other keys is refused, not read leniently.
+    CHECK_THROWS_WITH_AS(pz::exp::data_file_changes("garbage", recorded),
+                         doctest::Contains("expected key<TAB>path<TAB>sha256"),
+                         pz::core::ConfigError);
+    CHECK_THROWS_WITH_AS(pz::exp::data_file_changes("", recorded),
+                         doctest::Contains("expected the data files env.case, env.profile"),
+                         pz::core::ConfigError);
 
     // Edit the case (one generator costs more): eval warns and records it, resume refuses.
     const std::string before = slurp(mine);

@@ -17,6 +17,20 @@ std::string data_dir() {
   return "data";
 }
 
+void expect_regular_file(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows links: a link to a file is fine
+  if (ec || !fs::exists(st) || fs::is_regular_file(st)) return;
+  const char* found = fs::is_directory(st)        ? "a directory"
+                      : fs::is_fifo(st)           ? "a FIFO (named pipe)"
+                      : fs::is_character_file(st) ? "a character device"
+                      : fs::is_block_file(st)     ? "a block device"
+                      : fs::is_socket(st)         ? "a socket"
+                                                  : "a special file";
+  throw ConfigError(echo(path, 400) + ": expected " + what + " (a regular file), found " + found);
+}
+
 void create_output_dir(const std::string& dir, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -10,6 +10,11 @@ namespace pz::core {
 /// time, else "data" relative to the working directory.
 std::string data_dir();
 
+/// Throws core::ConfigError if `path` exists and is not a regular file (a FIFO blocked the
+/// reader forever, /dev/zero grew without end, a directory read as empty): "<path>: expected
+/// <what> (a regular file), found a FIFO". A missing path passes (its reader says "not found").
+void expect_regular_file(const std::string& path, const std::string& what);
+
 /// Creates `dir` and its parents (an existing directory is fine). Throws core::ConfigError naming
 /// `what` (e.g. "--out"), the directory and the first ancestor that is a file or cannot hold a new
 /// directory (/proc, a read-only mount), so an unusable output path is bad input (exit 2).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
 
 namespace pz::core {
 namespace {
@@ -49,6 +50,7 @@ std::string sha256_hex(std::string_view data) {
 }
 
 std::string sha256_file(const std::string& path) {
+  expect_regular_file(path, "a data file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot read (" + std::strerror(errno) + ")");
   Ctx c = new_ctx();

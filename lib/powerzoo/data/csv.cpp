@@ -3,6 +3,10 @@
 
 #include <utility>
 
+#include "powerzoo/core/echo.hpp"
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
+
 namespace pz::data {
 namespace {
 
@@ -43,7 +47,10 @@ std::string csv_where(const std::string& path, int64_t line) {
   return path + ":" + std::to_string(line) + ": ";
 }
 
-CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {}
+CsvReader::CsvReader(std::string path) : path_(std::move(path)) {
+  core::expect_regular_file(path_, "a CSV file");  // before open(), which blocks on a FIFO
+  in_.open(path_);
+}
 
 bool CsvReader::read_header() {
   if (!std::getline(in_, header_line_)) return false;
@@ -53,9 +60,16 @@ bool CsvReader::read_header() {
 }
 
 int CsvReader::column(const std::string& name) const {
-  for (size_t i = 0; i < header_.size(); ++i)
-    if (header_[i] == name) return static_cast<int>(i);
-  return -1;
+  int found = -1;
+  for (size_t i = 0; i < header_.size(); ++i) {
+    if (header_[i] != name) continue;
+    if (found >= 0)  // the first one was used without a word
+      throw core::ConfigError(csv_where(path_, 1) + "expected the column '" + core::echo(name) +
+                              "' once in the header, found it at columns " +
+                              std::to_string(found + 1) + " and " + std::to_string(i + 1));
+    found = static_cast<int>(i);
+  }
+  return found;
 }
 
 bool CsvReader::next_row() {

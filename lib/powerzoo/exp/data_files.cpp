@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/sha256.hpp"
 #include "powerzoo/data/profile.hpp"
@@ -51,17 +52,34 @@ std::string data_files_text(const std::vector<DataFile>& files) {
 std::vector<DataFile> parse_data_files(const std::string& text) {
   std::vector<DataFile> out;
   std::istringstream in(text);
+  int n = 0;
   for (std::string line; std::getline(in, line);) {
+    ++n;
     const size_t a = line.find('\t'), b = line.rfind('\t');
-    if (a == std::string::npos || b == a) continue;
-    out.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+    const std::string sha = b == std::string::npos ? "" : line.substr(b + 1);
+    // A damaged record skipped the check that the data are the run's (it was read leniently).
+    if (a == std::string::npos || b == a || a == 0 || b == a + 1 || sha.size() != 64 ||
+        sha.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw core::ConfigError("'" + std::string("data/files") + "' line " + std::to_string(n) +
+                              ": expected key<TAB>path<TAB>sha256 (64 hex digits), found '" +
+                              core::echo(line, 120) + "'");
+    out.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), sha});
   }
   return out;
 }
 
-std::string data_file_changes(const std::string& recorded) {
+std::string data_file_changes(const std::string& recorded, const std::string& current) {
   std::string out;
-  for (const auto& f : parse_data_files(recorded)) {
+  const auto files = parse_data_files(recorded), now_files = parse_data_files(current);
+  auto keys = [](const std::vector<DataFile>& v) {
+    std::string k;
+    for (const auto& f : v) k += (k.empty() ? "" : ", ") + f.key;
+    return k.empty() ? std::string("none") : k;
+  };
+  if (keys(files) != keys(now_files))
+    throw core::ConfigError("'" + std::string("data/files") + "': expected the data files " +
+                            keys(now_files) + " (those its spec reads), found " + keys(files));
+  for (const auto& f : files) {
     std::string now;
     try {
       now = core::sha256_file(f.path);

@@ -27,7 +27,9 @@ std::vector<DataFile> parse_data_files(const std::string& text);
 
 /// The files of `recorded` (a data_files_text) whose content is not what it was (changed,
 /// missing or unreadable), one "env.case: /abs/mine.m (sha256 1a2b3c4d… when recorded, 5e6f…
-/// now)" per file, joined by "; "; "" if every file is unchanged.
-std::string data_file_changes(const std::string& recorded);
+/// now)" per file, joined by "; "; "" if every file is unchanged. Throws core::ConfigError if
+/// `recorded` is malformed or names other keys than `current` (the data_files_text of the spec
+/// as it reads now).
+std::string data_file_changes(const std::string& recorded, const std::string& current);
 
 }  // namespace pz::exp

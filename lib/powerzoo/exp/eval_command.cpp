@@ -65,7 +65,11 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   }
   // The env is rebuilt from the recorded spec: a data file edited since then changes the episodes.
   if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end()) {
-    res.data_changes = data_file_changes(it->second);
+    try {
+      res.data_changes = data_file_changes(it->second, data_files_text(data_files(spec)));
+    } catch (const core::ConfigError& e) {
+      throw core::ConfigError(ckpt + ": " + e.what());
+    }
     if (!res.data_changes.empty())
       std::cerr << "powerzoo eval: warning: a data file changed since " << ckpt
                 << " was written, so this is not the run's own evaluation: " << res.data_changes
@@ -86,7 +90,8 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   }
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
-  if (!opt.out.empty()) RunDirectory::check_output_file(opt.out, "--out");
+  if (!opt.out.empty())
+    RunDirectory::check_output_file(opt.out, "--out", RunDirectory::OutputKind::kEvalHdf5);
   if (res.eval_file.empty()) {
     const fs::path run_dir = RunDirectory::of_checkpoint(ckpt);
     RunDirectory::check_no_links(run_dir.string());

@@ -7,12 +7,14 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <utility>
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/exp/run_lock.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
@@ -60,6 +62,42 @@ void expect_dir_not_file(const std::string& out_dir) {
     throw core::ConfigError("--out " + out_dir + ": expected a directory, found a file");
 }
 
+// Names a run writes in its directory (and the remnants of a killed writer).
+bool run_owns(const std::string& name) {
+  for (const char* own : {RunDirectory::kRunFile, RunDirectory::kProgress, RunDirectory::kCkptDir,
+                          RunLock::kFile, ".run.h5.writing", "run.h5.before-resume", "eval"})
+    if (name == own) return true;
+  return name.find(".tmp.") != std::string::npos;
+}
+
+// An existing --out directory must be empty or a run's own: a run mixed its files into any
+// directory, a sweep's included (whose summary then counted it).
+void expect_run_or_empty(const std::string& out_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(out_dir, ec)) return;
+  if (fs::exists(fs::path(out_dir) / "sweep.json", ec))
+    throw core::ConfigError("--out " + out_dir +
+                            ": expected a run directory, found a sweep directory (sweep.json); "
+                            "choose another --out");
+  for (const auto& e : fs::directory_iterator(out_dir, ec))
+    if (!run_owns(e.path().filename().string()))
+      throw core::ConfigError("--out " + out_dir +
+                              ": expected a new, empty or run directory, found '" +
+                              core::echo(e.path().filename().string()) +
+                              "' in it, which no run writes; choose another --out");
+}
+
+// Kind of what is at `p`, for messages.
+std::string kind_of(const fs::path& p) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  if (fs::is_directory(st)) return "a directory";
+  if (fs::is_regular_file(st)) return "a file";
+  if (fs::is_fifo(st)) return "a FIFO";
+  if (fs::is_symlink(st)) return "a symbolic link";
+  return "a special file";
+}
+
 }  // namespace
 
 void RunDirectory::check_no_links(const std::string& dir) {
@@ -83,14 +121,25 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
   if (resume) {
     if (!out_dir.empty()) {
       expect_dir_not_file(out_dir);
+      expect_run_or_empty(out_dir);
       return out_dir;
     }
-    // The newest existing run directory of this experiment (timestamps sort by name).
+    // The newest existing run directory of this experiment: by UTC stamp, then by the -i
+    // suffix of runs started in the same second as a number (-10 after -2).
+    auto order = [](const std::string& name) {
+      const size_t dash = name.rfind('-');
+      const bool suffix = std::count(name.begin(), name.end(), '-') >= 2 &&
+                          dash + 1 < name.size() &&
+                          name.find_first_not_of("0123456789", dash + 1) == std::string::npos;
+      return suffix ? std::make_pair(name.substr(0, dash), std::atoll(name.c_str() + dash + 1))
+                    : std::make_pair(name, 0LL);
+    };
     std::string newest;
     if (fs::is_directory(base))
       for (const auto& e : fs::directory_iterator(base))
         if (e.is_directory() && fs::exists(e.path() / kRunFile) &&
-            e.path().filename().string() > fs::path(newest).filename().string())
+            (newest.empty() ||
+             order(e.path().filename().string()) > order(fs::path(newest).filename().string())))
           newest = e.path().string();
     if (!newest.empty()) return newest;
   }
@@ -105,6 +154,7 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
                               (holder.empty() ? "" : ", in use by " + holder) +
                               "); choose another --out");
     }
+    expect_run_or_empty(out_dir);
     return out_dir;
   }
   const std::string stamp = core::utc_now(core::kUtcStamp);
@@ -113,7 +163,8 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
   return dir.string();
 }
 
-void RunDirectory::check_output_file(const std::string& path, const std::string& what) {
+void RunDirectory::check_output_file(const std::string& path, const std::string& what,
+                                     OutputKind kind) {
   const fs::path p = fs::absolute(fs::path(path)).lexically_normal();
   std::error_code ec;
   if (fs::is_directory(p, ec))
@@ -128,6 +179,28 @@ void RunDirectory::check_output_file(const std::string& path, const std::string&
                             ": expected a new file, found a file of a run or sweep (run.h5, "
                             "progress.csv, run.lock, sweep.json or a checkpoint), which it would "
                             "overwrite; choose another path");
+  if (!fs::exists(fs::symlink_status(p, ec))) return;
+  // An existing file is replaced only when it is an earlier output of the same kind: the input
+  // spec itself (and any other file) had been overwritten with exit 0.
+  bool same_kind = fs::is_regular_file(p, ec);
+  if (same_kind && kind == OutputKind::kSummaryCsv) {
+    std::ifstream in(p);
+    std::string first;
+    std::getline(in, first);
+    same_kind = first.rfind("configuration,kind,", 0) == 0;
+  } else if (same_kind) {
+    try {
+      io::read_string_attr(p.string(), "schema_version");
+      same_kind = true;
+    } catch (const core::ConfigError&) {
+      same_kind = false;
+    }
+  }
+  if (!same_kind)
+    throw core::ConfigError(
+        what + " " + core::echo(path) + ": expected a new file or an earlier " +
+        (kind == OutputKind::kSummaryCsv ? "summary CSV" : "eval or baseline file") + ", found " +
+        kind_of(p) + " that is not one, which it would overwrite; choose another path");
 }
 
 std::string RunDirectory::resolve_checkpoint(const std::string& p) {
@@ -177,15 +250,41 @@ std::string RunDirectory::step_checkpoint(long long step) const {
 std::string RunDirectory::newest_checkpoint(core::StateDict* sd, std::string* resolved) const {
   auto found = step_files(fs::path(path_) / kCkptDir, true);
   std::sort(found.rbegin(), found.rend());
-  for (const auto& [step, path] : found) {
-    try {
-      *sd = io::read_checkpoint(path, resolved);
-      return path;
-    } catch (const std::exception&) {
-      // A checkpoint cut short by a kill: fall back to the previous one.
-    }
+  if (found.empty()) return "";
+  // Checkpoints are written to a temporary file, synced and renamed into place, so a kill never
+  // leaves a partial step_<n>.h5: one that does not read back was changed since. Falling back to
+  // an older one (and then overwriting the newer) lost it silently.
+  const std::string& path = found.front().second;
+  try {
+    *sd = io::read_checkpoint(path, resolved);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(std::string(e.what()) +
+                            " (the newest checkpoint of the run; a run writes its checkpoints "
+                            "whole, so this one was changed since: move it out of ckpt/ to "
+                            "continue from the one before)");
   }
-  return "";
+  return path;
+}
+
+void RunDirectory::check_layout() const {
+  check_no_links(path_);  // a link out of the directory is named as such
+  const fs::path d(path_);
+  std::error_code ec;
+  auto expect = [&](const fs::path& p, bool dir) {
+    if (!fs::exists(fs::symlink_status(p, ec))) return;
+    const bool ok = dir ? fs::is_directory(fs::symlink_status(p, ec))
+                        : fs::is_regular_file(fs::symlink_status(p, ec));
+    if (!ok)
+      throw core::ConfigError(p.string() + ": expected " + (dir ? "a directory" : "a file") +
+                              " of the run, found " + kind_of(p) + "; move it away");
+  };
+  for (const char* f : {kRunFile, kProgress, "run.h5.before-resume", ".run.h5.writing"})
+    expect(d / f, false);
+  expect(d / kCkptDir, true);
+  if (fs::is_directory(d / kCkptDir, ec))
+    for (const auto& e : fs::directory_iterator(d / kCkptDir, ec))
+      if (is_step_name(e.path().filename().string()) || e.path().filename() == "best.h5")
+        expect(e.path(), false);
 }
 
 io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* resumed,

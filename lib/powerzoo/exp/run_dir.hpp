@@ -12,8 +12,8 @@
 
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
-#include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/io/hdf5.hpp"
 
 namespace pz::exp {
 
@@ -33,7 +33,8 @@ class RunDirectory {
   /// Directory a training run writes to: with resume, out_dir (or the newest
   /// <experiment.out_dir>/<name>/<time> holding a run.h5); else out_dir, which must not hold a run
   /// yet, or a new <experiment.out_dir>/<name>/<UTC time>[-i]. Creates nothing. Throws
-  /// core::ConfigError when out_dir is a file or already holds a run (without resume).
+  /// core::ConfigError when out_dir is a file, already holds a run (without resume), is a sweep
+  /// directory or holds anything a run does not write.
   static std::string choose(const Spec& spec, const std::string& out_dir, bool resume);
 
   /// The checkpoint `powerzoo eval` reads for `path`: a file is itself; a run directory gives
@@ -52,8 +53,11 @@ class RunDirectory {
   /// Throws core::ConfigError (naming `what`, e.g. "--out") if `path` is a directory or a file a
   /// run or sweep owns (run.h5 and its publishing copy, progress.csv, run.lock, sweep.json, or
   /// anything in a run's ckpt/): `eval --out`, `baseline --out` and `summarize --csv` had
-  /// overwritten checkpoints and run files with exit 0.
-  static void check_output_file(const std::string& path, const std::string& what);
+  /// overwritten checkpoints and run files with exit 0. An existing file must be an earlier
+  /// output of `kind` (an HDF5 file with a schema_version attribute, or a CSV with the summary
+  /// header); anything else (the input spec, a FIFO) is refused.
+  enum class OutputKind { kEvalHdf5, kSummaryCsv };
+  static void check_output_file(const std::string& path, const std::string& what, OutputKind kind);
 
   explicit RunDirectory(std::string path);
   const std::string& path() const { return path_; }
@@ -61,9 +65,14 @@ class RunDirectory {
   std::string best_checkpoint() const;
   std::string step_checkpoint(long long step) const;
 
-  /// Newest ckpt/step_<n>.h5 that reads back completely, with its state and resolved spec; ""
-  /// if none (a checkpoint cut short by a kill is skipped).
+  /// Newest ckpt/step_<n>.h5 with its state and resolved spec; "" if there is none. Throws
+  /// core::ConfigError if it does not read back (a run never leaves a partial one).
   std::string newest_checkpoint(core::StateDict* sd, std::string* resolved) const;
+
+  /// Throws core::ConfigError, naming the path, if run.h5, progress.csv, ckpt/ or a checkpoint
+  /// in it is not what a run writes there (a directory for a file, a FIFO, a file for ckpt/):
+  /// resume found these only after it had changed the run.
+  void check_layout() const;
 
   /// Creates ckpt/ and a new run.h5. Fresh (resumed == nullptr): clears ckpt/ and progress.csv.
   /// Resumed from global step `step`: run.h5 is rebuilt from the checkpoint's metric history

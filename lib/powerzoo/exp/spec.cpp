@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,8 @@
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/params.hpp"
+#include "powerzoo/core/paths.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec_fields.hpp"
 #include "powerzoo/io/toml_schema.hpp"
@@ -44,6 +47,14 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
     throw ConfigError(v.at("ppo.algo") + "[ppo] algo = \"" + rl::algo_name(s.ppo.algo) +
                       "\" needs [safety] constraints (a non-empty list of cost channels)");
   }
+  const bool lagrangian =
+      s.ppo.algo == rl::Algo::kPpoLagrangian || s.ppo.algo == rl::Algo::kIppoLagrangian;
+  if (lagrangian && std::log(s.ppo.lambda_init) > s.ppo.log_lambda_max)
+    throw ConfigError(
+        v.at(v.where.count("ppo.lambda_init") ? "ppo.lambda_init" : "ppo.log_lambda_max") +
+        "[ppo] lambda_init: expected at most e^log_lambda_max = " +
+        core::format_number(std::exp(s.ppo.log_lambda_max)) + ", found " +
+        core::format_number(s.ppo.lambda_init) + " (it was clipped silently)");
   if (s.ppo.algo == rl::Algo::kSautePpo) {
     bool ok = sf.thresholds.size() == k;
     for (double d : sf.thresholds) ok = ok && d > 0;
@@ -222,6 +233,7 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
   if (std::filesystem::is_directory(path)) {
     throw ConfigError(path + ": expected a spec file (TOML), found a directory");
   }
+  core::expect_regular_file(path, "a spec file (TOML)");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError(path + ": cannot read spec file (" + std::string(std::strerror(errno)) + ")");

@@ -199,11 +199,16 @@ std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
   if (!resumed_from.empty()) {
     check_resume_spec(spec, ck_resolved, resumed_from, resolved);
     // The same spec over other data would not be the same run.
-    if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end())
-      if (const std::string changed = data_file_changes(it->second); !changed.empty())
-        throw core::ConfigError("--resume: a data file changed since " + resumed_from +
-                                " was written: " + changed +
-                                "; restore it, or start a new run to train on the new data");
+    std::string changed;
+    if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end()) try {
+        changed = data_file_changes(it->second, data_files_text(data_files(spec)));
+      } catch (const core::ConfigError& e) {
+        throw core::ConfigError("--resume: " + resumed_from + ": " + e.what());
+      }
+    if (!changed.empty())
+      throw core::ConfigError("--resume: a data file changed since " + resumed_from +
+                              " was written: " + changed +
+                              "; restore it, or start a new run to train on the new data");
     venv.reset_all();  // allocates states; every value is then overwritten by the checkpoint
     try {              // the readers say what is wrong; the user needs to know in which file
       restore_run_checkpoint(sd, learner, rngs, venv, ctr, history);
@@ -236,7 +241,13 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
 std::string fault_note(const RunDirectory& dir, long long step, int64_t iteration) {
   core::StateDict sd;
   std::string resolved;
-  const std::string ck = dir.newest_checkpoint(&sd, &resolved);
+  std::string ck;
+  try {
+    ck = dir.newest_checkpoint(&sd, &resolved);
+  } catch (const core::ConfigError&) {
+    return " (run stopped at global step " + std::to_string(step) + ", iteration " +
+           std::to_string(iteration) + "; its newest checkpoint does not read back)";
+  }
   std::string note = " (run stopped at global step " + std::to_string(step) + ", iteration " +
                      std::to_string(iteration) + "; ";
   if (ck.empty()) return note + "no checkpoint was written before it)";
@@ -266,6 +277,8 @@ void validate_train(const Spec& spec) {
   learner_context(spec, esp, spec.vec.n_envs);
   penalty_weights(spec, esp);
   check_batching(spec);
+  RunStreams rngs(static_cast<uint64_t>(spec.experiment.seed));
+  make_spec_learner(spec, esp, spec.vec.n_envs, rngs.init);  // the learner's own checks
 }
 
 std::string unused_settings_warning(const Spec& spec) {
@@ -302,6 +315,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
 
   // ---- Output (and, when resuming, the state to continue from).
   RunDirectory dir(RunDirectory::choose(spec, opt.out_dir, opt.resume));
+  dir.check_layout();
   std::optional<RunLock> lock;  // one process per run directory, from before its first write
   if (opt.take_lock) {
     std::string warning;

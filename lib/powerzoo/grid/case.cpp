@@ -62,6 +62,7 @@ void Case::finalize() {
 }
 
 Case load_case(const std::string& path) {
+  if (!std::filesystem::is_directory(path)) core::expect_regular_file(path, "a MATPOWER case file");
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path)) {
     throw core::ConfigError("case file '" + path + "' not found");
@@ -99,6 +100,7 @@ std::string resolve_case_path(const std::string& name_or_path) {
     if (std::filesystem::is_directory(name_or_path))
       throw core::ConfigError("expected a MATPOWER .m file, found the directory '" + name_or_path +
                               "'");
+    core::expect_regular_file(name_or_path, "a MATPOWER case file");
     if (!std::filesystem::is_regular_file(name_or_path)) {
       throw core::ConfigError("case file '" + name_or_path + "' not found");
     }

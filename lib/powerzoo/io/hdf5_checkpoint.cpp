@@ -191,6 +191,11 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
   };
   if (H5Ovisit(fid, H5_INDEX_NAME, H5_ITER_INC, visit, &names) < 0) fail_config(path, "visit");
 
+  for (const auto& name : names)
+    for (const char* group : {"config", "counters", "data", "history", "learner", "rng", "vec"})
+      if (name == group)  // eval read a `counters` dataset as "no counters" and went on
+        throw ConfigError("'" + path + "': expected '" + name +
+                          "' to be a group of datasets, found a dataset");
   core::StateDict sd;
   for (const auto& name : names) {
     Handle ds = open_dataset(fid, path, name);
@@ -218,8 +223,10 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
     } else if (cls == H5T_STRING) {
       sd.str[name] = read_string_dataset(ds.get(), path, name);
     } else {
+      Handle space = checked(H5Dget_space(ds.get()), H5Sclose, path, "H5Dget_space", name);
       throw ConfigError("'" + path + "': checkpoint dataset '" + name +
-                        "' has an unsupported type (expected float32, float64, int64 or string)");
+                        "': expected float32, float64, int64 or string values, found " +
+                        hdf5_type_name(type.get(), space.get()));
     }
   }
   if (resolved_toml && std::find(names.begin(), names.end(), "config/resolved") == names.end()) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "powerzoo/core/paths.hpp"
 #include "powerzoo/io/hdf5_impl.hpp"
 
 namespace pz::io::detail {
@@ -227,6 +228,7 @@ Handle open_for_reading(const std::string& file) {
   silence_hdf5();
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) throw ConfigError("'" + file + "': no such file");
+  core::expect_regular_file(file, "an HDF5 file");
   if (H5Fis_hdf5(file.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     throw ConfigError("'" + file + "': not an HDF5 file");

@@ -511,8 +511,19 @@ SectionValues read_toml(
     doc = toml::parse(std::string_view(text), std::string_view(file));
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
+    std::string what(e.description());
+    // toml++ garbles the key of this one ('"lelearning_rate" ' for "learning_rate" after
+    // learning_rate): say it in our words, with the line as written.
+    if (what.find("cannot redefine existing") != std::string::npos) {
+      std::istringstream in(text);
+      std::string line;
+      for (uint32_t i = 0; i < b.line && std::getline(in, line);) ++i;
+      if (!trim(line).starts_with("["))  // table headers come out right
+        what = "expected each key once in its table, found one defined again: '" +
+               core::echo(trim(line), 120) + "'";
+    }
     throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) + ", column " +
-                      std::to_string(b.column) + ": " + core::echo(e.description(), 200));
+                      std::to_string(b.column) + ": " + core::echo(what, 200));
   }
   auto peek = [&](const std::string& sec, const std::string& key) -> std::optional<std::string> {
     if (auto ov = override_string(overrides, sec + "." + key)) return ov;

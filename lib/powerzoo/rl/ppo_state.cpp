@@ -78,7 +78,10 @@ void PpoLearner::load(const core::StateDict& sd) {
   for (int h : s.cfg.hidden) layout.push_back(h);
   if (s.n_costs > 0) layout.push_back(-s.n_costs);
   auto lit = sd.i64.find(kPrefix + "layout");
-  if (lit == sd.i64.end() || lit->second != layout) {
+  if (lit == sd.i64.end())
+    throw core::ConfigError(core::absent_entry(sd, kPrefix + "layout", "int64") +
+                            " (the learner layout: obs_dim, act_dim, hidden…, cost critics)");
+  if (lit->second != layout) {
     auto text = [](const std::vector<int64_t>& v) {
       std::string t;
       for (int64_t x : v) t += (t.empty() ? "" : ", ") + std::to_string(x);
@@ -87,8 +90,7 @@ void PpoLearner::load(const core::StateDict& sd) {
     throw core::ConfigError(
         "checkpoint: learner layout (obs_dim, act_dim, hidden…, cost critics) does not match "
         "this learner: expected " +
-        text(layout) + ", found " +
-        (lit == sd.i64.end() ? std::string("none") : text(lit->second)));
+        text(layout) + ", found " + text(lit->second));
   }
   LagrangeDuals duals = s.duals;  // validated on a copy: a failed load changes nothing
   duals.load(sd, kPrefix);
