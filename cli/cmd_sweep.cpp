@@ -14,6 +14,7 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
 #include "powerzoo/exp/job_pool.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
@@ -40,6 +41,7 @@ void set_resume(T& o) {
 std::string read_text(const std::string& path) {
   if (fs::is_directory(path))
     throw core::ConfigError(path + ": expected a spec file (TOML), found a directory");
+  core::expect_regular_file(path, "a spec file (TOML)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::ConfigError(path + ": cannot read spec file (" + std::strerror(errno) + ")");
   std::ostringstream ss;
@@ -253,6 +255,9 @@ int cmd_sweep(const Args& args) {
   if (emit.empty() &&
       (vm.count("partition") || vm.count("time") || vm.count("cpus") || vm.count("mem")))
     throw UsageError{"--partition/--time/--cpus/--mem only apply with --emit slurm"};
+  // One mode at a time: the others had been ignored silently.
+  if ((vm.count("list") > 0) + (vm.count("emit") > 0) + (vm.count("index") > 0) > 1)
+    throw UsageError{"--list, --emit and --index are different modes; expected one of them"};
   const std::string spec_file = positional[0];
   const std::vector<std::string> sweep_args(positional.begin() + 1, positional.end());
   for (const auto& a : sweep_args)

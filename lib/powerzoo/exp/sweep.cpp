@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -62,13 +63,25 @@ std::string value_text(const toml::node& n) {
   return os.str();
 }
 
-/// A value as text for comparison: numbers by value (1, 1.0 and 1e0 are one value), the rest as
-/// written.
+/// A TOML value as text for comparison: numbers by value (1, 1.0 and 1e0 are one value), arrays
+/// element by element ([8,8] and [8, 8] are one value), the rest as TOML writes it.
+std::string canonical_node(const toml::node& n, bool top = true) {
+  if (n.is_integer() || n.is_floating_point()) return io::toml_double(*n.value<double>());
+  if (const auto* a = n.as_array()) {
+    std::string out = "[";
+    for (const auto& e : *a) out += canonical_node(e, false) + ",";
+    return out + "]";
+  }
+  if (const auto* str = n.as_string(); str && top) return str->get();  // "case5" is case5
+  std::ostringstream os;
+  n.visit([&](auto&& v) { os << v; });
+  return os.str();
+}
+
 std::string canonical_value(const std::string& text) {
   try {
     const toml::table t = toml::parse(std::string_view("v = " + text), std::string_view("value"));
-    if (auto d = t["v"].value<double>(); d && (t["v"].is_integer() || t["v"].is_floating_point()))
-      return io::toml_double(*d);
+    return canonical_node(*t.get("v"));
   } catch (const toml::parse_error&) {
   }
   return text;
@@ -418,41 +431,6 @@ void write_manifest(const std::string& path, const Manifest& m) {
   }
 }
 
-Manifest read_manifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot read sweep manifest");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-    Manifest m;
-    m.spec_file = j.at("spec").get<std::string>();
-    m.args = j.at("args").get<std::vector<std::string>>();
-    for (const auto& t : j.at("trials")) {
-      TrialStatus s;
-      s.trial.index = t.at("index").get<int>();
-      s.trial.id = t.at("id").get<std::string>();
-      s.trial.overrides = t.at("overrides").get<std::vector<std::string>>();
-      s.run_dir = t.at("run_dir").get<std::string>();
-      s.status = t.at("status").get<std::string>();
-      s.message = t.value("message", "");
-      s.attempts = t.value("attempts", 0);
-      s.updated_utc = t.value("updated_utc", "");
-      // A trial writes into its run_dir: it must be this sweep's own trial_<index>, never a path
-      // that an edited manifest points elsewhere ('..', absolute).
-      const std::string expected = "trial_" + std::to_string(m.trials.size());
-      if (s.trial.index != static_cast<int>(m.trials.size()) || s.run_dir != expected)
-        throw ConfigError(path + ": trial " + std::to_string(m.trials.size()) +
-                          ": expected index " + std::to_string(m.trials.size()) + " and run_dir '" +
-                          expected + "', found index " + std::to_string(s.trial.index) +
-                          " and run_dir '" + core::echo(s.run_dir) + "'");
-      m.trials.push_back(std::move(s));
-    }
-    return m;
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(path + ": malformed sweep manifest: " + e.what());
-  }
-}
-
 Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_file,
                        const std::vector<std::string>& args, const std::vector<Trial>& trials) {
   const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
@@ -546,6 +524,18 @@ std::string slurm_script(const std::string& binary, const std::string& spec_file
   check("partition", o.partition);
   check("time", o.time);
   check("mem", o.mem);
+  // sbatch's own formats: a malformed value went into the script and failed at submission.
+  static const std::regex kTime(R"(\d+(:\d{1,2}){0,2}|\d+-\d+(:\d{1,2}){0,2})");
+  static const std::regex kMem(R"(\d+[KMGT]?)");
+  if (!o.time.empty() && !std::regex_match(o.time, kTime))
+    throw ConfigError(
+        "--time: expected a SLURM time limit (minutes, MM:SS, HH:MM:SS or "
+        "D-HH[:MM[:SS]]), found '" +
+        core::echo(o.time) + "'");
+  if (!o.mem.empty() && !std::regex_match(o.mem, kMem))
+    throw ConfigError(
+        "--mem: expected a SLURM memory size (an integer with K, M, G or T), found '" +
+        core::echo(o.mem) + "'");
   std::string name;
   for (unsigned char c : job_name)
     name += (std::isalnum(c) || c == '_' || c == '-' || c == '.') ? static_cast<char>(c) : '_';
