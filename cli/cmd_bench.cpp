@@ -109,6 +109,15 @@ int cmd_bench(const Args& args) {
               return d.empty() ? std::string() : " (did you mean '" + d + "'?)";
             }()};
   }
+  if (vm.count("only") && what.find_first_not_of(", ") == std::string::npos)
+    throw UsageError{
+        "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf, "
+        "found '" +
+        core::echo(what) + "' (an empty --only ran everything)"};
+  if (vm.count("json") && (!positional.empty() || vm.count("only") || vm.count("envs")))
+    throw UsageError{
+        "--json: only the scoreboard (powerzoo bench without SPEC, --only or --envs) "
+        "is printed as JSON"};
   auto wants = [&](const char* part) {
     std::stringstream ss(what);
     std::string p;

@@ -33,7 +33,7 @@ int cmd_run(const Args& args) {
       "newest out_dir/name/<time>); starts fresh if there is none");
   po::variables_map vm;
   std::vector<std::string> positional;
-  if (!parse_command(args, opts, vm, positional)) {
+  if (!parse_command(args, opts, vm, positional, false)) {
     // --help: the key reference, for the env or task named after it (default env otherwise).
     // The keys of the env or task named on the line, or of a spec file's env.
     std::string entry;
@@ -53,7 +53,7 @@ int cmd_run(const Args& args) {
                          "'" + (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};
       }
     }
-    std::cout << "\nspec keys:\n" << exp::spec_reference(entry);
+    std::cout << opts << "\n\nspec keys:\n" << exp::spec_reference(entry);
     return 0;
   }
   check_path_option(vm, "out");

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/summarize.hpp"
@@ -37,7 +38,21 @@ int cmd_summarize(const Args& args) {
     throw UsageError{"expected one directory of runs, found " + std::to_string(positional.size()) +
                      " arguments"};
   const std::string dir = positional[0];
-  if (!csv.empty()) exp::RunDirectory::check_output_file(csv, "--csv");
+  if (!csv.empty())
+    exp::RunDirectory::check_output_file(csv, "--csv", exp::RunDirectory::OutputKind::kSummaryCsv);
+  if (!csv.empty()) {  // before the work: it used to fail with exit 1 after printing everything
+    const fs::path parent = fs::absolute(fs::path(csv)).parent_path();
+    if (!fs::is_directory(parent))
+      throw UsageError{"--csv " + core::echo(csv) +
+                       ": expected a file in an existing directory, "
+                       "found no directory " +
+                       core::echo(parent.string())};
+  }
+  for (size_t i = 0; i < metrics.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (metrics[i] == metrics[j])
+        throw UsageError{"--metric: expected each metric once, found '" + core::echo(metrics[i]) +
+                         "' twice"};
   std::vector<std::string> pending;
   const auto runs = exp::find_runs(dir, &pending);
   std::string waiting;

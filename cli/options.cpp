@@ -10,7 +10,7 @@ namespace po = boost::program_options;
 namespace pz::cli {
 
 bool parse_command(const Args& args, const po::options_description& opts, po::variables_map& vm,
-                   std::vector<std::string>& positional) {
+                   std::vector<std::string>& positional, bool print_help) {
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
   po::options_description all;
@@ -22,7 +22,7 @@ bool parse_command(const Args& args, const po::options_description& opts, po::va
   po::store(po::command_line_parser(args).options(all).positional(pos).style(style).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
-    std::cout << opts << "\n";
+    if (print_help) std::cout << opts << "\n";
     return false;
   }
   positional.clear();

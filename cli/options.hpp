@@ -10,10 +10,12 @@
 namespace pz::cli {
 
 /// Parses args against `opts` (which must contain "help,h") plus any number of positional
-/// arguments, returned in `positional`. Prints `opts` and returns false when --help is given.
+/// arguments, returned in `positional`. Returns false when --help is given (after printing `opts`
+/// if print_help).
 /// Throws boost::program_options::error on unknown options or bad values (exit code 2).
 bool parse_command(const Args& args, const boost::program_options::options_description& opts,
-                   boost::program_options::variables_map& vm, std::vector<std::string>& positional);
+                   boost::program_options::variables_map& vm, std::vector<std::string>& positional,
+                   bool print_help = true);
 
 /// Throws UsageError unless a given path option (`--out`, `--csv`) is non-empty printable text
 /// without control characters: `--out ''` silently wrote to the default directory, and a newline

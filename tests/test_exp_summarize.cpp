@@ -1,4 +1,5 @@
-// exp/summarize: table and CSV rows are never cut, whatever the label and seed-list lengths.
+// exp/summarize: table and CSV rows are never cut, whatever the label and seed-list lengths; a
+// copied run is counted once.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -30,5 +31,32 @@ TEST_SUITE("exp_summarize") {
     CHECK(std::stod(row.substr(row.rfind(',') + 1)) == -1.4);
     const std::string table = exp::summary_table(s);
     CHECK(table.find("[-1.6, -1.4]") != std::string::npos);
+  }
+
+  // Guards against a copied trial directory counting as one more seed ("seeds 1 1 2").
+  TEST_CASE("regression: a second run of the same configuration and seed is counted once") {
+    auto record = [](const std::string& file, int64_t seed, double ret) {
+      exp::RunRecord r;
+      r.file = file;
+      r.kind = "ppo";
+      r.seed = seed;
+      r.resolved = "[experiment]\nseed = " + std::to_string(seed) + "\n";
+      r.config_key = "ppo\n[ppo]\nlearning_rate = 0.001\n";
+      r.final_step = 96;
+      r.last_eval = {{"return_mean", ret}, {"global_step", 96}};
+      return r;
+    };
+    const std::vector<exp::RunRecord> runs = {record("a/trial_0/run.h5", 1, -1.0),
+                                              record("a/trial_1/run.h5", 2, -3.0),
+                                              record("b/trial_0/run.h5", 1, -1.0)};
+    const exp::Summary s = exp::summarize_runs(runs, {"return_mean"});
+    REQUIRE(s.configs.size() == 1);
+    CHECK(s.configs[0].seeds == std::vector<int64_t>{1, 2});
+    CHECK(s.configs[0].stats.at("return_mean").n == 2);
+    CHECK(s.configs[0].stats.at("return_mean").mean == doctest::Approx(-2.0));
+    REQUIRE(s.left_out.size() == 1);
+    CHECK(s.left_out[0].find(
+              "b/trial_0/run.h5: the configuration and seed 1 of a/trial_0/run.h5") == 0);
+    CHECK(exp::summary_table(s).find("left out: b/trial_0/run.h5") != std::string::npos);
   }
 }

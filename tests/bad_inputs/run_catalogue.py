@@ -99,6 +99,7 @@ def make_fixtures(binary, fx):
         "ref_gen_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;")],
         "all_gens_off.m": [("\t100\t1\t200\t0;", "\t100\t0\t200\t0;"),
                            ("\t100\t1\t100\t0;", "\t100\t0\t100\t0;")],
+        "basemva_matrix.m": [("mpc.baseMVA = 100;", "mpc.baseMVA = [100 200];")],
         "pwl_nonconvex.m": [("\t2\t0\t0\t2\t20\t0;", "\t1\t0\t0\t3\t0\t0\t100\t3000\t200\t4000;"),
                             ("\t2\t0\t0\t2\t30\t0;", "\t1\t0\t0\t3\t0\t0\t50\t1000\t100\t2500;")],
     }
@@ -110,6 +111,20 @@ def make_fixtures(binary, fx):
             text = text.replace(old, new, 1)
         with open(os.path.join(fx, name), "w") as f:
             f.write(text)
+    with open(os.path.join(fx, "cr_only.m"), "w", newline="") as f:  # classic Mac line ends
+        f.write(base.replace("\n", "\r").replace("mpc.baseMVA = 100;", "mpc.baseMVA = 0;"))
+    with open(os.path.join(fx, "dup_column.csv"), "w") as f:
+        f.write("startTime,Actual,Actual\n2025-04-01T00:00:00.000Z,20000,30000\n")
+    os.mkfifo(os.path.join(fx, "fifo.csv"))
+    os.mkfifo(os.path.join(fx, "fifo.toml"))
+    with open(os.path.join(fx, "foreign.txt"), "w") as f:
+        f.write("not a powerzoo output\n")
+    with open(os.path.join(fx, "key_twice_quoted.toml"), "w") as f:
+        f.write(open(os.path.join(HERE, "specs", "tiny.toml")).read().replace(
+            "[ppo]\n", "[ppo]\nlearning_rate = 1e-3\n\"learning_rate\" = 2e-3\n", 1))
+    os.makedirs(os.path.join(fx, "foreign_dir"))
+    with open(os.path.join(fx, "foreign_dir", "notes.txt"), "w") as f:
+        f.write("mine\n")
     with open(os.path.join(fx, "long_line.csv"), "w") as f:
         f.write("startTime,Actual\n2025-04-01T00:00:00.000Z," + "9" * 200000 + "z\n")
     with open(os.path.join(fx, "long_key.toml"), "w") as f:
@@ -228,9 +243,37 @@ def make_fixtures(binary, fx):
     def zero_rngs(f):
         f["vec/rngs"][...] = 0
     h5_edit(ck, os.path.join(fx, "rng_zero.h5"), zero_rngs)
+    h5_edit(ck, os.path.join(fx, "weight_int32.h5"), retype(weight, "int32"))
+
+    def counters_dataset(f):
+        del f["counters"]
+        f["counters"] = [1, 2, 3]
+    h5_edit(ck, os.path.join(fx, "counters_dataset.h5"), counters_dataset)
+
+    def data_files_text(text):
+        def edit(f):
+            del f["data/files"]
+            f["data/files"] = text
+        return edit
+    h5_edit(ck, os.path.join(fx, "data_files_garbage.h5"), data_files_text("garbage"))
     os.makedirs(os.path.join(fx, "empty_run", "ckpt"))
     # A run directory to resume from with another spec (refused, nothing changed).
     shutil.copytree(run, os.path.join(fx, "run_copy"))
+    # Runs whose directory a user changed: the newest checkpoint edited, progress.csv a directory.
+    shutil.copytree(run, os.path.join(fx, "run_bad_newest"))
+    newest = max((n for n in os.listdir(os.path.join(run, "ckpt")) if n.startswith("step_")),
+                 key=lambda n: int(n[5:-3]))
+    with h5py.File(os.path.join(fx, "run_bad_newest", "ckpt", newest), "r+") as f:
+        f.attrs["powerzoo_checkpoint"] = "1"
+    shutil.copytree(run, os.path.join(fx, "run_progress_dir"))
+    os.remove(os.path.join(fx, "run_progress_dir", "progress.csv"))
+    os.makedirs(os.path.join(fx, "run_progress_dir", "progress.csv"))
+    # A sweep whose manifest names a status no sweep writes.
+    os.makedirs(os.path.join(fx, "sweep_status"))
+    with open(os.path.join(HERE, "sweep_bad_manifest", "sweep.json")) as src:
+        text = src.read().replace('"../../escaped"', '"trial_0"').replace('"pending"', '"finished"')
+    with open(os.path.join(fx, "sweep_status", "sweep.json"), "w") as f:
+        f.write(text)
 
 
 def _datasets(f):

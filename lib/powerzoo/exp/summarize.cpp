@@ -305,7 +305,16 @@ Summary summarize_runs(const std::vector<RunRecord>& runs,
       if (!flats[i].count(k)) differing.insert(k);
   }
   for (size_t g = 0; g < keys.size(); ++g) {
-    const auto& members = groups[keys[g]];
+    std::vector<const RunRecord*> members;
+    std::map<long long, const RunRecord*> by_seed;
+    for (const auto* r : groups[keys[g]]) {
+      const auto [it, fresh] = by_seed.emplace(r->seed, r);
+      if (fresh)
+        members.push_back(r);
+      else
+        s.left_out.push_back(r->file + ": the configuration and seed " + std::to_string(r->seed) +
+                             " of " + it->second->file + " (a copy?); counted once");
+    }
     ConfigSummary c;
     c.kind = members[0]->kind;
     for (const auto& k : differing) {
@@ -364,6 +373,7 @@ std::string summary_table(const Summary& s) {
       o << "\nwarning: " << c.label << ": seeds ended at different steps ("
         << fmt(c.min_final_step, 12) << " .. " << fmt(c.max_final_step, 12)
         << "); unfinished runs?\n";
+  for (const auto& why : s.left_out) o << "\nleft out: " << why << "\n";
   return o.str();
 }
 

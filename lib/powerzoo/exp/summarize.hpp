@@ -49,6 +49,9 @@ struct ConfigSummary {
 struct Summary {
   std::vector<std::string> metrics;
   std::vector<ConfigSummary> configs;  ///< in order of first appearance (sorted file paths)
+  /// Runs left out: a second run of the same configuration and seed (a copied trial was counted
+  /// as another seed), one line each naming both files.
+  std::vector<std::string> left_out;
 };
 
 /// Finds result files under `dir` (recursively, sorted): every run.h5 and every other .h5 with a

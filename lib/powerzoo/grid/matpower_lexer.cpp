@@ -42,9 +42,21 @@ bool is_ident_start(char ch) { return std::isalpha(static_cast<unsigned char>(ch
 bool is_ident_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }
 bool is_digit(char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }
 
+// Classic Mac line ends (a lone CR) are line ends: a CR-only file lexed as one comment line.
+// Returns `text`, or `buffer` holding it with each lone CR made an LF.
+std::string_view unify_line_ends(std::string_view text, std::string& buffer) {
+  if (text.find('\r') == std::string_view::npos) return text;
+  buffer.assign(text);
+  for (size_t k = 0; k < buffer.size(); ++k)
+    if (buffer[k] == '\r' && (k + 1 == buffer.size() || buffer[k + 1] != '\n')) buffer[k] = '\n';
+  return buffer;
+}
+
 }  // namespace
 
-std::vector<Token> lex(std::string_view s) {
+std::vector<Token> lex(std::string_view text) {
+  std::string unified;
+  const std::string_view s = unify_line_ends(text, unified);
   std::vector<Token> out;
   int line = 1;
   size_t i = 0;

@@ -139,6 +139,11 @@ void Parser::statement() {
     const Token& open = peek(4);
     pos_ += 5;
     if (open.text == "[") {
+      // A bracketed baseMVA was skipped as an unknown matrix, and the case then "had no
+      // baseMVA statement" at its last line.
+      if (field == "baseMVA") {
+        fail(open.line, "a number for mpc.baseMVA (mpc.baseMVA = 100;)", "a bracketed matrix");
+      }
       if (is_core_field(field)) {
         parse_matrix(field, open.line);
         // MATLAB would transpose the matrix; we read rows as written, so refuse it.

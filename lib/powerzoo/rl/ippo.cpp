@@ -409,11 +409,24 @@ void IppoLearner::load(const core::StateDict& sd) {
   s.reset_costs();  // checkpoints are written between updates
 }
 
+namespace {
+// On a one-agent env IPPO is PPO under another name (and trained trans_grid without a word).
+void require_multi_agent(const LearnerContext& ctx, const char* name) {
+  if (ctx.agents.size() < 2)
+    throw core::ConfigError(std::string("[ppo] algo = \"") + name +
+                            "\" is a multi-agent learner; expected an env with agents, found a " +
+                            "single-agent env (use ppo" +
+                            (std::string(name) == "ippo" ? "" : "_lagrangian") + ")");
+}
+}  // namespace
+
 void register_ippo_learners() {
   register_learner("ippo", [](const LearnerContext& ctx, core::Rng& init_rng) {
+    require_multi_agent(ctx, "ippo");
     return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, false));
   });
   register_learner("ippo_lagrangian", [](const LearnerContext& ctx, core::Rng& init_rng) {
+    require_multi_agent(ctx, "ippo_lagrangian");
     return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, true));
   });
 }
