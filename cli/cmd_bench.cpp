@@ -24,11 +24,30 @@ namespace po = boost::program_options;
 namespace pz::cli {
 namespace {
 
+/// The items of a comma-separated option value; an empty list, an empty item (`env,`) or an item
+/// given twice is a UsageError (they had been dropped or run twice).
+std::vector<std::string> split_items(const std::string& s, const char* what) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (item.empty())
+      throw UsageError{std::string(what) +
+                       ": expected a comma-separated list without empty items, " + "found '" +
+                       core::echo(s) + "'"};
+    if (std::find(items.begin(), items.end(), item) != items.end())
+      throw UsageError{std::string(what) + ": expected each item once, found '" + core::echo(item) +
+                       "' twice"};
+    items.push_back(item);
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
 std::vector<int> parse_list(const std::string& s, const char* what, int lo, int hi) {
   std::vector<int> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  for (const std::string& item : split_items(s, what)) {
     int v = 0;
     try {
       size_t used = 0;
@@ -97,6 +116,7 @@ int cmd_bench(const Args& args) {
   }
   const auto env_list = parse_list(envs_s, "--envs", 1, 65536);
   const auto thread_list = parse_list(threads_s, "--threads", 0, 1024);
+  if (vm.count("only")) split_items(what, "--only");
   {
     std::stringstream ss(what);
     std::string part;
@@ -109,11 +129,6 @@ int cmd_bench(const Args& args) {
               return d.empty() ? std::string() : " (did you mean '" + d + "'?)";
             }()};
   }
-  if (vm.count("only") && what.find_first_not_of(", ") == std::string::npos)
-    throw UsageError{
-        "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf, "
-        "found '" +
-        core::echo(what) + "' (an empty --only ran everything)"};
   if (vm.count("json") && (!positional.empty() || vm.count("only") || vm.count("envs")))
     throw UsageError{
         "--json: only the scoreboard (powerzoo bench without SPEC, --only or --envs) "

@@ -256,6 +256,13 @@ def make_fixtures(binary, fx):
             f["data/files"] = text
         return edit
     h5_edit(ck, os.path.join(fx, "data_files_garbage.h5"), data_files_text("garbage"))
+    h5_edit(ck, os.path.join(fx, "data_files_deleted.h5"), drop("data/files"))
+
+    def data_files_int(f):
+        del f["data/files"]
+        f["data/files"] = 7
+    h5_edit(ck, os.path.join(fx, "data_files_int.h5"), data_files_int)
+    h5_edit(ck, os.path.join(fx, "resolved_empty.h5"), set_resolved(""))
     os.makedirs(os.path.join(fx, "empty_run", "ckpt"))
     # A run directory to resume from with another spec (refused, nothing changed).
     shutil.copytree(run, os.path.join(fx, "run_copy"))
@@ -268,6 +275,20 @@ def make_fixtures(binary, fx):
     shutil.copytree(run, os.path.join(fx, "run_progress_dir"))
     os.remove(os.path.join(fx, "run_progress_dir", "progress.csv"))
     os.makedirs(os.path.join(fx, "run_progress_dir", "progress.csv"))
+    # Runs whose files were replaced by a user's: a foreign progress.csv, a text run.h5.
+    shutil.copytree(run, os.path.join(fx, "run_foreign_progress"))
+    with open(os.path.join(fx, "run_foreign_progress", "progress.csv"), "w") as f:
+        f.write("a,b\n1,2\n")
+    shutil.copytree(run, os.path.join(fx, "run_text_h5"))
+    with open(os.path.join(fx, "run_text_h5", "run.h5"), "w") as f:
+        f.write("my notes\n")
+    # A sweep whose manifest lists other overrides than its trial ids say.
+    os.makedirs(os.path.join(fx, "sweep_overrides"))
+    with open(os.path.join(HERE, "sweep_bad_manifest", "sweep.json")) as src:
+        text = src.read().replace('"../../escaped"', '"trial_0"').replace(
+            '"overrides": []', '"overrides": ["seed=9"]')
+    with open(os.path.join(fx, "sweep_overrides", "sweep.json"), "w") as f:
+        f.write(text)
     # A sweep whose manifest names a status no sweep writes.
     os.makedirs(os.path.join(fx, "sweep_status"))
     with open(os.path.join(HERE, "sweep_bad_manifest", "sweep.json")) as src:

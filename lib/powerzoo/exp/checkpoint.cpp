@@ -82,6 +82,15 @@ double get_f64(const core::StateDict& sd, const std::string& name) {
 
 }  // namespace
 
+std::string recorded_data_files(const core::StateDict& sd) {
+  const auto it = sd.str.find(kDataFilesEntry);
+  if (it != sd.str.end()) return it->second;
+  if (sd.f32.count(kDataFilesEntry) || sd.f64.count(kDataFilesEntry) ||
+      sd.i64.count(kDataFilesEntry))
+    throw core::ConfigError(core::absent_entry(sd, kDataFilesEntry, "string"));
+  return "";  // deleted, or a group: data_file_changes then finds the files missing
+}
+
 void put_rng(core::StateDict& sd, const std::string& name, const core::Rng& rng) {
   const auto s = rng.state();
   std::vector<int64_t> v(4);

@@ -60,6 +60,10 @@ void write_run_checkpoint(const std::string& path, const rl::Learner& learner,
 /// StateDict string entry of a checkpoint that lists the run's data files and their hashes.
 inline constexpr const char* kDataFilesEntry = "data/files";
 
+/// The checkpoint's data-files record ("" when the run read no files, so wrote none). Throws
+/// core::ConfigError if the entry holds another type than a string.
+std::string recorded_data_files(const core::StateDict& sd);
+
 /// Inverse of write_run_checkpoint for an already-constructed learner and vector env of the same
 /// spec. Throws core::ConfigError on missing or mismatched entries.
 void restore_run_checkpoint(const core::StateDict& sd, rl::Learner& learner, RunStreams& rngs,

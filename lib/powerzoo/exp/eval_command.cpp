@@ -64,9 +64,10 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
                             (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
   }
   // The env is rebuilt from the recorded spec: a data file edited since then changes the episodes.
-  if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end()) {
+  {
     try {
-      res.data_changes = data_file_changes(it->second, data_files_text(data_files(spec)));
+      res.data_changes =
+          data_file_changes(recorded_data_files(sd), data_files_text(data_files(spec)));
     } catch (const core::ConfigError& e) {
       throw core::ConfigError(ckpt + ": " + e.what());
     }

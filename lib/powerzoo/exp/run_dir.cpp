@@ -169,6 +169,17 @@ void RunDirectory::check_output_file(const std::string& path, const std::string&
   std::error_code ec;
   if (fs::is_directory(p, ec))
     throw core::ConfigError(what + " " + core::echo(path) + ": expected a file, found a directory");
+  // Its folder is created when missing; a file in the way failed only after the evaluation.
+  for (fs::path up = p.parent_path(); !up.empty(); up = up.parent_path()) {
+    if (fs::exists(up, ec)) {
+      if (!fs::is_directory(up, ec))
+        throw core::ConfigError(what + " " + core::echo(path) + ": expected a path below a " +
+                                "directory, found the file " + core::echo(up.string()) +
+                                " in the way");
+      break;
+    }
+    if (up == up.parent_path()) break;
+  }
   const std::string name = p.filename().string();
   const bool owned = name == kRunFile || name == ".run.h5.writing" || name == kProgress ||
                      name == RunLock::kFile || name == "sweep.json" ||
@@ -258,7 +269,9 @@ std::string RunDirectory::newest_checkpoint(core::StateDict* sd, std::string* re
   try {
     *sd = io::read_checkpoint(path, resolved);
   } catch (const core::ConfigError& e) {
-    throw core::ConfigError(std::string(e.what()) +
+    const std::string what = e.what();
+    if (what.find("another powerzoo version") != std::string::npos) throw;
+    throw core::ConfigError(what +
                             " (the newest checkpoint of the run; a run writes its checkpoints "
                             "whole, so this one was changed since: move it out of ckpt/ to "
                             "continue from the one before)");
@@ -280,6 +293,26 @@ void RunDirectory::check_layout() const {
   };
   for (const char* f : {kRunFile, kProgress, "run.h5.before-resume", ".run.h5.writing"})
     expect(d / f, false);
+  // Files of the run by content too: a text file named run.h5 was replaced, and a foreign
+  // progress.csv had rows appended under its own header. (A kill leaves neither: run.h5 is
+  // published by rename and a truncated HDF5 file keeps its signature.)
+  auto first_bytes = [](const fs::path& p, size_t n) {
+    std::ifstream in(p, std::ios::binary);
+    std::string s(n, '\0');
+    in.read(s.data(), static_cast<std::streamsize>(n));
+    s.resize(static_cast<size_t>(in.gcount()));
+    return s;
+  };
+  if (fs::is_regular_file(d / kRunFile, ec) &&
+      first_bytes(d / kRunFile, 8) != std::string("\x89HDF\r\n\x1a\n", 8))
+    throw core::ConfigError((d / kRunFile).string() +
+                            ": expected the run's HDF5 file, found a file that is not HDF5; move "
+                            "it away");
+  if (fs::is_regular_file(d / kProgress, ec) && fs::file_size(d / kProgress, ec) > 0 &&
+      first_bytes(d / kProgress, std::string(kProgressHeader).size() + 1) !=
+          std::string(kProgressHeader) + "\n")
+    throw core::ConfigError((d / kProgress).string() + ": expected the run's progress file (" +
+                            "header " + kProgressHeader + "), found another file; move it away");
   expect(d / kCkptDir, true);
   if (fs::is_directory(d / kCkptDir, ec))
     for (const auto& e : fs::directory_iterator(d / kCkptDir, ec))
@@ -328,9 +361,7 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
   for (const auto& [st, p] : step_files(ckpt, false)) kept_.push_back(p);
   const bool fresh_progress = !fs::exists(progress);
   progress_.open(progress, std::ios::app);
-  if (fresh_progress)
-    progress_ << "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
-                 "eval_shaped_return_mean\n";
+  if (fresh_progress) progress_ << kProgressHeader << "\n";
   return out;
 }
 

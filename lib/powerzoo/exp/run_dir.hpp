@@ -29,6 +29,9 @@ class RunDirectory {
   static constexpr const char* kCkptDir = "ckpt";
   static constexpr const char* kRunFile = "run.h5";
   static constexpr const char* kProgress = "progress.csv";
+  static constexpr const char* kProgressHeader =
+      "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
+      "eval_shaped_return_mean";
 
   /// Directory a training run writes to: with resume, out_dir (or the newest
   /// <experiment.out_dir>/<name>/<time> holding a run.h5); else out_dir, which must not hold a run

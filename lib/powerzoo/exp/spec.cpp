@@ -49,12 +49,18 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
   }
   const bool lagrangian =
       s.ppo.algo == rl::Algo::kPpoLagrangian || s.ppo.algo == rl::Algo::kIppoLagrangian;
+  // λ up to e^20 ≈ 4.9e8 times the cost is far past any useful weight; beyond it (or a
+  // lambda_init beyond the bound) the first update's loss was non-finite or λ was clipped.
+  if (lagrangian && s.ppo.log_lambda_max > 20)
+    throw ConfigError(v.at("ppo.log_lambda_max") +
+                      "[ppo] log_lambda_max: expected at most 20 (λ <= e^20 ≈ 4.9e8), found " +
+                      core::format_number(s.ppo.log_lambda_max));
   if (lagrangian && std::log(s.ppo.lambda_init) > s.ppo.log_lambda_max)
     throw ConfigError(
         v.at(v.where.count("ppo.lambda_init") ? "ppo.lambda_init" : "ppo.log_lambda_max") +
         "[ppo] lambda_init: expected at most e^log_lambda_max = " +
         core::format_number(std::exp(s.ppo.log_lambda_max)) + ", found " +
-        core::format_number(s.ppo.lambda_init) + " (it was clipped silently)");
+        core::format_number(s.ppo.lambda_init) + " (λ stays within e^±log_lambda_max)");
   if (s.ppo.algo == rl::Algo::kSautePpo) {
     bool ok = sf.thresholds.size() == k;
     for (double d : sf.thresholds) ok = ok && d > 0;

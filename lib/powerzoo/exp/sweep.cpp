@@ -436,7 +436,10 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
   const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
   auto check_same = [&](const Manifest& m) {
     bool same = m.trials.size() == trials.size();
-    for (size_t i = 0; same && i < trials.size(); ++i) same = m.trials[i].trial.id == trials[i].id;
+    // The overrides too: an edited list ran trial t0 of seed=1 with seed 9.
+    for (size_t i = 0; same && i < trials.size(); ++i)
+      same = m.trials[i].trial.id == trials[i].id &&
+             m.trials[i].trial.overrides == trials[i].overrides;
     if (!same)
       throw ConfigError(path + ": expected the manifest of this sweep (" +
                         std::to_string(trials.size()) + " trials), found a different sweep (" +
@@ -456,6 +459,7 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
     if (e.path().filename() == "logs" && e.is_directory(ec))
       for (const auto& l : fs::directory_iterator(e.path(), ec)) refuse_link(l.path());
   }
+  check_sweep_dir(sweep_dir);
   if (fs::exists(path)) check_same(read_manifest(path));  // bad input: refused, nothing written
   core::create_output_dir(sweep_dir, "sweep directory");
   FileLock lock((fs::path(sweep_dir) / "sweep.json.lock").string());

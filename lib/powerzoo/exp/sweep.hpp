@@ -65,6 +65,11 @@ struct Manifest {
 
 /// Writes `m` to `path` atomically (temporary file in the same directory, fsync, rename).
 void write_manifest(const std::string& path, const Manifest& m);
+/// Throws core::ConfigError if `sweep_dir` exists and holds anything a sweep does not write
+/// (sweep.json, its lock, logs/, trial_<i>/): a run's directory, its ckpt/ or a folder of other
+/// files is not a sweep directory.
+void check_sweep_dir(const std::string& sweep_dir);
+
 /// Reads a manifest. Throws core::ConfigError if missing or malformed.
 Manifest read_manifest(const std::string& path);
 

@@ -11,6 +11,7 @@
 namespace pz::exp {
 
 using core::ConfigError;
+namespace fs = std::filesystem;
 
 Manifest read_manifest(const std::string& path) {
   std::ifstream in(path);
@@ -63,6 +64,23 @@ Manifest read_manifest(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path + ": malformed sweep manifest: " + e.what());
   }
+}
+
+void check_sweep_dir(const std::string& sweep_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(sweep_dir, ec)) return;  // new, or a file (create_output_dir says so)
+  for (const auto& e : fs::directory_iterator(sweep_dir, ec)) {
+    const std::string n = e.path().filename().string();
+    const bool own = n == "sweep.json" || n == "sweep.json.lock" || n == "logs" ||
+                     n.rfind("trial_", 0) == 0 || n.find(".tmp.") != std::string::npos;
+    // A run's directory (run.h5, ckpt/) or any other folder: a sweep's files had been mixed in.
+    if (!own)
+      throw ConfigError("--out " + sweep_dir +
+                        ": expected a new, empty or sweep directory, found '" + core::echo(n) +
+                        "' in it, which no sweep writes; choose another --out");
+  }
+  if (fs::path(sweep_dir).lexically_normal().filename() == "ckpt")
+    throw ConfigError("--out " + sweep_dir + ": expected a sweep directory, found a run's ckpt/");
 }
 
 }  // namespace pz::exp

@@ -200,11 +200,11 @@ std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
     check_resume_spec(spec, ck_resolved, resumed_from, resolved);
     // The same spec over other data would not be the same run.
     std::string changed;
-    if (const auto it = sd.str.find(kDataFilesEntry); it != sd.str.end()) try {
-        changed = data_file_changes(it->second, data_files_text(data_files(spec)));
-      } catch (const core::ConfigError& e) {
-        throw core::ConfigError("--resume: " + resumed_from + ": " + e.what());
-      }
+    try {
+      changed = data_file_changes(recorded_data_files(sd), data_files_text(data_files(spec)));
+    } catch (const core::ConfigError& e) {
+      throw core::ConfigError("--resume: " + resumed_from + ": " + e.what());
+    }
     if (!changed.empty())
       throw core::ConfigError("--resume: a data file changed since " + resumed_from +
                               " was written: " + changed +

@@ -200,7 +200,14 @@ core::StateDict read_checkpoint(const std::string& path, std::string* resolved_t
   for (const auto& name : names) {
     Handle ds = open_dataset(fid, path, name);
     if (name == "config/resolved") {
-      if (resolved_toml) *resolved_toml = read_string_dataset(ds.get(), path, name);
+      if (resolved_toml) {
+        *resolved_toml = read_string_dataset(ds.get(), path, name);
+        // An empty one read as a spec of defaults, and the learner layout then "differed".
+        if (resolved_toml->find_first_not_of(" \t\r\n") == std::string::npos)
+          throw ConfigError("'" + path +
+                            "': expected the run's resolved spec in /config/resolved, "
+                            "found an empty string");
+      }
       continue;
     }
     Handle type = checked(H5Dget_type(ds.get()), H5Tclose, path, "H5Dget_type", name);
