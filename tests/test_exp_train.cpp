@@ -10,22 +10,11 @@
 
 namespace {
 
-const std::string kTiny = R"([experiment]
-name = "tiny"
-[env]
-case = "case5"
-horizon = 12
-[vec]
-n_envs = 4
-[ppo]
-total_steps = 480
-rollout_length = 12
-n_minibatches = 2
-hidden = [16, 16]
-)";
+// The catalogue's fast valid spec (case5, 4 envs, 96 steps).
+const std::string kTinyPath = std::string(PZ_SOURCE_DIR) + "/tests/bad_inputs/specs/tiny.toml";
 
 pz::exp::Spec spec_of(const std::vector<std::string>& overrides) {
-  return pz::exp::parse_spec(kTiny, "tiny.toml", overrides);
+  return pz::exp::load_spec(kTinyPath, overrides);
 }
 
 std::string validate_error(const std::vector<std::string>& overrides) {

@@ -29,6 +29,16 @@ using pz::grid::Case;
 using pz::grid::DistFlowResult;
 using pz::grid::RadialNetwork;
 
+// The case's own bus loads PD, QD [n_bus] (MW, MVAr), the input RadialNetwork::solve takes.
+void case_loads(const Case& c, std::vector<double>& p_mw, std::vector<double>& q_mvar) {
+  p_mw.clear();
+  q_mvar.clear();
+  for (const auto& b : c.bus) {
+    p_mw.push_back(b.pd_mw);
+    q_mvar.push_back(b.qd_mvar);
+  }
+}
+
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());
   double m = 0;
@@ -197,10 +207,7 @@ TEST_SUITE("grid_distflow") {
     const Case c = bundled("case33bw");
     const RadialNetwork net(c);
     std::vector<double> pd, qd;
-    for (const auto& b : c.bus) {
-      pd.push_back(b.pd_mw);
-      qd.push_back(b.qd_mvar);
-    }
+    case_loads(c, pd, qd);
     const DistFlowResult r = net.solve(pd, qd, 1.0);
     REQUIRE(r.converged);
     double dv = max_abs_diff(r.bus_vm_pu, v_ref);
@@ -299,10 +306,7 @@ TEST_SUITE("grid_distflow") {
     const Case c = bundled("case33bw");
     const RadialNetwork net(c);
     std::vector<double> pd, qd;
-    for (const auto& b : c.bus) {
-      pd.push_back(b.pd_mw);
-      qd.push_back(b.qd_mvar);
-    }
+    case_loads(c, pd, qd);
     REQUIRE(net.solve(pd, qd, 1.0).converged);
     pd[1] *= 1e7;  // bus 2: 100 kW -> 1e9 kW
     qd[1] *= 1e7;
@@ -423,10 +427,7 @@ TEST_SUITE("grid_distflow") {
     CHECK_FALSE(r.converged);
     // Too few sweeps allowed.
     std::vector<double> p0, q0;
-    for (const auto& b : c.bus) {
-      p0.push_back(b.pd_mw);
-      q0.push_back(b.qd_mvar);
-    }
+    case_loads(c, p0, q0);
     const DistFlowResult few = net.solve(p0, q0, 1.0, 1e-10, 2);
     CHECK_FALSE(few.converged);
     CHECK(few.iterations == 2);
@@ -436,10 +437,7 @@ TEST_SUITE("grid_distflow") {
     const Case c = bundled("case141");
     const RadialNetwork net(c);
     std::vector<double> p, q;
-    for (const auto& b : c.bus) {
-      p.push_back(b.pd_mw);
-      q.push_back(b.qd_mvar);
-    }
+    case_loads(c, p, q);
     const DistFlowResult ref = net.solve(p, q, 1.02);
     REQUIRE(ref.converged);
     pz::grid::DistFlowWorkspace work;
