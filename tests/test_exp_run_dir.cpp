@@ -88,4 +88,26 @@ TEST_SUITE("exp_run_dir") {
     CHECK(kept.find("\n30,") == std::string::npos);
     CHECK(io::list_group(dir.run_file(), "metrics").size() == 1);
   }
+
+  // Guards resume after a kill that left progress.csv empty or cut in half a row: the resumed
+  // file had rows without a header, and the next resume refused its own file.
+  TEST_CASE("regression: resume rebuilds progress.csv's header and drops a half-written row") {
+    const fs::path d = test::tmp_dir("rundir", "progress_kill");
+    {
+      exp::RunDirectory dir(d.string());
+      auto f = dir.start(header(), nullptr, 0);
+      f.close();
+    }
+    test::write((d / "progress.csv").string(), "10,0.5,100,-1,,\n20,0.5,100,-1,,\n3");
+    CHECK_NOTHROW(exp::RunDirectory(d.string()).check_layout());  // its own file, headerless
+    exp::MetricHistory h;
+    h.train.push_back({{"global_step", 10}});
+    exp::RunDirectory dir(d.string());
+    auto f = dir.start(header(), &h, 20);
+    f.close();
+    CHECK(read_all(d / "progress.csv") ==
+          std::string(exp::RunDirectory::kProgressHeader) + "\n10,0.5,100,-1,,\n20,0.5,100,-1,,\n");
+    test::write((d / "progress.csv").string(), "a,b\n1,2\n");  // a user's file
+    CHECK_THROWS_AS(exp::RunDirectory(d.string()).check_layout(), core::ConfigError);
+  }
 }

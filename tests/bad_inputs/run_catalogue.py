@@ -282,6 +282,11 @@ def make_fixtures(binary, fx):
     shutil.copytree(run, os.path.join(fx, "run_text_h5"))
     with open(os.path.join(fx, "run_text_h5", "run.h5"), "w") as f:
         f.write("my notes\n")
+    shutil.copytree(run, os.path.join(fx, "run_other_h5"))
+    shutil.copyfile(ck, os.path.join(fx, "run_other_h5", "run.h5"))  # a checkpoint as run.h5
+    os.makedirs(os.path.join(fx, "sweep_foreign_trial", "trial_0"))
+    with open(os.path.join(fx, "sweep_foreign_trial", "trial_0", "notes.txt"), "w") as f:
+        f.write("mine\n")
     # A sweep whose manifest lists other overrides than its trial ids say.
     os.makedirs(os.path.join(fx, "sweep_overrides"))
     with open(os.path.join(HERE, "sweep_bad_manifest", "sweep.json")) as src:

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -41,12 +42,14 @@ std::vector<std::pair<long long, std::string>> step_files(const fs::path& dir, b
 void truncate_progress(const fs::path& file, long long step) {
   std::ifstream in(file);
   if (!in) return;
-  std::vector<std::string> keep;
+  // The header, then the whole rows up to `step`: a kill can leave the file empty (rows not yet
+  // flushed) or end it in half a row, and a resume then wrote rows without a header.
+  std::vector<std::string> keep = {RunDirectory::kProgressHeader};
   std::string line;
-  bool header = true;
   while (std::getline(in, line)) {
-    if (header || std::atoll(line.c_str()) <= step) keep.push_back(line);
-    header = false;
+    const bool row = !line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) &&
+                     std::count(line.begin(), line.end(), ',') == 5;
+    if (row && std::atoll(line.c_str()) <= step) keep.push_back(line);
   }
   in.close();
   const std::string tmp = file.string() + ".tmp." + std::to_string(::getpid());
@@ -64,8 +67,9 @@ void expect_dir_not_file(const std::string& out_dir) {
 
 // Names a run writes in its directory (and the remnants of a killed writer).
 bool run_owns(const std::string& name) {
-  for (const char* own : {RunDirectory::kRunFile, RunDirectory::kProgress, RunDirectory::kCkptDir,
-                          RunLock::kFile, ".run.h5.writing", "run.h5.before-resume", "eval"})
+  for (const char* own :
+       {RunDirectory::kRunFile, RunDirectory::kProgress, RunDirectory::kCkptDir, RunLock::kFile,
+        ".run.h5.writing", "run.h5.before-resume", "eval", "summary.csv"})
     if (name == own) return true;
   return name.find(".tmp.") != std::string::npos;
 }
@@ -308,9 +312,26 @@ void RunDirectory::check_layout() const {
     throw core::ConfigError((d / kRunFile).string() +
                             ": expected the run's HDF5 file, found a file that is not HDF5; move "
                             "it away");
-  if (fs::is_regular_file(d / kProgress, ec) && fs::file_size(d / kProgress, ec) > 0 &&
-      first_bytes(d / kProgress, std::string(kProgressHeader).size() + 1) !=
-          std::string(kProgressHeader) + "\n")
+  if (fs::is_regular_file(d / kRunFile, ec)) {
+    // Readable without a run's resolved spec: another HDF5 file (a checkpoint copied over). One
+    // that does not open is a run.h5 cut short by a kill, which resume rebuilds.
+    bool foreign = false;
+    try {
+      io::read_string((d / kRunFile).string(), "config/resolved");
+    } catch (const core::ConfigError& e) {
+      foreign = std::string(e.what()).find("' not found") != std::string::npos;
+    }
+    if (!foreign && !io::list_group((d / kRunFile).string(), "learner").empty())
+      foreign = true;  // a checkpoint's layout
+    if (foreign)
+      throw core::ConfigError((d / kRunFile).string() +
+                              ": expected the run's HDF5 file (with /config/resolved), found "
+                              "another HDF5 file; move it away");
+  }
+  const std::string progress_start =
+      fs::is_regular_file(d / kProgress, ec) ? first_bytes(d / kProgress, 1) : "";
+  if (!progress_start.empty() && !std::isdigit(static_cast<unsigned char>(progress_start[0])) &&
+      first_bytes(d / kProgress, std::string(kProgressHeader).size()) != kProgressHeader)
     throw core::ConfigError((d / kProgress).string() + ": expected the run's progress file (" +
                             "header " + kProgressHeader + "), found another file; move it away");
   expect(d / kCkptDir, true);
@@ -379,6 +400,7 @@ void RunDirectory::add_step_checkpoint(long long step, int keep,
 void RunDirectory::progress_train(long long step, double wall_time, double sps,
                                   double episode_return) {
   progress_ << step << "," << wall_time << "," << sps << "," << episode_return << ",,\n";
+  progress_.flush();  // a row per iteration, on disk as it happens (live readers, kills)
   check_progress();
 }
 

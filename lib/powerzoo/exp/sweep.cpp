@@ -436,15 +436,24 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
   const std::string path = (fs::path(sweep_dir) / "sweep.json").string();
   auto check_same = [&](const Manifest& m) {
     bool same = m.trials.size() == trials.size();
+    std::string which;
     // The overrides too: an edited list ran trial t0 of seed=1 with seed 9.
-    for (size_t i = 0; same && i < trials.size(); ++i)
+    for (size_t i = 0; same && i < trials.size(); ++i) {
       same = m.trials[i].trial.id == trials[i].id &&
              m.trials[i].trial.overrides == trials[i].overrides;
+      if (!same) {
+        std::string ovs;
+        for (const auto& o : m.trials[i].trial.overrides) ovs += (ovs.empty() ? "" : " ") + o;
+        which = ": trial " + std::to_string(i) + " has id '" + core::echo(m.trials[i].trial.id) +
+                "' and overrides '" + core::echo(ovs) + "', this sweep's trial " +
+                std::to_string(i) + " is '" + trials[i].id + "'";
+      }
+    }
     if (!same)
       throw ConfigError(path + ": expected the manifest of this sweep (" +
                         std::to_string(trials.size()) + " trials), found a different sweep (" +
-                        std::to_string(m.trials.size()) +
-                        " trials or other overrides); choose another --out");
+                        std::to_string(m.trials.size()) + " trials" + which +
+                        "); choose another --out");
   };
   // What the sweep writes (manifest, lock, logs, trial directories) must not be a link out of it.
   std::error_code ec;

@@ -69,18 +69,43 @@ Manifest read_manifest(const std::string& path) {
 void check_sweep_dir(const std::string& sweep_dir) {
   std::error_code ec;
   if (!fs::is_directory(sweep_dir, ec)) return;  // new, or a file (create_output_dir says so)
+  auto numbered = [](const std::string& n, const std::string& prefix, const std::string& suffix) {
+    if (n.size() <= prefix.size() + suffix.size() || !n.starts_with(prefix) || !n.ends_with(suffix))
+      return false;
+    const std::string mid = n.substr(prefix.size(), n.size() - prefix.size() - suffix.size());
+    return mid.find_first_not_of("0123456789") == std::string::npos;
+  };
   for (const auto& e : fs::directory_iterator(sweep_dir, ec)) {
     const std::string n = e.path().filename().string();
-    const bool own = n == "sweep.json" || n == "sweep.json.lock" || n == "logs" ||
-                     n.rfind("trial_", 0) == 0 || n.find(".tmp.") != std::string::npos;
+    const bool dir = e.is_directory(ec);
+    // What a sweep writes, one level down too: trial_<i>/ holds a run, logs/ the trial logs. A
+    // notes.txt in trial_0/ had failed that trial only after trial 1 had run.
+    bool own = (n == "sweep.json" || n == "sweep.json.lock" || n == "summary.csv" ||
+                n.find(".tmp.") != std::string::npos) &&
+               !dir;
+    if (dir && n == "logs") {
+      own = true;
+      for (const auto& l : fs::directory_iterator(e.path(), ec))
+        own = own && numbered(l.path().filename().string(), "trial_", ".log");
+    } else if (dir && numbered(n, "trial_", "")) {
+      own = true;
+      for (const auto& r : fs::directory_iterator(e.path(), ec)) {
+        const std::string rn = r.path().filename().string();
+        own = own && (rn == "run.h5" || rn == "progress.csv" || rn == "ckpt" || rn == "run.lock" ||
+                      rn == "eval" || rn == "summary.csv" || rn == ".run.h5.writing" ||
+                      rn == "run.h5.before-resume" || rn.find(".tmp.") != std::string::npos);
+      }
+    }
     // A run's directory (run.h5, ckpt/) or any other folder: a sweep's files had been mixed in.
     if (!own)
       throw ConfigError("--out " + sweep_dir +
                         ": expected a new, empty or sweep directory, found '" + core::echo(n) +
                         "' in it, which no sweep writes; choose another --out");
   }
-  if (fs::path(sweep_dir).lexically_normal().filename() == "ckpt")
-    throw ConfigError("--out " + sweep_dir + ": expected a sweep directory, found a run's ckpt/");
+  const std::string base = fs::path(sweep_dir).lexically_normal().filename().string();
+  if (base == "ckpt" || base == "logs")
+    throw ConfigError("--out " + sweep_dir +
+                      ": expected a sweep directory, found a run's ckpt/ or a sweep's logs/");
 }
 
 }  // namespace pz::exp
