@@ -442,11 +442,14 @@ Manifest init_manifest(const std::string& sweep_dir, const std::string& spec_fil
       same = m.trials[i].trial.id == trials[i].id &&
              m.trials[i].trial.overrides == trials[i].overrides;
       if (!same) {
-        std::string ovs;
-        for (const auto& o : m.trials[i].trial.overrides) ovs += (ovs.empty() ? "" : " ") + o;
-        which = ": trial " + std::to_string(i) + " has id '" + core::echo(m.trials[i].trial.id) +
-                "' and overrides '" + core::echo(ovs) + "', this sweep's trial " +
-                std::to_string(i) + " is '" + trials[i].id + "'";
+        auto join = [](const std::vector<std::string>& v) {
+          std::string out;
+          for (const auto& o : v) out += (out.empty() ? "" : " ") + o;
+          return out;
+        };
+        which = ": trial " + std::to_string(i) + " is '" + core::echo(m.trials[i].trial.id) +
+                "' with overrides '" + core::echo(join(m.trials[i].trial.overrides)) +
+                "', expected '" + trials[i].id + "' with '" + join(trials[i].overrides) + "'";
       }
     }
     if (!same)

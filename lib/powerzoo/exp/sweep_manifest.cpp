@@ -69,6 +69,10 @@ Manifest read_manifest(const std::string& path) {
 void check_sweep_dir(const std::string& sweep_dir) {
   std::error_code ec;
   if (!fs::is_directory(sweep_dir, ec)) return;  // new, or a file (create_output_dir says so)
+  const std::string base = fs::path(sweep_dir).lexically_normal().filename().string();
+  if (base == "ckpt" || base == "logs")
+    throw ConfigError("--out " + sweep_dir +
+                      ": expected a sweep directory, found a run's ckpt/ or a sweep's logs/");
   auto numbered = [](const std::string& n, const std::string& prefix, const std::string& suffix) {
     if (n.size() <= prefix.size() + suffix.size() || !n.starts_with(prefix) || !n.ends_with(suffix))
       return false;
@@ -83,29 +87,33 @@ void check_sweep_dir(const std::string& sweep_dir) {
     bool own = (n == "sweep.json" || n == "sweep.json.lock" || n == "summary.csv" ||
                 n.find(".tmp.") != std::string::npos) &&
                !dir;
+    std::string inside;  // the first entry of a sweep-named folder that no sweep writes
     if (dir && n == "logs") {
       own = true;
       for (const auto& l : fs::directory_iterator(e.path(), ec))
-        own = own && numbered(l.path().filename().string(), "trial_", ".log");
+        if (!numbered(l.path().filename().string(), "trial_", ".log") && inside.empty())
+          inside = l.path().filename().string();
     } else if (dir && numbered(n, "trial_", "")) {
       own = true;
       for (const auto& r : fs::directory_iterator(e.path(), ec)) {
         const std::string rn = r.path().filename().string();
-        own = own && (rn == "run.h5" || rn == "progress.csv" || rn == "ckpt" || rn == "run.lock" ||
-                      rn == "eval" || rn == "summary.csv" || rn == ".run.h5.writing" ||
-                      rn == "run.h5.before-resume" || rn.find(".tmp.") != std::string::npos);
+        if (!(rn == "run.h5" || rn == "progress.csv" || rn == "ckpt" || rn == "run.lock" ||
+              rn == "eval" || rn == "summary.csv" || rn == ".run.h5.writing" ||
+              rn == "run.h5.before-resume" || rn.find(".tmp.") != std::string::npos) &&
+            inside.empty())
+          inside = rn;
       }
     }
+    if (!inside.empty())
+      throw ConfigError("--out " + sweep_dir +
+                        ": expected a new, empty or sweep directory, found " + n + "/" +
+                        core::echo(inside) + ", which no sweep writes; choose another " + "--out");
     // A run's directory (run.h5, ckpt/) or any other folder: a sweep's files had been mixed in.
     if (!own)
       throw ConfigError("--out " + sweep_dir +
                         ": expected a new, empty or sweep directory, found '" + core::echo(n) +
                         "' in it, which no sweep writes; choose another --out");
   }
-  const std::string base = fs::path(sweep_dir).lexically_normal().filename().string();
-  if (base == "ckpt" || base == "logs")
-    throw ConfigError("--out " + sweep_dir +
-                      ": expected a sweep directory, found a run's ckpt/ or a sweep's logs/");
 }
 
 }  // namespace pz::exp
