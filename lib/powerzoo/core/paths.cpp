@@ -17,18 +17,33 @@ std::string data_dir() {
   return "data";
 }
 
+namespace {
+std::string kind_of_status(const std::filesystem::file_status& st) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(st)) return "nothing";
+  if (fs::is_regular_file(st)) return "a file";
+  if (fs::is_directory(st)) return "a directory";
+  if (fs::is_fifo(st)) return "a FIFO (named pipe)";
+  if (fs::is_character_file(st)) return "a character device";
+  if (fs::is_block_file(st)) return "a block device";
+  if (fs::is_socket(st)) return "a socket";
+  if (fs::is_symlink(st)) return "a symbolic link";
+  return "a special file";
+}
+}  // namespace
+
+std::string file_kind(const std::string& path) {
+  std::error_code ec;
+  return kind_of_status(std::filesystem::symlink_status(path, ec));
+}
+
 void expect_regular_file(const std::string& path, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);  // follows links: a link to a file is fine
   if (ec || !fs::exists(st) || fs::is_regular_file(st)) return;
-  const char* found = fs::is_directory(st)        ? "a directory"
-                      : fs::is_fifo(st)           ? "a FIFO (named pipe)"
-                      : fs::is_character_file(st) ? "a character device"
-                      : fs::is_block_file(st)     ? "a block device"
-                      : fs::is_socket(st)         ? "a socket"
-                                                  : "a special file";
-  throw ConfigError(echo(path, 400) + ": expected " + what + " (a regular file), found " + found);
+  throw ConfigError(echo(path, 400) + ": expected " + what + " (a regular file), found " +
+                    kind_of_status(st));
 }
 
 void create_output_dir(const std::string& dir, const std::string& what) {

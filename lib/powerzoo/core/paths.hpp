@@ -10,6 +10,11 @@ namespace pz::core {
 /// time, else "data" relative to the working directory.
 std::string data_dir();
 
+/// What is at `path`, for messages, without following a link: "a file", "a directory", "a FIFO
+/// (named pipe)", "a character device", "a block device", "a socket", "a symbolic link",
+/// "nothing".
+std::string file_kind(const std::string& path);
+
 /// Throws core::ConfigError if `path` exists and is not a regular file (a FIFO blocked the
 /// reader forever, /dev/zero grew without end, a directory read as empty): "<path>: expected
 /// <what> (a regular file), found a FIFO". A missing path passes (its reader says "not found").

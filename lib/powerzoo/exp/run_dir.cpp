@@ -13,6 +13,7 @@
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/paths.hpp"
 #include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/exp/run_lock.hpp"
 #include "powerzoo/io/hdf5.hpp"
@@ -65,15 +66,6 @@ void expect_dir_not_file(const std::string& out_dir) {
     throw core::ConfigError("--out " + out_dir + ": expected a directory, found a file");
 }
 
-// Names a run writes in its directory (and the remnants of a killed writer).
-bool run_owns(const std::string& name) {
-  for (const char* own :
-       {RunDirectory::kRunFile, RunDirectory::kProgress, RunDirectory::kCkptDir, RunLock::kFile,
-        ".run.h5.writing", "run.h5.before-resume", "eval", "summary.csv"})
-    if (name == own) return true;
-  return name.find(".tmp.") != std::string::npos;
-}
-
 // An existing --out directory must be empty or a run's own: a run mixed its files into any
 // directory, a sweep's included (whose summary then counted it).
 void expect_run_or_empty(const std::string& out_dir) {
@@ -84,25 +76,21 @@ void expect_run_or_empty(const std::string& out_dir) {
                             ": expected a run directory, found a sweep directory (sweep.json); "
                             "choose another --out");
   for (const auto& e : fs::directory_iterator(out_dir, ec))
-    if (!run_owns(e.path().filename().string()))
+    if (!RunDirectory::owns(e.path().filename().string()))
       throw core::ConfigError("--out " + out_dir +
                               ": expected a new, empty or run directory, found '" +
                               core::echo(e.path().filename().string()) +
                               "' in it, which no run writes; choose another --out");
 }
 
-// Kind of what is at `p`, for messages.
-std::string kind_of(const fs::path& p) {
-  std::error_code ec;
-  const auto st = fs::symlink_status(p, ec);
-  if (fs::is_directory(st)) return "a directory";
-  if (fs::is_regular_file(st)) return "a file";
-  if (fs::is_fifo(st)) return "a FIFO";
-  if (fs::is_symlink(st)) return "a symbolic link";
-  return "a special file";
-}
-
 }  // namespace
+
+bool RunDirectory::owns(const std::string& name) {
+  for (const char* own : {kRunFile, kProgress, kCkptDir, RunLock::kFile, ".run.h5.writing",
+                          "run.h5.before-resume", "eval", "summary.csv"})
+    if (name == own) return true;
+  return name.find(".tmp.") != std::string::npos;  // a killed writer's remnant
+}
 
 void RunDirectory::check_no_links(const std::string& dir) {
   const fs::path d(dir);
@@ -215,7 +203,8 @@ void RunDirectory::check_output_file(const std::string& path, const std::string&
     throw core::ConfigError(
         what + " " + core::echo(path) + ": expected a new file or an earlier " +
         (kind == OutputKind::kSummaryCsv ? "summary CSV" : "eval or baseline file") + ", found " +
-        kind_of(p) + " that is not one, which it would overwrite; choose another path");
+        core::file_kind(p.string()) +
+        " that is not one, which it would overwrite; choose another path");
 }
 
 std::string RunDirectory::resolve_checkpoint(const std::string& p) {
@@ -293,7 +282,8 @@ void RunDirectory::check_layout() const {
                         : fs::is_regular_file(fs::symlink_status(p, ec));
     if (!ok)
       throw core::ConfigError(p.string() + ": expected " + (dir ? "a directory" : "a file") +
-                              " of the run, found " + kind_of(p) + "; move it away");
+                              " of the run, found " + core::file_kind(p.string()) +
+                              "; move it away");
   };
   for (const char* f : {kRunFile, kProgress, "run.h5.before-resume", ".run.h5.writing"})
     expect(d / f, false);

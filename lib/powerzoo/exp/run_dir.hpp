@@ -48,6 +48,10 @@ class RunDirectory {
   /// The run directory of a checkpoint file (<dir>/ckpt/<file> → <dir>).
   static std::string of_checkpoint(const std::string& ckpt_path);
 
+  /// Whether a run writes an entry of this name in its directory (run.h5, progress.csv, ckpt/,
+  /// run.lock, eval/, summary.csv, a killed writer's remnants): what --out may already hold.
+  static bool owns(const std::string& name);
+
   /// Throws core::ConfigError if anything a run writes in `dir` (run.h5, progress.csv, ckpt/,
   /// eval/ and their entries) is a symbolic link: writing through it would write outside the run
   /// directory. `dir` itself may be a link (the user chose it).

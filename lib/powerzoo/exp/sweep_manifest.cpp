@@ -6,6 +6,7 @@
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/sweep.hpp"
 
 namespace pz::exp {
@@ -97,11 +98,7 @@ void check_sweep_dir(const std::string& sweep_dir) {
       own = true;
       for (const auto& r : fs::directory_iterator(e.path(), ec)) {
         const std::string rn = r.path().filename().string();
-        if (!(rn == "run.h5" || rn == "progress.csv" || rn == "ckpt" || rn == "run.lock" ||
-              rn == "eval" || rn == "summary.csv" || rn == ".run.h5.writing" ||
-              rn == "run.h5.before-resume" || rn.find(".tmp.") != std::string::npos) &&
-            inside.empty())
-          inside = rn;
+        if (!RunDirectory::owns(rn) && inside.empty()) inside = rn;
       }
     }
     if (!inside.empty())
