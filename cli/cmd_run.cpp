@@ -1,11 +1,13 @@
 // `powerzoo run SPEC.toml [key=value ...]`: train one configuration.
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
+#include "powerzoo/core/stop_signal.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/train.hpp"
@@ -21,13 +23,20 @@ int cmd_run(const Args& args) {
       "paths (ppo.learning_rate=1e-4, vec.n_envs=16, seed=3). Writes run.h5, progress.csv and\n"
       "ckpt/ into out_dir/name/<UTC timestamp> (or --out). The spec's keys and their defaults\n"
       "are listed below ([env] for the default env: `powerzoo envs` lists every env's and\n"
-      "task's [env] keys, `powerzoo run --help ENV_OR_TASK` shows them in full).\n\noptions");
+      "task's [env] keys, `powerzoo run --help ENV_OR_TASK` shows them in full).\n\n"
+      "SIGINT, SIGTERM or SIGUSR1 end the run after the current iteration with a checkpoint and\n"
+      "exit code 3 (--resume continues it); a second signal stops at once. Exit codes: 0 done,\n"
+      "1 the run failed, 2 bad input, 3 interrupted.\n\noptions");
   std::string out;
   int threads = -1;
+  double log_every = 30;
   opts.add_options()("help,h", "show this help")(
       "out", po::value<std::string>(&out), "run directory to write (default: out_dir/name/<time>)")(
       "threads", po::value<int>(&threads), "worker threads (overrides vec.threads; 0 = all cores)")(
       "quiet,q", "no progress output")(
+      "log-every", po::value<double>(&log_every),
+      "seconds between progress lines when stdout is not a terminal (SLURM logs, pipes; default "
+      "30, 0 = none)")(
       "resume",
       "continue from the newest complete checkpoint of the run directory (--out, or the "
       "newest out_dir/name/<time>); starts fresh if there is none");
@@ -61,6 +70,9 @@ int cmd_run(const Args& args) {
   if (vm.count("threads") && (threads < 0 || threads > 1024))
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
                      std::to_string(threads)};
+  if (!std::isfinite(log_every) || log_every < 0 || log_every > 1e6)
+    throw UsageError{"--log-every: expected seconds in [0, 1e6], found " +
+                     std::to_string(log_every)};
   const std::string spec_path = positional[0];
   std::vector<std::string> overrides(positional.begin() + 1, positional.end());
   for (const auto& o : overrides)
@@ -72,9 +84,11 @@ int cmd_run(const Args& args) {
   topt.out_dir = out;
   topt.threads = threads;
   topt.quiet = vm.count("quiet") > 0;
+  topt.log_every_seconds = log_every;
   topt.resume = vm.count("resume") > 0;
-  exp::train(spec, topt);
-  return 0;
+  core::install_stop_handlers();  // after every check: bad input still exits 2 at once
+  const exp::TrainResult r = exp::train(spec, topt);
+  return r.stopped_by != 0 ? core::kExitInterrupted : 0;
 }
 
 }  // namespace pz::cli

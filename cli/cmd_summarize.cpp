@@ -23,13 +23,16 @@ int cmd_summarize(const Args& args) {
       "listed as their own rows), groups runs by configuration (the resolved spec without\n"
       "experiment.seed/name/out_dir) and prints, per metric at the last eval row, mean, std\n"
       "(ddof 0), IQM and a percentile-bootstrap 95 % CI of the mean over seeds (10,000\n"
-      "resamples, fixed rng seed 42). Writes DIR/summary.csv (or --csv FILE).\n\noptions");
+      "resamples, fixed rng seed 42). Runs that did not finish (run.h5 status running, failed or\n"
+      "interrupted) are left out and listed. Writes DIR/summary.csv (or --csv FILE).\n\noptions");
   std::vector<std::string> metrics;
   std::string csv;
   opts.add_options()("help,h", "show this help")(
       "metric,m", po::value<std::vector<std::string>>(&metrics)->composing(),
       "metrics/eval column (repeatable; default: return_mean, shaped_return_mean, cost/*)")(
-      "csv", po::value<std::string>(&csv), "CSV file to write (default: DIR/summary.csv)");
+      "csv", po::value<std::string>(&csv), "CSV file to write (default: DIR/summary.csv)")(
+      "include-failed",
+      "also count runs whose run.h5 says running, failed or interrupted (left out by default)");
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
@@ -53,14 +56,25 @@ int cmd_summarize(const Args& args) {
       if (metrics[i] == metrics[j])
         throw UsageError{"--metric: expected each metric once, found '" + core::echo(metrics[i]) +
                          "' twice"};
-  std::vector<std::string> pending;
-  const auto runs = exp::find_runs(dir, &pending);
+  std::vector<std::string> pending, unfinished;
+  const bool include_failed = vm.count("include-failed") > 0;
+  const auto runs = exp::find_runs(dir, &pending, &unfinished, include_failed);
+  if (!unfinished.empty()) {
+    std::cerr << "powerzoo summarize: note: " << unfinished.size()
+              << (unfinished.size() == 1 ? " run did" : " runs did") << " not finish and "
+              << (unfinished.size() == 1 ? "is" : "are")
+              << " left out (--include-failed counts them):\n";
+    for (const auto& u : unfinished) std::cerr << "  " << core::echo(u, 400) << "\n";
+  }
   std::string waiting;
   for (const auto& p : pending) waiting += (waiting.empty() ? "" : ", ") + p;
   if (runs.empty())
     throw core::ConfigError(
         dir + ": expected run.h5 (or baseline) files with an evaluation below " + "it, found none" +
-        (pending.empty() ? std::string() : " (no evaluation yet in " + waiting + ")"));
+        (pending.empty() ? std::string() : " (no evaluation yet in " + waiting + ")") +
+        (unfinished.empty() ? std::string()
+                            : " (" + std::to_string(unfinished.size()) +
+                                  " unfinished left out; --include-failed counts them)"));
   if (!pending.empty())
     std::cerr << "powerzoo summarize: note: " << pending.size()
               << (pending.size() == 1 ? " run has" : " runs have")

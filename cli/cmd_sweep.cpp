@@ -15,6 +15,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
+#include "powerzoo/core/stop_signal.hpp"
 #include "powerzoo/exp/job_pool.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
@@ -87,11 +88,19 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
     }
   }
   exp::update_trial_status(sweep_dir.string(), index, "running");
+  core::install_stop_handlers();
+  exp::TrainResult r;
   try {
-    exp::train(spec, topt);
+    r = exp::train(spec, topt);
   } catch (const std::exception& e) {
     exp::update_trial_status(sweep_dir.string(), index, "failed", e.what());
     throw;
+  }
+  if (r.stopped_by != 0) {  // a re-run (or a requeued array task) resumes it
+    exp::update_trial_status(sweep_dir.string(), index, "interrupted",
+                             std::string(core::signal_name(r.stopped_by)) + " at global step " +
+                                 std::to_string(r.steps));
+    return core::kExitInterrupted;
   }
   exp::update_trial_status(sweep_dir.string(), index, "done");
   return 0;
@@ -151,7 +160,7 @@ std::vector<exp::Job> trial_jobs(const std::string& spec_file,
     job.argv.insert(job.argv.end(), sweep_args.begin(), sweep_args.end());
     for (const std::string& s :
          {std::string("--out"), sweep_dir.string(), std::string("--index"), std::to_string(i),
-          std::string("--threads"), std::to_string(per_trial), std::string("--quiet")})
+          std::string("--threads"), std::to_string(per_trial)})
       job.argv.push_back(s);
     job.log_file = (sweep_dir / "logs" / ("trial_" + std::to_string(i) + ".log")).string();
     pool_jobs.push_back(std::move(job));
@@ -179,7 +188,7 @@ int run_all(const std::string& spec_file, const std::vector<std::string>& sweep_
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   const std::vector<exp::Job> pool_jobs =
       trial_jobs(spec_file, sweep_args, sweep_dir, todo, per_trial);
-  int n_done = 0, n_failed = 0;
+  int n_done = 0, n_failed = 0, n_interrupted = 0;
   auto on_start = [&](const exp::Job& j) {
     if (!quiet)
       std::cout << "  start trial " << j.id << " (" << m.trials[j.id].trial.id << ")" << std::endl;
@@ -187,6 +196,8 @@ int run_all(const std::string& spec_file, const std::vector<std::string>& sweep_
   auto on_finish = [&](const exp::JobOutcome& o) {
     if (o.ok) {
       ++n_done;
+    } else if (o.exit_code == core::kExitInterrupted) {
+      ++n_interrupted;  // the trial recorded it; the same command resumes it
     } else {
       ++n_failed;
       // A child that died without recording its outcome leaves "running": record it here,
@@ -199,17 +210,26 @@ int run_all(const std::string& spec_file, const std::vector<std::string>& sweep_
     }
     std::cout
         << "  trial " << o.id << " (" << m.trials[o.id].trial.id << ") "
-        << (o.ok ? "done" : "FAILED") << " in " << static_cast<int>(o.seconds + 0.5) << " s"
+        << (o.ok                                    ? "done"
+            : o.exit_code == core::kExitInterrupted ? "interrupted"
+                                                    : "FAILED")
+        << " in " << static_cast<int>(o.seconds + 0.5) << " s"
         << (o.ok ? ""
                  : "; log: " +
                        (sweep_dir / "logs" / ("trial_" + std::to_string(o.id) + ".log")).string())
         << std::endl;
   };
+  core::install_stop_handlers();
   exp::run_job_pool(self, pool_jobs, jobs, on_start, on_finish);
+  const int n_stopped = static_cast<int>(todo.size()) - n_done - n_failed;
   std::cout << "powerzoo sweep: " << n_done << " done, " << n_failed << " failed, " << skipped
-            << " skipped; summarize with `powerzoo summarize " << sweep_dir.string() << "`"
-            << std::endl;
-  return n_failed > 0 ? 1 : 0;
+            << " skipped";
+  if (n_stopped > 0)
+    std::cout << ", " << n_stopped << " interrupted or not started (" << n_interrupted
+              << " with a checkpoint); the same command continues them";
+  std::cout << "; summarize with `powerzoo summarize " << sweep_dir.string() << "`" << std::endl;
+  if (n_failed > 0) return 1;
+  return n_stopped > 0 ? core::kExitInterrupted : 0;
 }
 
 }  // namespace
@@ -224,7 +244,7 @@ int cmd_sweep(const Args& args) {
       "every trial's overrides and status. Re-running skips finished trials and resumes\n"
       "interrupted ones. SWEEP_DIR = out_dir/<name>-sweep (or --out).\n\noptions");
   std::string out, emit, partition, time_limit, mem;
-  int jobs = 1, index = -1, threads = -1, cpus = 0;
+  int jobs = 1, index = -1, threads = -1, cpus = 0, grace = 0;
   opts.add_options()("help,h", "show this help")("list", "print the trials (index, id, overrides)")(
       "jobs,j", po::value<int>(&jobs),
       "trials run in parallel on this machine (cores divided between them); with --emit slurm, "
@@ -235,6 +255,12 @@ int cmd_sweep(const Args& args) {
       "time", po::value<std::string>(&time_limit), "SLURM time limit, e.g. 02:00:00")(
       "cpus", po::value<int>(&cpus), "SLURM cpus per task (= threads per trial)")(
       "mem", po::value<std::string>(&mem), "SLURM memory per task, e.g. 4G")(
+      "grace", po::value<int>(&grace),
+      "SLURM signals the task (USR1) this many seconds before its time limit: the trial "
+      "checkpoints and stops (default with --requeue: 120)")(
+      "requeue",
+      "SLURM may requeue the task (preemption, scontrol requeue); a task stopped near its time "
+      "limit requeues itself, and a requeued task resumes its trial")(
       "out", po::value<std::string>(&out), "sweep directory (default: out_dir/<name>-sweep)")(
       "threads", po::value<int>(&threads), "worker threads per trial (default: cores / jobs)")(
       "quiet,q", "no per-trial progress output");
@@ -252,9 +278,12 @@ int cmd_sweep(const Args& args) {
     throw UsageError{"--cpus: expected an integer in [1, 1024], found " + std::to_string(cpus)};
   if (!emit.empty() && emit != "slurm")
     throw UsageError{"--emit: expected 'slurm', found '" + core::echo(emit) + "'"};
-  if (emit.empty() &&
-      (vm.count("partition") || vm.count("time") || vm.count("cpus") || vm.count("mem")))
-    throw UsageError{"--partition/--time/--cpus/--mem only apply with --emit slurm"};
+  if (emit.empty() && (vm.count("partition") || vm.count("time") || vm.count("cpus") ||
+                       vm.count("mem") || vm.count("grace") || vm.count("requeue")))
+    throw UsageError{
+        "--partition/--time/--cpus/--mem/--grace/--requeue only apply with --emit slurm"};
+  if (vm.count("grace") && (grace < 1 || grace > 65535))
+    throw UsageError{"--grace: expected seconds in [1, 65535], found " + std::to_string(grace)};
   // One mode at a time: the others had been ignored silently.
   if ((vm.count("list") > 0) + (vm.count("emit") > 0) + (vm.count("index") > 0) > 1)
     throw UsageError{"--list, --emit and --index are different modes; expected one of them"};
@@ -297,6 +326,8 @@ int cmd_sweep(const Args& args) {
     so.mem = mem;
     so.cpus = cpus;
     so.parallel = vm.count("jobs") ? jobs : 0;
+    so.requeue = vm.count("requeue") > 0;
+    so.grace_seconds = vm.count("grace") ? grace : so.requeue ? 120 : 0;
     emit_slurm(abs_spec, sweep_args, sweep_dir, base.experiment.name + "-sweep", trials, so);
     return 0;
   }

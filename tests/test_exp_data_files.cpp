@@ -164,9 +164,8 @@ TEST_SUITE("exp_data_files") {
       argv.push_back(got.substr(b, e - b));
     std::vector<std::string> want = {"sweep", spec};
     want.insert(want.end(), args.begin(), args.end());
-    for (const char* s : {"--out", "", "--index", "1", "--threads", "1", "--quiet"})
-      want.push_back(s);
-    want[want.size() - 6] = sweep;
+    for (const char* s : {"--out", "", "--index", "1", "--threads", "1"}) want.push_back(s);
+    want[want.size() - 5] = sweep;
     CHECK(argv == want);
     for (int i = 1; i <= 6; ++i)
       for (const auto& e : fs::recursive_directory_iterator(d))

@@ -64,34 +64,49 @@ TEST_SUITE("exp_run_dir") {
       auto touch = [](const std::string& p) { test::write(p, "ck"); };
       for (long long s : {0, 10, 20, 30}) {
         dir.add_step_checkpoint(s, 2, touch);
-        dir.progress_train(s, 0.5, 100, -1);
+        dir.progress_train({{"global_step", s},
+                            {"wall_time", 0.5},
+                            {"throughput/train_sps", 100},
+                            {"episode_return", -1},
+                            {"losses/actor", 0.25}});
       }
-      dir.progress_eval(30, 1.0, -2, -3);
+      dir.progress_eval({{"global_step", 30},
+                         {"wall_time", 1.0},
+                         {"return_mean", -2},
+                         {"shaped_return_mean", -3},
+                         {"cost/x", 7}});
       f.close();
     }
     CHECK_FALSE(fs::exists(d / "ckpt" / "step_10.h5"));
     CHECK(fs::exists(d / "ckpt" / "step_20.h5"));
     CHECK(fs::exists(d / "ckpt" / "step_30.h5"));
     const std::string progress = read_all(d / "progress.csv");
-    CHECK(progress.rfind("global_step,wall_time,", 0) == 0);
-    CHECK(progress.find("30,1,,,-2,-3\n") != std::string::npos);
+    // Every train scalar is a column; an evaluation fills its two and leaves the others empty.
+    CHECK(progress.rfind(std::string(exp::RunDirectory::kProgressHeader) + ",losses/actor\n", 0) ==
+          0);
+    CHECK(progress.find("\n20,0.5,100,-1,,,0.25\n") != std::string::npos);
+    CHECK(progress.find("\n30,1,,,-2,-3,\n") != std::string::npos);
 
     exp::MetricHistory h;
-    h.train.push_back({{"global_step", 10}});
+    h.train.push_back({{"global_step", 10}, {"losses/actor", 1.5}});
+    h.train.push_back({{"global_step", 20}, {"losses/actor", 2.5}});
+    h.eval.push_back({{"global_step", 0}, {"return_mean", -4}});
+    h.eval.push_back({{"global_step", 20}, {"return_mean", -5}});
     exp::RunDirectory dir(d.string());
     auto f = dir.start(header(), &h, 20);
     f.close();
     CHECK(fs::exists(d / "ckpt" / "step_20.h5"));
     CHECK_FALSE(fs::exists(d / "ckpt" / "step_30.h5"));
-    const std::string kept = read_all(d / "progress.csv");
-    CHECK(kept.find("\n20,") != std::string::npos);
-    CHECK(kept.find("\n30,") == std::string::npos);
-    CHECK(io::list_group(dir.run_file(), "metrics").size() == 1);
+    // Rewritten from the checkpoint's history, in the order the run wrote it.
+    CHECK(read_all(d / "progress.csv") == std::string(exp::RunDirectory::kProgressHeader) +
+                                              ",losses/actor\n0,,,,-4,,\n10,,,,,,1.5\n"
+                                              "20,,,,,,2.5\n20,,,,-5,,\n");
+    CHECK(io::list_group(dir.run_file(), "metrics").size() == 2);  // train and eval
   }
 
   // Guards resume after a kill that left progress.csv empty or cut in half a row: the resumed
   // file had rows without a header, and the next resume refused its own file.
-  TEST_CASE("regression: resume rebuilds progress.csv's header and drops a half-written row") {
+  TEST_CASE("regression: resume rebuilds progress.csv with its header from the history") {
     const fs::path d = test::tmp_dir("rundir", "progress_kill");
     {
       exp::RunDirectory dir(d.string());
@@ -106,7 +121,7 @@ TEST_SUITE("exp_run_dir") {
     auto f = dir.start(header(), &h, 20);
     f.close();
     CHECK(read_all(d / "progress.csv") ==
-          std::string(exp::RunDirectory::kProgressHeader) + "\n10,0.5,100,-1,,\n20,0.5,100,-1,,\n");
+          std::string(exp::RunDirectory::kProgressHeader) + "\n10,,,,,\n");
     test::write((d / "progress.csv").string(), "a,b\n1,2\n");  // a user's file
     CHECK_THROWS_AS(exp::RunDirectory(d.string()).check_layout(), core::ConfigError);
   }

@@ -3,12 +3,17 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 
 #include "powerzoo/exp/summarize.hpp"
+#include "powerzoo/io/hdf5.hpp"
+#include "test_util.hpp"
 
 using namespace pz;
+namespace fs = std::filesystem;
 
 TEST_SUITE("exp_summarize") {
   TEST_CASE("regression: rows longer than 511 bytes are printed whole") {
@@ -58,5 +63,36 @@ TEST_SUITE("exp_summarize") {
     CHECK(s.left_out[0].find(
               "b/trial_0/run.h5: the configuration and seed 1 of a/trial_0/run.h5") == 0);
     CHECK(exp::summary_table(s).find("left out: b/trial_0/run.h5") != std::string::npos);
+  }
+
+  TEST_CASE("find_runs leaves out runs whose status says they did not finish, unless asked") {
+    const fs::path d = test::tmp_dir("summarize", "status");
+    auto make = [&](const std::string& name, const std::string& status, int64_t seed) {
+      fs::create_directories(d / name);
+      std::map<std::string, std::string> attrs;
+      if (!status.empty()) attrs = {{"status", status}, {"status_reason", "why " + status}};
+      auto f = io::RunFile::create((d / name / "run.h5").string(), attrs, {},
+                                   "[experiment]\nseed = " + std::to_string(seed) + "\n");
+      f.append_row("metrics/eval", {{"global_step", 10}, {"return_mean", -1.0 * seed}});
+      f.close();
+    };
+    make("a", "finished", 1);
+    make("b", "failed", 2);
+    make("c", "interrupted", 3);
+    make("d", "", 4);  // written before runs recorded a status: counted
+    std::vector<std::string> pending, unfinished;
+    auto runs = exp::find_runs(d.string(), &pending, &unfinished);
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].seed == 1);
+    CHECK(runs[0].status == "finished");
+    CHECK(runs[1].seed == 4);
+    REQUIRE(unfinished.size() == 2);
+    CHECK(unfinished[0] == (d / "b" / "run.h5").string() + ": failed (why failed)");
+    CHECK(unfinished[1] == (d / "c" / "run.h5").string() + ": interrupted (why interrupted)");
+    unfinished.clear();
+    runs = exp::find_runs(d.string(), &pending, &unfinished, true);
+    CHECK(runs.size() == 4);
+    CHECK(unfinished.empty());
+    CHECK(pending.empty());
   }
 }

@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/summarize.hpp"
 #include "powerzoo/exp/sweep.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/exp/spec.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -236,6 +236,18 @@ TEST_SUITE("exp_sweep") {
       CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
   }
 
+  // Guards the emitted script's #SBATCH --output=SWEEP_DIR/logs/slurm-%A_%a.out: the sweep
+  // directory check refused SLURM's own log file, so every array task failed at once.
+  TEST_CASE("regression: SLURM's logs/slurm-<job>_<task>.out belongs to the sweep directory") {
+    const fs::path d = tmp_dir("slurm_out");
+    fs::create_directories(d / "logs");
+    write((d / "logs" / "trial_0.log").string(), "x");
+    write((d / "logs" / "slurm-5_0.out").string(), "x");
+    CHECK_NOTHROW(pz::exp::check_sweep_dir(d.string()));
+    write((d / "logs" / "notes.txt").string(), "x");
+    CHECK_THROWS_AS(pz::exp::check_sweep_dir(d.string()), pz::core::ConfigError);
+  }
+
   TEST_CASE("shell quoting and the SLURM script: bash -n, hostile values reach powerzoo intact") {
     CHECK(pz::exp::shell_quote("plain") == "'plain'");
     CHECK(pz::exp::shell_quote("it's") == "'it'\\''s'");
@@ -283,11 +295,28 @@ TEST_SUITE("exp_sweep") {
                         pz::exp::shell_quote(script_file));
     CHECK_MESSAGE(run.code == 0, run.out);
     const std::string expect = "sweep\n" + spec_file + "\nseed=0,1,2,3\n" + hostile + "\n--out\n" +
-                               sweep_dir + "\n--index\n2\n--threads\n3\n--quiet\n";
+                               sweep_dir + "\n--index\n2\n--threads\n3\n";
     CHECK(read(args_out) == expect);
     CHECK(!fs::exists(marker));
     CHECK(!fs::exists(d / "pwned2"));
     CHECK(fs::exists(fs::path(sweep_dir) / "logs" / "trial_2.log"));
+    // --requeue: the grace signal, and a shell that waits for powerzoo and passes its exit code on
+    // (3 = interrupted; no USR1 came, so no self-requeue).
+    so.requeue = true;
+    so.grace_seconds = 90;
+    const std::string rq =
+        pz::exp::slurm_script(stub.string(), spec_file, {}, sweep_dir, "n", 4, so);
+    CHECK(rq.find("#SBATCH --signal=B:USR1@90\n#SBATCH --requeue\n") != std::string::npos);
+    CHECK(rq.find("\nexec \"$POWERZOO\"") == std::string::npos);
+    write(script_file, rq);
+    write(stub, "#!/bin/bash\nexit 3\n");
+    const auto rq_run = sh("cd " + pz::exp::shell_quote(d.string()) +
+                           " && SLURM_ARRAY_TASK_ID=1 bash " + pz::exp::shell_quote(script_file));
+    CHECK(rq_run.code == 3);
+    CHECK(read(fs::path(sweep_dir) / "logs" / "trial_1.log").find("requeueing") ==
+          std::string::npos);
+    so.requeue = false;
+    so.grace_seconds = 0;
     // Unsafe #SBATCH values are refused instead of being emitted.
     so.partition = "a b";
     CHECK_THROWS_AS(pz::exp::slurm_script("p", spec_file, args, sweep_dir, "n", 4, so),

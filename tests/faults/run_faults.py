@@ -11,7 +11,11 @@
      checkpoint left readable, and --resume without the limit finishes with the uninterrupted
      metrics. As root, where tmpfs can be mounted, the same with a real full disk (ENOSPC) of
      several sizes, freed by remounting it larger.
-  3. h5py and `powerzoo summarize` read run.h5 over and over while the run writes it: no read
+  3. SIGTERM, SIGINT and SIGUSR1 during a run: exit 3 after a checkpoint of the step reached,
+     run.h5 status "interrupted"; --resume finishes ("finished") with the uninterrupted metrics.
+     Two SIGTERMs: the run stops at once (killed by the signal), and --resume still finishes with
+     the uninterrupted metrics.
+  4. h5py and `powerzoo summarize` read run.h5 over and over while the run writes it: no read
      fails, and the run's file equals the uninterrupted one.
 
 Environment: POWERZOO_FAULT_KILLS = number of kills (default 6, what `make test` runs; 20 for
@@ -176,6 +180,64 @@ def kill_tests(binary, work, ref, ref_seconds, n_kills, rng, checks):
     return kills, kinds
 
 
+def train_rows(run_dir):
+    """Number of train rows in progress.csv (0 while there is none)."""
+    try:
+        with open(os.path.join(run_dir, "progress.csv")) as f:
+            return sum(1 for line in f if line[:1].isdigit() and line.split(",")[2:3] != [""])
+    except OSError:
+        return 0
+
+
+def status(path):
+    with h5py.File(path, "r") as f:
+        return f.attrs.get("status", "?"), f.attrs.get("status_reason", "")
+
+
+def signal_tests(binary, work, ref_plain, checks):
+    """Graceful stops (exit 3, checkpoint, status) and a double signal; returns the count."""
+    import signal as sig
+    # The double signal needs iterations long enough that the second arrives before the run has
+    # checkpointed and exited: a bigger batch and network, with its own uninterrupted reference.
+    slow = ["vec.n_envs=64", "ppo.total_steps=30720", "ppo.hidden=[256,256]"]
+    ref_slow, _ = reference(binary, work, "reference_slow", slow)
+    cases = [("SIGTERM", [sig.SIGTERM], [], ref_plain), ("SIGINT", [sig.SIGINT], [], ref_plain),
+             ("SIGUSR1", [sig.SIGUSR1], [], ref_plain),
+             ("SIGTERM twice", [sig.SIGTERM, sig.SIGTERM], slow, ref_slow)]
+    for n, (name, sigs, args, ref) in enumerate(cases):
+        d = os.path.join(work, "signal_%d" % n)
+        p = run(binary, d, extra_args=args)
+        t0 = time.monotonic()
+        while train_rows(d) < 2 + 2 * n and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
+            time.sleep(0.005)
+        for i, s in enumerate(sigs):
+            if i:  # a signal sent while the first is still pending would merge with it
+                time.sleep(0.005)
+            p.send_signal(s)
+        rc, _, err = finish(p)
+        run_file = os.path.join(d, "run.h5")
+        if len(sigs) == 1:
+            checks.expect(rc == 3, "%s: expected exit 3, found %d: %s" % (name, rc, err[-400:]))
+            st, why = status(run_file)
+            checks.expect(st == "interrupted" and name in why,
+                          "%s: run.h5 status %r (%r), expected interrupted" % (name, st, why))
+            with h5py.File(run_file, "r") as f:
+                last = int(f["metrics/train/global_step"][-1])
+            checks.expect(os.path.exists(os.path.join(d, "ckpt", "step_%d.h5" % last)),
+                          "%s: no checkpoint of the last step %d" % (name, last))
+        else:
+            checks.expect(rc == -sigs[0], "%s: expected killed by the signal, found exit %d" %
+                          (name, rc))
+        rc, _, err = finish(run(binary, d, resume=True, extra_args=args))
+        if not checks.expect(rc == 0, "%s: resume exit %d: %s" % (name, rc, err[-400:])):
+            continue
+        checks.expect(status(run_file)[0] == "finished", "%s: resumed run not finished" % name)
+        diff = differences(ref, run_file)
+        checks.expect(not diff, "%s + resume: differs from the uninterrupted run in %s" %
+                      (name, ", ".join(diff[:5])))
+    return len(cases)
+
+
 def newest_checkpoints_open(d, checks, what):
     for f in files_to_check(d):
         if "/ckpt/" in f:
@@ -293,6 +355,7 @@ def main():
     try:
         ref, ref_seconds = reference(binary, work, "reference")
         kills, kinds = kill_tests(binary, work, ref, ref_seconds, n_kills, rng, checks)
+        signals = signal_tests(binary, work, ref, checks)
         # Sizes between the first checkpoint and the finished files of each variant.
         ref_none, _ = reference(binary, work, "reference_none", ["output.trajectories=none"])
         ulimit = disk_full_ulimit(binary, work, ref, [], "trajectories",
@@ -303,9 +366,9 @@ def main():
         reads, summaries = live_reads(binary, work, ref, checks)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("kills: %d (%s); disk-full points: %d file-size limits, %d full tmpfs; live reads: %d "
+    print("kills: %d (%s); graceful stops: %d; disk-full points: %d file-size limits, %d full tmpfs; live reads: %d "
           "h5py opens and %d summarize runs of a run.h5 being written; %.0f s" %
-          (kills, ", ".join("%s %d" % kv for kv in sorted(kinds.items())), ulimit, enospc,
+          (kills, ", ".join("%s %d" % kv for kv in sorted(kinds.items())), signals, ulimit, enospc,
            reads, summaries, time.monotonic() - t0))
     print("%d failed" % len(checks.failures))
     return 1 if checks.failures else 0

@@ -7,11 +7,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <thread>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/stop_signal.hpp"
 
 namespace pz::exp {
 namespace {
@@ -27,6 +30,7 @@ pid_t start_job(const std::string& binary, const Job& job) {
   const pid_t pid = ::fork();
   if (pid < 0) throw core::RunError(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    ::setpgid(0, 0);  // the parent forwards stop signals, once (a second one stops at once)
     const int fd = ::open(job.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       ::dup2(fd, 1);
@@ -39,6 +43,7 @@ pid_t start_job(const std::string& binary, const Job& job) {
     ::execv(binary.c_str(), argv.data());
     _exit(127);
   }
+  ::setpgid(pid, pid);  // also here: no window in which a signal reaches the old group
   return pid;
 }
 
@@ -49,7 +54,13 @@ void run_job_pool(const std::string& binary, const std::vector<Job>& jobs, int m
                   const std::function<void(const JobOutcome&)>& on_finish) {
   std::map<pid_t, Running> running;
   size_t next = 0;
+  int forwarded = 0;
   while (next < jobs.size() || !running.empty()) {
+    if (const int sig = core::stop_signal(); sig != 0 && forwarded == 0) {
+      forwarded = sig;
+      next = jobs.size();
+      for (const auto& [pid, r] : running) ::kill(pid, sig);
+    }
     while (next < jobs.size() && static_cast<int>(running.size()) < max_parallel) {
       const pid_t pid = start_job(binary, jobs[next]);
       running[pid] = {next, std::chrono::steady_clock::now()};
@@ -57,7 +68,12 @@ void run_job_pool(const std::string& binary, const std::vector<Job>& jobs, int m
       ++next;
     }
     int st = 0;
-    const pid_t pid = ::waitpid(-1, &st, 0);
+    // Polled, so that a stop signal is forwarded while the jobs run (handlers use SA_RESTART).
+    const pid_t pid = ::waitpid(-1, &st, WNOHANG);
+    if (pid == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;
@@ -70,6 +86,7 @@ void run_job_pool(const std::string& binary, const std::vector<Job>& jobs, int m
     o.id = jobs[r.job].id;
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
     o.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    o.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     if (!o.ok)
       o.why = WIFSIGNALED(st) ? std::string("killed by signal ") + std::to_string(WTERMSIG(st))
                               : "exit code " + std::to_string(WEXITSTATUS(st));

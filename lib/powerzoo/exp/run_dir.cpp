@@ -39,28 +39,6 @@ std::vector<std::pair<long long, std::string>> step_files(const fs::path& dir, b
   return found;
 }
 
-// Keeps the rows of progress.csv up to global_step `step` (resume drops the later ones).
-void truncate_progress(const fs::path& file, long long step) {
-  std::ifstream in(file);
-  if (!in) return;
-  // The header, then the whole rows up to `step`: a kill can leave the file empty (rows not yet
-  // flushed) or end it in half a row, and a resume then wrote rows without a header.
-  std::vector<std::string> keep = {RunDirectory::kProgressHeader};
-  std::string line;
-  while (std::getline(in, line)) {
-    const bool row = !line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) &&
-                     std::count(line.begin(), line.end(), ',') == 5;
-    if (row && std::atoll(line.c_str()) <= step) keep.push_back(line);
-  }
-  in.close();
-  const std::string tmp = file.string() + ".tmp." + std::to_string(::getpid());
-  std::ofstream out(tmp, std::ios::trunc);
-  for (const auto& l : keep) out << l << "\n";
-  out.close();
-  if (!out) throw core::RunError(tmp + ": cannot write (" + std::strerror(errno) + ")");
-  fs::rename(tmp, file);  // a kill leaves the old or the new file, never half of one
-}
-
 void expect_dir_not_file(const std::string& out_dir) {
   if (fs::exists(out_dir) && !fs::is_directory(out_dir))
     throw core::ConfigError("--out " + out_dir + ": expected a directory, found a file");
@@ -362,17 +340,13 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
       const std::string n = e.path().filename().string();
       if (is_step_name(n) && step_of(n) > step) fs::remove(e.path());
     }
-    truncate_progress(progress, step);
   } else {
-    fs::remove(progress);
     fs::remove(old_file);
     for (const auto& e : fs::directory_iterator(ckpt)) fs::remove(e.path());
   }
   kept_.clear();
   for (const auto& [st, p] : step_files(ckpt, false)) kept_.push_back(p);
-  const bool fresh_progress = !fs::exists(progress);
-  progress_.open(progress, std::ios::app);
-  if (fresh_progress) progress_ << kProgressHeader << "\n";
+  progress_.open(progress.string(), resumed);
   return out;
 }
 
@@ -385,27 +359,6 @@ void RunDirectory::add_step_checkpoint(long long step, int keep,
     fs::remove(kept_.front());
     kept_.erase(kept_.begin());
   }
-}
-
-void RunDirectory::progress_train(long long step, double wall_time, double sps,
-                                  double episode_return) {
-  progress_ << step << "," << wall_time << "," << sps << "," << episode_return << ",,\n";
-  progress_.flush();  // a row per iteration, on disk as it happens (live readers, kills)
-  check_progress();
-}
-
-void RunDirectory::progress_eval(long long step, double wall_time, double return_mean,
-                                 double shaped_mean) {
-  progress_ << step << "," << wall_time << ",,"
-            << "," << return_mean << "," << shaped_mean << "\n";
-  progress_.flush();
-  check_progress();
-}
-
-void RunDirectory::check_progress() {
-  if (!progress_)
-    throw core::RunError((fs::path(path_) / kProgress).string() + ": cannot write (" +
-                         std::strerror(errno) + ")");
 }
 
 }  // namespace pz::exp

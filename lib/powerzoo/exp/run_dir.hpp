@@ -12,6 +12,7 @@
 
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
+#include "powerzoo/exp/progress_csv.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
@@ -29,9 +30,7 @@ class RunDirectory {
   static constexpr const char* kCkptDir = "ckpt";
   static constexpr const char* kRunFile = "run.h5";
   static constexpr const char* kProgress = "progress.csv";
-  static constexpr const char* kProgressHeader =
-      "global_step,wall_time,train_sps,train_episode_return,eval_return_mean,"
-      "eval_shaped_return_mean";
+  static constexpr const char* kProgressHeader = ProgressCsv::kHeader;
 
   /// Directory a training run writes to: with resume, out_dir (or the newest
   /// <experiment.out_dir>/<name>/<time> holding a run.h5); else out_dir, which must not hold a run
@@ -84,7 +83,7 @@ class RunDirectory {
   /// Creates ckpt/ and a new run.h5. Fresh (resumed == nullptr): clears ckpt/ and progress.csv.
   /// Resumed from global step `step`: run.h5 is rebuilt from the checkpoint's metric history
   /// (trajectories up to `step` copied from the old file when it is readable), later checkpoints
-  /// and progress.csv rows are dropped. Opens progress.csv for appending (header if new).
+  /// are dropped and progress.csv is rewritten from the history (exp::ProgressCsv).
   io::RunFile start(const RunFileHeader& header, const MetricHistory* resumed, long long step);
 
   /// Writes ckpt/step_<step>.h5 with `write(path)` and deletes the oldest step checkpoints beyond
@@ -92,16 +91,15 @@ class RunDirectory {
   void add_step_checkpoint(long long step, int keep,
                            const std::function<void(const std::string&)>& write);
 
-  /// progress.csv rows: global_step,wall_time,train_sps,train_episode_return,eval_return_mean,
-  /// eval_shaped_return_mean (the other columns empty).
-  void progress_train(long long step, double wall_time, double sps, double episode_return);
-  void progress_eval(long long step, double wall_time, double return_mean, double shaped_mean);
+  /// progress.csv rows (exp::ProgressCsv): a /metrics/train row, a /metrics/eval row. Throw
+  /// core::RunError when the write fails (a full disk).
+  void progress_train(const std::map<std::string, double>& row) { progress_.train_row(row); }
+  void progress_eval(const std::map<std::string, double>& row) { progress_.eval_row(row); }
 
  private:
-  void check_progress();  ///< core::RunError if a progress.csv write failed (a full disk)
   std::string path_;
   std::vector<std::string> kept_;  // step checkpoints, oldest first
-  std::ofstream progress_;
+  ProgressCsv progress_;
 };
 
 }  // namespace pz::exp

@@ -56,6 +56,7 @@ std::string root_str_attr(hid_t f, const char* name) {
     if (H5Tis_variable_str(t) > 0) {
       hid_t mt = H5Tcopy(H5T_C_S1);
       H5Tset_size(mt, H5T_VARIABLE);
+      H5Tset_cset(mt, H5Tget_cset(t));  // run.h5 writes UTF-8; HDF5 converts no charsets
       char* s = nullptr;
       if (H5Aread(a, mt, &s) >= 0 && s) {
         out = s;
@@ -87,8 +88,10 @@ herr_t visit_cb(hid_t, const char* name, const H5O_info_t* info, void* data) {
 
 /// Inspects one .h5 file: returns false if it is not a run or baseline result file.
 bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
-             std::vector<std::string>* eval_cols) {
+             std::vector<std::string>* eval_cols, std::string* status, std::string* reason) {
   policy->clear();
+  status->clear();
+  reason->clear();
   eval_cols->clear();
   H5E_auto2_t old_fn = nullptr;
   void* old_data = nullptr;
@@ -98,6 +101,8 @@ bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f >= 0) {
     *policy = root_str_attr(f, "policy");
+    *status = root_str_attr(f, "status");
+    *reason = root_str_attr(f, "status_reason");
     ok = (is_run_h5 || !policy->empty()) && H5Lexists(f, "config", H5P_DEFAULT) > 0 &&
          H5Lexists(f, "config/resolved", H5P_DEFAULT) > 0 &&
          H5Lexists(f, "metrics", H5P_DEFAULT) > 0 && H5Lexists(f, "metrics/eval", H5P_DEFAULT) > 0;
@@ -207,7 +212,8 @@ SeedStats seed_stats(const std::vector<double>& xs, int resamples, uint64_t seed
   return st;
 }
 
-std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string>* pending) {
+std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string>* pending,
+                                 std::vector<std::string>* unfinished, bool include_unfinished) {
   if (!fs::is_directory(dir))
     throw core::ConfigError(dir + ": expected a directory of runs, found " +
                             (fs::exists(dir) ? "a file" : "nothing"));
@@ -225,14 +231,22 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
   std::sort(files.begin(), files.end());
   std::vector<RunRecord> runs;
   for (const auto& f : files) {
-    std::string policy;
+    std::string policy, status, reason;
     std::vector<std::string> cols;
     const bool is_run = fs::path(f).filename() == "run.h5";
-    if (!inspect(f, is_run, &policy, &cols)) {
+    if (!inspect(f, is_run, &policy, &cols, &status, &reason)) {
       if (is_run && pending) pending->push_back(f);
       continue;
     }
+    if (!status.empty() && status != "finished" && !include_unfinished) {
+      // A failed run's last row is not a result, an interrupted one's not the final one.
+      if (unfinished)
+        unfinished->push_back(f + ": " + status + (reason.empty() ? "" : " (" + reason + ")"));
+      continue;
+    }
     RunRecord r;
+    r.status = status;
+    r.status_reason = reason;
     r.file = f;
     r.kind = policy.empty() ? "ppo" : "baseline:" + policy;
     try {

@@ -35,6 +35,9 @@ struct RunRecord {
   std::string resolved;    ///< /config/resolved as stored
   double final_step = 0;   ///< global_step of the last eval row (NaN for baselines)
   std::map<std::string, double> last_eval;  ///< every /metrics/eval column at its last row
+  /// run.h5 status attribute (running, finished, failed, interrupted; "" in files from before it
+  /// was recorded, and in baseline files) and its reason.
+  std::string status, status_reason;
 };
 
 struct ConfigSummary {
@@ -58,8 +61,12 @@ struct Summary {
 /// root attribute `policy` (files of `powerzoo baseline --out`); checkpoint files are skipped.
 /// run.h5 files without an evaluation row yet (a run that just started) are not results: they go
 /// to `pending` (if given) so the caller can say so instead of skipping them silently.
+/// Runs whose status says they did not finish (running, failed, interrupted) go to `unfinished`
+/// as "FILE: STATUS (REASON)" unless include_unfinished.
 std::vector<RunRecord> find_runs(const std::string& dir,
-                                 std::vector<std::string>* pending = nullptr);
+                                 std::vector<std::string>* pending = nullptr,
+                                 std::vector<std::string>* unfinished = nullptr,
+                                 bool include_unfinished = false);
 
 /// Groups `runs` and computes statistics. `metrics` empty = return_mean, shaped_return_mean and
 /// every cost/<channel> column present. Throws core::ConfigError if a requested metric is absent

@@ -96,12 +96,20 @@ struct SlurmOptions {
   std::string partition, time, mem;  ///< "" = not set
   int cpus = 0;                      ///< 0 = not set (the task uses 1 thread)
   int parallel = 0;                  ///< array throttle %P (0 = no throttle)
+  /// > 0: `--signal=B:USR1@grace`: SLURM signals the task `grace` seconds before its time limit,
+  /// the trial checkpoints and exits 3 (core::kExitInterrupted).
+  int grace_seconds = 0;
+  /// `--requeue`: the task may be requeued (preemption, `scontrol requeue`), and one stopped by
+  /// the time-limit signal requeues itself; a requeued task resumes its trial.
+  bool requeue = false;
 };
 
 /// The job-array script: #SBATCH --array=0-(n-1)[%P], per-task log files in sweep_dir/logs,
 /// HDF5_USE_FILE_LOCKING=FALSE, task id -> `powerzoo sweep SPEC ARGS --out DIR --index $ID`.
 /// Every interpolated value is single-quoted; #SBATCH values are checked against a safe character
-/// set (core::ConfigError otherwise). `binary` is the absolute path of powerzoo.
+/// set (core::ConfigError otherwise). `binary` is the absolute path of powerzoo. Without a grace
+/// signal the task execs powerzoo (which gets SLURM's SIGTERM itself); with one, the batch shell
+/// forwards USR1 once and waits.
 std::string slurm_script(const std::string& binary, const std::string& spec_file,
                          const std::vector<std::string>& args, const std::string& sweep_dir,
                          const std::string& job_name, int n_trials, const SlurmOptions& o);

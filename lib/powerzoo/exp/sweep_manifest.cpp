@@ -38,8 +38,10 @@ Manifest read_manifest(const std::string& path) {
       s.status = t.at("status").get<std::string>();
       const std::string where = path + ": trial " + std::to_string(m.trials.size()) + ": ";
       if (s.status != "pending" && s.status != "running" && s.status != "done" &&
-          s.status != "failed")
-        throw ConfigError(where + "status: expected pending, running, done or failed, found '" +
+          s.status != "failed" && s.status != "interrupted")
+        throw ConfigError(where +
+                          "status: expected pending, running, done, failed or interrupted, "
+                          "found '" +
                           core::echo(s.status) + "'");
       s.message = t.value("message", "");
       if (t.contains("attempts") && (!t["attempts"].is_number_integer() || t["attempts"] < 0))
@@ -91,9 +93,12 @@ void check_sweep_dir(const std::string& sweep_dir) {
     std::string inside;  // the first entry of a sweep-named folder that no sweep writes
     if (dir && n == "logs") {
       own = true;
-      for (const auto& l : fs::directory_iterator(e.path(), ec))
-        if (!numbered(l.path().filename().string(), "trial_", ".log") && inside.empty())
-          inside = l.path().filename().string();
+      // trial_<i>.log from powerzoo, slurm-<job>_<task>.out from SLURM (the emitted --output)
+      for (const auto& l : fs::directory_iterator(e.path(), ec)) {
+        const std::string ln = l.path().filename().string();
+        const bool slurm_out = ln.starts_with("slurm-") && ln.ends_with(".out");
+        if (!numbered(ln, "trial_", ".log") && !slurm_out && inside.empty()) inside = ln;
+      }
     } else if (dir && numbered(n, "trial_", "")) {
       own = true;
       for (const auto& r : fs::directory_iterator(e.path(), ec)) {

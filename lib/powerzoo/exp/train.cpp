@@ -15,6 +15,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/fault.hpp"
+#include "powerzoo/core/stop_signal.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/core/utc_time.hpp"
 #include "powerzoo/envs/penalty.hpp"
@@ -22,6 +23,7 @@
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/data_files.hpp"
 #include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/progress_line.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
 #include "powerzoo/io/hdf5.hpp"
@@ -114,6 +116,20 @@ void write_train_sample(io::RunFile& out, const vec::CollectRecord& r, long long
 
 // Env-side columns of a train row from one collection of T·N transitions.
 void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N,
+                         std::map<std::string, double>& m);
+
+// The step, time and throughput columns of a train row, then the rollout's.
+void add_step_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N, int T,
+                      long long steps, double wall, double iter_seconds,
+                      std::map<std::string, double>& m) {
+  m["global_step"] = static_cast<double>(steps);
+  m["wall_time"] = wall;
+  m["throughput/train_sps"] = T * N / std::max(iter_seconds, 1e-9);
+  m["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
+  add_rollout_metrics(st, esp, N, m);
+}
+
+void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N,
                          std::map<std::string, double>& m) {
   const int TN = st.steps * N;
   m["rollout/reward_mean"] = st.reward_sum / TN;
@@ -159,18 +175,6 @@ void print_eval(const std::map<std::string, double>& row, const envs::EnvSpec& e
   std::cout << std::endl;
 }
 
-void print_progress(long long steps, long long total, double wall, double train_ret,
-                    double eval_ret, const rl::Learner& learner) {
-  const double sps = steps / std::max(wall, 1e-9);
-  std::printf(
-      "\r\033[Kstep %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s | train return %.4g | "
-      "eval return %.4g",
-      steps, total, 100.0 * steps / total, sps,
-      fmt_duration((total - steps) / std::max(sps, 1e-9)).c_str(), train_ret, eval_ret);
-  for (const auto& [k, v] : learner.status()) std::printf(" | %s %.3g", k.c_str(), v);
-  std::fflush(stdout);
-}
-
 // Root attributes and resolved spec of a new run.h5.
 RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N, size_t threads,
                               const std::string& resolved, const std::string& data_text) {
@@ -182,7 +186,9 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"created_utc", core::utc_now()},
        {"hostname", hostname()},
        {"data", describe_data(spec)},
-       {"data_files", data_text}},
+       {"data_files", data_text},
+       {"status", "running"},
+       {"status_reason", ""}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
       resolved};
 }
@@ -268,6 +274,50 @@ void check_finite_metrics(const std::map<std::string, double>& metrics, long lon
                            ")");
 }
 
+// The cost shown on the progress line: the first constrained channel, else the first channel.
+std::string main_cost_channel(const Spec& spec, const envs::EnvSpec& esp) {
+  if (!spec.safety.constraints.empty()) return spec.safety.constraints[0];
+  return esp.cost_names.empty() ? std::string() : esp.cost_names[0];
+}
+
+// Counters of a run that starts: evaluation and checkpoint due at step 0.
+LoopCounters fresh_counters(const Spec& spec) {
+  LoopCounters ctr;
+  ctr.last_eval = -spec.eval.every_steps;
+  ctr.last_ckpt = -spec.output.checkpoint_every_steps;
+  return ctr;
+}
+
+std::optional<RunLock> take_lock(const RunDirectory& dir, bool take) {
+  std::optional<RunLock> lock;  // one process per run directory, from before its first write
+  if (!take) return lock;
+  std::string warning;
+  lock.emplace(RunLock::acquire(dir.path(), &warning));
+  if (!warning.empty()) std::cerr << "powerzoo run: warning: " << warning << std::endl;
+  return lock;
+}
+
+// run.h5's status and reason; best effort for "failed" (the fault may be the file itself).
+void set_status(io::RunFile& out, const std::string& status, const std::string& reason) {
+  try {
+    out.set_attr("status", status);
+    out.set_attr("status_reason", reason);
+  } catch (const std::exception&) {
+    if (status != "failed") throw;
+  }
+}
+
+void print_end(const TrainResult& r, bool quiet, double wall) {
+  if (r.stopped_by != 0)  // even with --quiet: the log of a preempted job says why it ended
+    std::cout << "interrupted by " << core::signal_name(r.stopped_by) << " at step " << r.steps
+              << " after a checkpoint; continue with the same command and --resume --out "
+              << r.run_dir << std::endl;
+  else if (!quiet)
+    std::cout << "done: " << r.steps << " steps in " << fmt_duration(wall) << " ("
+              << static_cast<long long>(r.steps / std::max(wall, 1e-9)) << " steps/s)\n"
+              << "run file: " << r.run_file << std::endl;
+}
+
 }  // namespace
 
 void validate_train(const Spec& spec) {
@@ -316,18 +366,9 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   // ---- Output (and, when resuming, the state to continue from).
   RunDirectory dir(RunDirectory::choose(spec, opt.out_dir, opt.resume));
   dir.check_layout();
-  std::optional<RunLock> lock;  // one process per run directory, from before its first write
-  if (opt.take_lock) {
-    std::string warning;
-    lock.emplace(RunLock::acquire(dir.path(), &warning));
-    if (!warning.empty()) std::cerr << "powerzoo run: warning: " << warning << std::endl;
-  }
-  TrainResult result;
-  result.run_dir = dir.path();
-  result.run_file = dir.run_file();
-  LoopCounters ctr;
-  ctr.last_eval = -spec.eval.every_steps;
-  ctr.last_ckpt = -spec.output.checkpoint_every_steps;
+  const std::optional<RunLock> lock = take_lock(dir, opt.take_lock);
+  TrainResult result{dir.path(), dir.run_file()};
+  LoopCounters ctr = fresh_counters(spec);
   MetricHistory history;
   std::string resumed_from;
   if (opt.resume)
@@ -336,12 +377,14 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
                               resumed_from.empty() ? nullptr : &history, ctr.global_step);
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
+  ProgressLine progress(tty, opt.quiet ? 0.0 : opt.log_every_seconds, spec.ppo.total_steps,
+                        main_cost_channel(spec, esp));
   if (!opt.quiet)
     print_banner(spec, esp, N, T, pool.size(), result.run_dir, resumed_from, ctr.global_step);
 
   long long& steps = ctr.global_step;
   const long long total = spec.ppo.total_steps;
-  double last_eval_ret = NAN, last_train_ret = NAN;
+  double last_eval_ret = NAN;
   const auto t_start = Clock::now();
   auto wall = [&] { return ctr.wall_time + since(t_start); };
   auto checkpoint = [&](const std::string& path) {
@@ -363,11 +406,13 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     if (collector.has_record()) write_train_sample(out, collector.record(), steps);
     out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
     last_eval_ret = row["return_mean"];
-    dir.progress_eval(steps, row["wall_time"], row["return_mean"], row["shaped_return_mean"]);
+    dir.progress_eval(row);
     if (row["shaped_return_mean"] > ctr.best_eval) {
       ctr.best_eval = row["shaped_return_mean"];
       checkpoint(dir.best_checkpoint());
     }
+    progress.eval(row);
+    progress.end_line();
     if (!opt.quiet) print_eval(row, esp, *learner, tty);
   };
   auto cadence = [&](bool final) {  // eval, then checkpoint, when due (or missing at the end)
@@ -412,32 +457,37 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
       check_finite_metrics(metrics, steps, ctr.iteration);
       steps += static_cast<long long>(T) * N;
       ++ctr.iteration;
-      metrics["global_step"] = static_cast<double>(steps);
-      metrics["wall_time"] = wall();
-      metrics["throughput/train_sps"] = T * N / std::max(since(t_iter), 1e-9);
-      metrics["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
-      add_rollout_metrics(st, esp, N, metrics);
-      if (!st.episode_returns.empty()) last_train_ret = metrics["episode_return"];
+      add_step_metrics(st, esp, N, T, steps, wall(), since(t_iter), metrics);
       out.append_row("metrics/train", metrics);
       history.train.push_back(metrics);
-      dir.progress_train(steps, metrics["wall_time"], metrics["throughput/train_sps"],
-                         metrics["episode_return"]);
+      dir.progress_train(metrics);
       cadence(false);
       out.flush();
-      if (tty) print_progress(steps, total, wall(), last_train_ret, last_eval_ret, *learner);
+      if (!opt.quiet) progress.iteration(steps, wall(), metrics, learner->status());
+      if ((result.stopped_by = core::stop_signal()) != 0) break;
     }
-    cadence(true);  // the run always ends with an evaluation and a checkpoint
+    if (result.stopped_by == 0) {
+      cadence(true);  // the run always ends with an evaluation and a checkpoint
+      set_status(out, "finished", "");
+    } else {  // a checkpoint of this very step, so that --resume loses nothing
+      if (ctr.last_ckpt != steps)
+        dir.add_step_checkpoint(ctr.last_ckpt = steps, spec.output.keep_checkpoints, checkpoint);
+      set_status(out, "interrupted",
+                 std::string(core::signal_name(result.stopped_by)) + " at global step " +
+                     std::to_string(steps) + "; --resume continues from " +
+                     dir.step_checkpoint(steps));
+    }
   } catch (const core::RunError& e) {
-    throw core::RunError(std::string(e.what()) + fault_note(dir, steps, ctr.iteration));
+    const std::string why = std::string(e.what()) + fault_note(dir, steps, ctr.iteration);
+    set_status(out, "failed", why);
+    throw core::RunError(why);
   }
   out.flush();
   out.close();
-  if (tty) std::cout << "\n";
+  progress.end_line();
   result.last_eval_return = last_eval_ret;
-  if (!opt.quiet)
-    std::cout << "done: " << steps << " steps in " << fmt_duration(wall()) << " ("
-              << static_cast<long long>(steps / std::max(wall(), 1e-9)) << " steps/s)\n"
-              << "run file: " << result.run_file << std::endl;
+  result.steps = steps;
+  print_end(result, opt.quiet, wall());
   return result;
 }
 

@@ -15,6 +15,9 @@ struct TrainOptions {
   std::string out_dir;  ///< run directory to use as is ("" = out_dir/name/<timestamp>)
   int threads = -1;     ///< overrides vec.threads if >= 0
   bool quiet = false;   ///< no progress output
+  /// Off a terminal: a progress line every this many seconds (<= 0: none). On a terminal the
+  /// line refreshes about once a second.
+  double log_every_seconds = 30;
   /// Continue from the newest complete checkpoint (ckpt/step_<n>.h5) of the run directory
   /// (out_dir, or the newest out_dir/name/<time> directory). Rows of run.h5 and progress.csv
   /// after that checkpoint are dropped; the rest of the run reproduces the uninterrupted one.
@@ -29,12 +32,18 @@ struct TrainResult {
   std::string run_dir;
   std::string run_file;
   double last_eval_return = 0;
+  /// The signal (core::stop_signal) that stopped the run after its checkpoint at `steps`, or 0
+  /// when it ran to the end. run.h5 says status = "interrupted" then, "finished" otherwise.
+  int stopped_by = 0;
+  long long steps = 0;  ///< global step reached
 };
 
 /// Trains one configuration (DESIGN.md §4.3–4.4). Everything that can be validated (case, profile,
 /// splits, penalty channels) is checked before the run directory is created. Throws
 /// core::ConfigError for bad input (nothing written) and core::RunError for failures during the
-/// run (run.h5 stays readable up to the last flushed iteration).
+/// run (run.h5 stays readable up to the last flushed iteration, with status = "failed" and the
+/// reason in status_reason when it can still be written). A stop signal (core::stop_signal)
+/// ends the run after the current iteration with a checkpoint (TrainResult::stopped_by).
 TrainResult train(const Spec& spec, const TrainOptions& opt);
 
 /// Everything train() checks before it creates the run directory: builds the train and eval

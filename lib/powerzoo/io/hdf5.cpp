@@ -217,6 +217,14 @@ RunFile RunFile::create(const std::string& path,
   return rf;
 }
 
+void RunFile::set_attr(const std::string& name, const std::string& value) {
+  impl_->require_open();
+  hid_t f = impl_->file.get();
+  if (H5Aexists(f, name.c_str()) > 0)
+    check(H5Adelete(f, name.c_str()), impl_->path, "delete attribute", name);
+  write_string_attr(f, impl_->path, name, value);
+}
+
 std::string RunFile::working_path(const std::string& path) {
   const std::filesystem::path p(path);
   return (p.parent_path() / ("." + p.filename().string() + ".writing")).string();

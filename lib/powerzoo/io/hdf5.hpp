@@ -58,6 +58,9 @@ class RunFile {
   /// the same path (H5Ocopy). Returns false, without throwing, if the source file cannot be read
   /// or has no such object (e.g. a run.h5 left corrupt by a killed process).
   bool copy_from(const std::string& src_file, const std::string& path);
+  /// Sets (creates or replaces) the string attribute `name` of the root group (run.h5 "status",
+  /// "status_reason"). Throws core::RunError.
+  void set_attr(const std::string& name, const std::string& value);
   /// Flushes to the file (and publishes when due, see create_published). Throws core::RunError.
   void flush();
   /// create_published files: flushes and publishes now. No-op for other files.
