@@ -17,6 +17,9 @@ int cmd_baseline(const Args& args);
 int cmd_sweep(const Args& args);
 int cmd_summarize(const Args& args);
 int cmd_bench(const Args& args);
+int cmd_validate(const Args& args);
+int cmd_config(const Args& args);
+int cmd_keys(const Args& args);
 
 /// Thrown for bad command-line usage (exit code 2).
 struct UsageError {

@@ -16,6 +16,9 @@ constexpr const char* kUsage =
     "usage: powerzoo COMMAND [ARGS...]\n\n"
     "commands:\n"
     "  run SPEC.toml [key=value ...]   train one configuration\n"
+    "  validate SPEC.toml [key=value]  check a spec as run would (nothing written)\n"
+    "  config SPEC.toml [key=value]    print the resolved spec with every default\n"
+    "  keys [SECTION]                  every spec key: kind, default, range, description\n"
     "  eval CHECKPOINT_OR_RUN_DIR      deterministic evaluation of a checkpoint\n"
     "  envs                            list environments with their dimensions\n"
     "  cases                           list bundled MATPOWER cases\n"
@@ -26,7 +29,7 @@ constexpr const char* kUsage =
     "  grid dcpf|dcopf|acpf|acopf|distflow CASE   power flows / OPFs of a case (MATPOWER names)\n"
     "  bench [SPEC.toml]               env steps/s, learner samples/s, DC-OPF solve times\n\n"
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
-    "2 bad usage or bad input.\n";
+    "2 bad usage or bad input, 3 run interrupted by a signal after a checkpoint.\n";
 
 // A message as printed: each line cut and made printable (it may echo a binary file or a
 // megabyte-long argument that a check further down did not cut).
@@ -71,6 +74,9 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return pz::cli::cmd_sweep(args);
     if (cmd == "summarize") return pz::cli::cmd_summarize(args);
     if (cmd == "bench") return pz::cli::cmd_bench(args);
+    if (cmd == "validate") return pz::cli::cmd_validate(args);
+    if (cmd == "config") return pz::cli::cmd_config(args);
+    if (cmd == "keys") return pz::cli::cmd_keys(args);
     std::cerr << "powerzoo: unknown command '" << shown(cmd) << "'\n\n" << kUsage;
     return 2;
   } catch (const pz::cli::UsageError& e) {

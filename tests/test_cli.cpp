@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
@@ -104,6 +105,23 @@ TEST_SUITE("cli") {
     CHECK(bad.out.find("--split: expected one of train, iid") != std::string::npos);
     CHECK(bad.out.find("did you mean 'iid'") != std::string::npos);
     CHECK_FALSE(fs::exists(d / "e4.h5"));
+  }
+
+  // The test binary registers test envs of its own: the shipped text comes from the shipped binary.
+  TEST_CASE("docs/spec-reference.md is what `powerzoo keys --markdown` prints") {
+    const fs::path d = tmp_dir("keys_md");
+    const auto r = sh(kBin + " keys --markdown > " + (d / "ref.md").string());
+    REQUIRE(r.code == 0);
+    auto slurp = [](const fs::path& p) {
+      std::ifstream in(p);
+      std::stringstream t;
+      t << in.rdbuf();
+      return t.str();
+    };
+    const std::string shipped = slurp("docs/spec-reference.md");
+    REQUIRE_FALSE(shipped.empty());
+    CHECK_MESSAGE(shipped == slurp(d / "ref.md"),
+                  "regenerate it: build/powerzoo keys --markdown > docs/spec-reference.md");
   }
 
   TEST_CASE("run.h5 is readable with Debian's python3-h5py") {

@@ -362,6 +362,30 @@ def run_entry(binary, e, subst, work):
     return fails
 
 
+def as_validate(e):
+    """The `validate` twin of a `run` entry that fails on its spec or overrides (validate must
+    catch every bad input that run catches before training), or None."""
+    cmd = e["cmd"]
+    if not cmd or cmd[0] != "run" or e["exit"] != 2:
+        return None
+    args, i = [], 1
+    while i < len(cmd):
+        a = cmd[i]
+        if a in ("--quiet", "-q"):
+            i += 1
+            continue
+        if a.startswith("-"):
+            return None  # an option of run alone (--out, --threads, --resume, --help, ...)
+        args.append(a)
+        i += 1
+    if not args or not args[0].endswith(".toml"):
+        return None
+    twin = dict(e)
+    twin["name"] = e["name"] + " [validate]"
+    twin["cmd"] = ["validate"] + args
+    return twin
+
+
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
@@ -383,7 +407,8 @@ def main():
         fixtures_before = tree_state(fx, with_hash=True)
         failed = 0
         ran = 0
-        for e in entries:
+        twins = [t for t in (as_validate(e) for e in entries) if t]
+        for e in entries + twins:
             if only and not any(s in e["name"] for s in only):
                 continue
             ran += 1
@@ -397,7 +422,8 @@ def main():
         if tree_state(fx, with_hash=True) != fixtures_before:
             failed += 1
             print("FAIL the fixtures changed")
-        print("%d entries, %d passed, %d failed" % (ran, ran - failed, failed))
+        print("%d entries (%d of them `validate` twins of `run` entries), %d passed, %d failed" %
+              (ran, len(twins), ran - failed, failed))
         return 1 if failed else 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,104 @@
+// exp/validate: `keys` lists exactly the keys the reader accepts (every env and task), each is
+// accepted with its default, buffer estimates. (docs/spec-reference.md: test_cli.)
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/registry.hpp"
+#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/validate.hpp"
+
+using namespace pz;
+
+namespace {
+
+// "sec.key" of every key line of key_reference ("  ppo.total_steps  (integer) ...").
+std::set<std::string> listed_keys(const std::string& text) {
+  std::set<std::string> out;
+  static const std::regex line(R"(^  (\S+)  \()");
+  std::istringstream in(text);
+  std::string l;
+  std::smatch m;
+  while (std::getline(in, l))
+    if (std::regex_search(l, m, line)) out.insert(m[1]);
+  return out;
+}
+
+// "sec.key" of every `key = value` line of a resolved spec.
+std::set<std::string> resolved_keys(const std::string& toml) {
+  std::set<std::string> out;
+  std::istringstream in(toml);
+  std::string l, sec;
+  while (std::getline(in, l)) {
+    if (!l.empty() && l.front() == '[')
+      sec = l.substr(1, l.size() - 2);
+    else if (const auto eq = l.find(" = "); eq != std::string::npos)
+      out.insert(sec + "." + l.substr(0, eq));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("exp_validate") {
+  TEST_CASE("keys lists exactly the keys of the resolved spec, for every env and task") {
+    int n = 0;
+    for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
+      for (const auto* e : list) {
+        CAPTURE(e->id);
+        const std::string text =
+            std::string("[env]\n") + (e->is_task ? "task" : "id") + " = \"" + e->id + "\"\n";
+        const exp::Spec spec = exp::parse_spec(text, "minimal.toml");
+        const auto listed = listed_keys(exp::key_reference(e->id, "", false));
+        CHECK(listed == resolved_keys(exp::to_toml(spec)));
+        CHECK(listed.count("ppo.total_steps") == 1);
+        ++n;
+      }
+    CHECK(n >= 10);  // 5 envs and 5 tasks at least
+  }
+
+  TEST_CASE("every listed key is accepted by the reader with its listed default") {
+    const std::string ref = exp::key_reference("ders", "", false);
+    static const std::regex line(R"(^  (\S+)  \([^)]*\)  default (.*?)(  expected .*)?$)");
+    std::istringstream in(ref);
+    std::string l;
+    std::smatch m;
+    int n = 0;
+    while (std::getline(in, l)) {
+      if (!std::regex_match(l, m, line)) continue;
+      CAPTURE(l);
+      const std::string key = m[1], def = m[2];
+      if (key == "env.task" || key == "env.id") continue;  // they select the schema itself
+      CHECK_NOTHROW(exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", {key + "=" + def}));
+      ++n;
+    }
+    CHECK(n > 70);
+  }
+
+  TEST_CASE("an unknown section is named with a did-you-mean") {
+    CHECK_THROWS_WITH_AS(exp::key_reference("", "pp", false),
+                         "expected a spec section, found 'pp' (did you mean 'ppo'?)",
+                         core::ConfigError);
+  }
+
+  TEST_CASE("buffer estimate: rollout of n_envs x T transitions, SAC's replay ring") {
+    // case5 trans_grid: obs 16, act 5, 4 cost channels. Per transition 16 + 5 floats and
+    // 6 + 4 x 4 = 22 per agent (one agent): 43 floats = 172 bytes.
+    const exp::Spec ppo = exp::parse_spec(
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[ppo]\nrollout_length = 20\n", "m.toml");
+    const auto m = exp::estimate_memory(ppo);
+    CHECK(m.rollout_bytes == doctest::Approx(8 * 20 * 172));
+    CHECK(m.replay_bytes == 0);
+    // SAC: 2 x 16 + 5 + 2 + 4 = 43 floats per stored transition.
+    const exp::Spec sac = exp::parse_spec(
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[ppo]\nalgo = \"sac\"\n[sac]\nbuffer_size = "
+        "1000\n",
+        "m.toml");
+    CHECK(exp::estimate_memory(sac).replay_bytes == doctest::Approx(4.0 * 1000 * 43));
+  }
+}
