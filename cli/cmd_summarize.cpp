@@ -18,7 +18,7 @@ namespace pz::cli {
 
 int cmd_summarize(const Args& args) {
   po::options_description opts(
-      "usage: powerzoo summarize DIR [--metric NAME ...] [--csv FILE]\n\n"
+      "usage: powerzoo summarize DIR [--metric NAME ...] [--split S] [--csv FILE]\n\n"
       "Finds every run.h5 under DIR (and baseline files written by `powerzoo baseline --out`,\n"
       "listed as their own rows), groups runs by configuration (the resolved spec without\n"
       "experiment.seed/name/out_dir) and prints, per metric at the last eval row, mean, std\n"
@@ -26,8 +26,10 @@ int cmd_summarize(const Args& args) {
       "resamples, fixed rng seed 42). Runs that did not finish (run.h5 status running, failed or\n"
       "interrupted) are left out and listed. Writes DIR/summary.csv (or --csv FILE).\n\noptions");
   std::vector<std::string> metrics;
-  std::string csv;
+  std::string csv, split;
   opts.add_options()("help,h", "show this help")(
+      "split", po::value<std::string>(&split),
+      "eval split to summarize (default: the first of eval.splits)")(
       "metric,m", po::value<std::vector<std::string>>(&metrics)->composing(),
       "metrics/eval column (repeatable; default: return_mean, shaped_return_mean, cost/*)")(
       "csv", po::value<std::string>(&csv), "CSV file to write (default: DIR/summary.csv)")(
@@ -79,7 +81,7 @@ int cmd_summarize(const Args& args) {
     std::cerr << "powerzoo summarize: note: " << pending.size()
               << (pending.size() == 1 ? " run has" : " runs have")
               << " no evaluation yet and are left out: " << waiting << std::endl;
-  const auto s = exp::summarize_runs(runs, metrics);
+  const auto s = exp::summarize_runs(runs, metrics, split);
   std::cout << runs.size() << " result files under " << dir << "\n" << exp::summary_table(s);
   if (csv.empty()) csv = (fs::path(dir) / "summary.csv").string();
   {

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/exp/summarize.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
@@ -94,5 +95,54 @@ TEST_SUITE("exp_summarize") {
     CHECK(runs.size() == 4);
     CHECK(unfinished.empty());
     CHECK(pending.empty());
+  }
+
+  TEST_CASE("--split picks a split's columns; cost channels zero everywhere are left out") {
+    auto record = [](int64_t seed, double iid, double stress) {
+      exp::RunRecord r;
+      r.file = "t" + std::to_string(seed) + "/run.h5";
+      r.kind = "ppo";
+      r.seed = seed;
+      r.resolved = "[eval]\nsplits = [\"iid\", \"load_stress\"]\n";
+      r.config_key = "ppo\n";
+      r.last_eval = {{"return_mean", iid},
+                     {"shaped_return_mean", iid},
+                     {"cost/overload", 0.0},
+                     {"cost/voltage", 0.5 * seed},
+                     {"load_stress/return_mean", stress},
+                     {"load_stress/shaped_return_mean", stress},
+                     {"load_stress/cost/overload", 1.0}};
+      return r;
+    };
+    const std::vector<exp::RunRecord> runs = {record(1, -1, -10), record(2, -3, -30)};
+    const exp::Summary first = exp::summarize_runs(runs, {});
+    CHECK(first.metrics ==
+          std::vector<std::string>{"return_mean", "shaped_return_mean", "cost/voltage"});
+    CHECK(exp::summarize_runs(runs, {}, "iid").metrics == first.metrics);  // the bare columns
+    const exp::Summary stress = exp::summarize_runs(runs, {}, "load_stress");
+    CHECK(stress.metrics == std::vector<std::string>{"load_stress/return_mean",
+                                                     "load_stress/shaped_return_mean",
+                                                     "load_stress/cost/overload"});
+    CHECK(stress.configs[0].stats.at("load_stress/return_mean").mean == doctest::Approx(-20));
+    CHECK(exp::summary_table(stress).find("eval split: load_stress") != std::string::npos);
+    CHECK_THROWS_WITH_AS(exp::summarize_runs(runs, {}, "load_stres"),
+                         "--split load_stres: no run evaluated on it (splits: iid, load_stress); "
+                         "did you mean 'load_stress'?",
+                         core::ConfigError);
+  }
+
+  TEST_CASE("a long configuration label is shown as config <i> and spelled out below") {
+    exp::Summary s;
+    s.metrics = {"return_mean"};
+    exp::ConfigSummary a, b;
+    a.label = "ppo.learning_rate=0.0003 ppo.hidden=[256, 256] ppo.ent_coef=0.01 seed-free";
+    a.kind = b.kind = "ppo";
+    b.label = "ppo.learning_rate=0.001";
+    a.stats["return_mean"] = b.stats["return_mean"] = exp::SeedStats{2, -1, 0.5, -1, -2, 0};
+    s.configs = {a, b};
+    const std::string t = exp::summary_table(s);
+    CHECK(t.find("\n  config 1 ") != std::string::npos);
+    CHECK(t.find("\n  ppo.learning_rate=0.001 ") != std::string::npos);
+    CHECK(t.find("configurations:\n  config 1: " + a.label + "\n") != std::string::npos);
   }
 }

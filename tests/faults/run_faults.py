@@ -324,9 +324,11 @@ def live_reads(binary, work, ref, checks):
                 errors.append(why)
             if reads % 10 == 1:
                 # Before the first evaluation is published there is nothing to summarize (and
-                # summarize says so); after it, the live run is summarized.
+                # summarize says so); after it, the live run is summarized (it is still running,
+                # so only with --include-failed).
                 evaluated = not why and has_eval_rows(path)
-                r = subprocess.run([binary, "summarize", d, "--csv", os.path.join(work, "s.csv")],
+                r = subprocess.run([binary, "summarize", d, "--include-failed",
+                                    "--csv", os.path.join(work, "s.csv")],
                                    capture_output=True, text=True)
                 summaries += 1
                 ok = r.returncode == 0 and "1 result files" in r.stdout if evaluated else \

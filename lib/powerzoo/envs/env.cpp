@@ -20,6 +20,24 @@ std::vector<AgentSpec> EnvSpec::agent_list() const {
   return {AgentSpec{"agent", "agent", Slice{0, obs_dim}, Slice{0, act_dim}}};
 }
 
+std::vector<std::string> EnvSpec::obs_feature_names() const {
+  std::vector<std::string> out(static_cast<size_t>(obs_dim));
+  for (int i = 0; i < obs_dim; ++i) out[i] = "obs[" + std::to_string(i) + "]";
+  for (const auto& f : obs_fields)
+    for (int j = 0; j < f.slice.size && f.slice.offset + j < obs_dim; ++j)
+      out[f.slice.offset + j] = f.slice.size == 1 ? f.name : f.name + "[" + std::to_string(j) + "]";
+  return out;
+}
+
+std::vector<std::string> EnvSpec::action_feature_names() const {
+  std::vector<std::string> out(static_cast<size_t>(act_dim));
+  for (int i = 0; i < act_dim; ++i) out[i] = "a[" + std::to_string(i) + "]";
+  for (const auto& a : agents)
+    for (int j = 0; j < a.act.size && a.act.offset + j < act_dim; ++j)
+      out[a.act.offset + j] = a.name + "[" + std::to_string(j) + "]";
+  return out;
+}
+
 Slice EnvSpec::obs_field(const std::string& name) const {
   std::string known;
   for (const auto& f : obs_fields) {

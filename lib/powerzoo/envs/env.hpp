@@ -66,6 +66,12 @@ struct EnvSpec {
   /// agents, or the single default agent {"agent", "agent", [0, obs_dim), [0, act_dim)}.
   std::vector<AgentSpec> agent_list() const;
   int n_agents() const { return agents.empty() ? 1 : static_cast<int>(agents.size()); }
+  /// One name per observation element [obs_dim]: the field's name, with [j] inside a block of
+  /// more than one ("load_mw[3]"); "obs[i]" where no field covers element i.
+  std::vector<std::string> obs_feature_names() const;
+  /// One name per action element [act_dim]: "<agent>[j]" ("battery_0[1]"), "a[j]" for the
+  /// single default agent.
+  std::vector<std::string> action_feature_names() const;
   /// The observation block `name`. Throws core::ConfigError naming the env and the known fields.
   Slice obs_field(const std::string& name) const;
 };

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/exp/run_dir.hpp"
@@ -274,20 +275,55 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
   return runs;
 }
 
-Summary summarize_runs(const std::vector<RunRecord>& runs,
-                       const std::vector<std::string>& metrics) {
+// The column prefix of eval split `split` in the runs: "<split>/", or "" when it is the first of
+// the spec's eval.splits (whose columns are bare). Throws core::ConfigError if no run has it.
+std::string split_prefix(const std::vector<RunRecord>& runs, const std::string& split) {
+  if (split.empty()) return "";
+  std::set<std::string> known;
+  for (const auto& r : runs) {
+    const auto flat = flat_keys(r.resolved);
+    const auto it = flat.find("eval.splits");
+    const std::string first = it == flat.end() ? "" : it->second;
+    // eval.splits as canonical TOML: ["iid", "load_stress"]
+    const auto q = first.find('"');
+    const std::string first_split =
+        q == std::string::npos ? "" : first.substr(q + 1, first.find('"', q + 1) - q - 1);
+    if (first_split == split) return "";
+    if (r.last_eval.count(split + "/return_mean")) return split + "/";
+    if (!first_split.empty()) known.insert(first_split);
+    for (const auto& [k, v] : r.last_eval)
+      if (const auto slash = k.find("/return_mean"); slash != std::string::npos && slash > 0)
+        known.insert(k.substr(0, slash));
+  }
+  std::vector<std::string> names(known.begin(), known.end());
+  const std::string dym = core::did_you_mean(split, names);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw core::ConfigError("--split " + core::echo(split) + ": no run evaluated on it (splits: " +
+                          list + ")" + (dym.empty() ? "" : "; did you mean '" + dym + "'?"));
+}
+
+Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics,
+                       const std::string& split) {
   Summary s;
+  s.split = split;
+  const std::string prefix = split_prefix(runs, split);
   // Metrics.
   if (metrics.empty()) {
     std::set<std::string> seen;
-    s.metrics = {"return_mean", "shaped_return_mean"};
+    s.metrics = {prefix + "return_mean", prefix + "shaped_return_mean"};
     for (const auto& r : runs)
       for (const auto& [k, v] : r.last_eval)
-        if (k.rfind("cost/", 0) == 0 && seen.insert(k).second) s.metrics.push_back(k);
+        if (k.rfind(prefix + "cost/", 0) == 0 && !seen.count(k) &&
+            std::any_of(runs.begin(), runs.end(), [&, &k = k](const RunRecord& o) {
+              const auto it = o.last_eval.find(k);
+              return it != o.last_eval.end() && it->second != 0;  // a channel zero everywhere
+            }))                                                   // says nothing
+          seen.insert(k), s.metrics.push_back(k);
     std::sort(s.metrics.begin() + 2, s.metrics.end());
   } else {
-    s.metrics = metrics;
-    for (const auto& m : metrics) {
+    for (const auto& m : metrics) s.metrics.push_back(prefix + m);
+    for (const auto& m : s.metrics) {
       const bool any = std::any_of(runs.begin(), runs.end(),
                                    [&](const RunRecord& r) { return r.last_eval.count(m) > 0; });
       if (!any && !runs.empty()) {
@@ -363,24 +399,42 @@ Summary summarize_runs(const std::vector<RunRecord>& runs,
 
 std::string summary_table(const Summary& s) {
   std::ostringstream o;
+  // A label longer than this is shown as "config <i>" and spelled out under the tables.
+  constexpr size_t kMaxLabel = 48;
+  std::vector<std::string> labels;
+  bool abbreviated = false;
+  for (size_t i = 0; i < s.configs.size(); ++i) {
+    const auto& c = s.configs[i];
+    std::string label = c.kind == "ppo" ? c.label : "[" + c.kind + "] " + c.label;
+    if (label.size() > kMaxLabel) label = "config " + std::to_string(i + 1), abbreviated = true;
+    labels.push_back(label);
+  }
   size_t w = 13;
-  for (const auto& c : s.configs)
-    w = std::max(w, c.label.size() + (c.kind == "ppo" ? 0 : c.kind.size() + 3));
-  w = std::min<size_t>(w, 70);
+  for (const auto& l : labels) w = std::max(w, l.size());
   o << s.configs.size()
     << " configuration(s); 95 % CI: percentile bootstrap of the mean over seeds ("
     << kBootstrapResamples << " resamples), std over seeds (ddof 0)\n";
+  if (!s.split.empty()) o << "eval split: " << s.split << "\n";
   for (const auto& m : s.metrics) {
     o << "\n" << m << "\n";
     o << sformat("  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w), "configuration", "seeds",
                  "mean", "std", "iqm", "95% CI");
-    for (const auto& c : s.configs) {
+    for (size_t i = 0; i < s.configs.size(); ++i) {
+      const auto& c = s.configs[i];
       const auto& st = c.stats.at(m);
-      std::string label = c.kind == "ppo" ? c.label : "[" + c.kind + "] " + c.label;
+      const std::string& label = labels[i];
       const std::string ci = "[" + fmt(st.ci_low) + ", " + fmt(st.ci_high) + "]";
       o << sformat("  %-*s %5d %12s %12s %12s %27s\n", static_cast<int>(w), label.c_str(), st.n,
                    fmt(st.mean).c_str(), fmt(st.std).c_str(), fmt(st.iqm).c_str(), ci.c_str());
     }
+  }
+  if (abbreviated) {
+    o << "\nconfigurations:\n";
+    for (size_t i = 0; i < s.configs.size(); ++i)
+      if (labels[i].rfind("config ", 0) == 0)
+        o << "  " << labels[i] << ": "
+          << (s.configs[i].kind == "ppo" ? "" : "[" + s.configs[i].kind + "] ")
+          << s.configs[i].label << "\n";
   }
   for (const auto& c : s.configs)
     if (c.kind == "ppo" && c.min_final_step != c.max_final_step)

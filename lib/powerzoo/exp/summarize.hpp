@@ -50,6 +50,7 @@ struct ConfigSummary {
 };
 
 struct Summary {
+  std::string split;  ///< the eval split summarized ("" = the first of eval.splits)
   std::vector<std::string> metrics;
   std::vector<ConfigSummary> configs;  ///< in order of first appearance (sorted file paths)
   /// Runs left out: a second run of the same configuration and seed (a copied trial was counted
@@ -69,9 +70,12 @@ std::vector<RunRecord> find_runs(const std::string& dir,
                                  bool include_unfinished = false);
 
 /// Groups `runs` and computes statistics. `metrics` empty = return_mean, shaped_return_mean and
-/// every cost/<channel> column present. Throws core::ConfigError if a requested metric is absent
-/// from every run.
-Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics);
+/// every cost/<channel> column that is non-zero in some run. `split` names an eval split: its
+/// columns are metrics/eval/<split>/<name> (bare names for the first of eval.splits, as run.h5
+/// stores them); "" = the first split. Throws core::ConfigError if a requested metric or the split
+/// is absent from every run.
+Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics,
+                       const std::string& split = "");
 
 /// The summary as a table for the terminal (one block per metric, one row per configuration).
 std::string summary_table(const Summary& s);

@@ -175,6 +175,13 @@ void print_eval(const std::map<std::string, double>& row, const envs::EnvSpec& e
   std::cout << std::endl;
 }
 
+// "a,b,c": the feature-name attributes of run.h5 (trajectories' last axis, in order).
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
 // Root attributes and resolved spec of a new run.h5.
 RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N, size_t threads,
                               const std::string& resolved, const std::string& data_text) {
@@ -187,6 +194,9 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"hostname", hostname()},
        {"data", describe_data(spec)},
        {"data_files", data_text},
+       {"cost_names", join_names(esp.cost_names)},
+       {"obs_names", join_names(esp.obs_feature_names())},
+       {"action_names", join_names(esp.action_feature_names())},
        {"status", "running"},
        {"status_reason", ""}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
