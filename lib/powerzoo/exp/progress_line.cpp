@@ -17,14 +17,6 @@ constexpr double kKlDiverged = 1.0;
 constexpr double kCriticGrowth = 1e4;
 constexpr int kWarmupRows = 5;
 
-std::string fmt_duration(double s) {
-  if (!std::isfinite(s) || s < 0) return "?";
-  const long v = static_cast<long>(s);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
-  return buf;
-}
-
 std::string num(double v) {
   if (!std::isfinite(v)) return "-";
   char buf[32];
@@ -33,6 +25,14 @@ std::string num(double v) {
 }
 
 }  // namespace
+
+std::string format_duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  const long v = static_cast<long>(s);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
+  return buf;
+}
 
 ProgressLine::ProgressLine(bool tty, double log_every_seconds, long long total_steps,
                            std::string main_cost)
@@ -65,7 +65,7 @@ std::string ProgressLine::text(long long steps, double wall,
   char head[160];
   std::snprintf(head, sizeof head, "step %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s", steps, total_,
                 100.0 * steps / std::max(total_, 1LL), sps,
-                fmt_duration((total_ - steps) / std::max(sps, 1e-9)).c_str());
+                format_duration(std::max(0.0, (total_ - steps) / std::max(sps, 1e-9))).c_str());
   std::string s = head;
   s += " | eval return " + num(eval_return_);
   if (!main_cost_.empty()) s += " | eval " + main_cost_ + " " + num(eval_cost_);

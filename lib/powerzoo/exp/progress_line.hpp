@@ -8,6 +8,9 @@
 
 namespace pz::exp {
 
+/// "H:MM:SS" of a duration in seconds ("?" when negative or not finite).
+std::string format_duration(double seconds);
+
 class ProgressLine {
  public:
   /// tty: redraw one line at most once a second; otherwise a plain line every `log_every_seconds`

@@ -44,14 +44,6 @@ std::string hostname() {
   return buf;
 }
 
-std::string fmt_duration(double s) {
-  if (!std::isfinite(s) || s < 0) return "?";
-  const long v = static_cast<long>(s);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
-  return buf;
-}
-
 // "ppo.pid_ki: expected 1.0 (checkpoint), found 2.0" for the first differing keys of two
 // canonical to_toml() texts (same key order, one `key = value` line per key).
 std::string spec_differences(const std::string& expected, const std::string& found) {
@@ -323,7 +315,7 @@ void print_end(const TrainResult& r, bool quiet, double wall) {
               << " after a checkpoint; continue with the same command and --resume --out "
               << r.run_dir << std::endl;
   else if (!quiet)
-    std::cout << "done: " << r.steps << " steps in " << fmt_duration(wall) << " ("
+    std::cout << "done: " << r.steps << " steps in " << format_duration(wall) << " ("
               << static_cast<long long>(r.steps / std::max(wall, 1e-9)) << " steps/s)\n"
               << "run file: " << r.run_file << std::endl;
 }
