@@ -50,7 +50,8 @@ int cmd_baseline(const Args& args) {
   opts.add_options()("help,h", "show this help")("policy", po::value<std::string>(&policy),
                                                  "baseline policy name")(
       "episodes", po::value<int>(&episodes), "episodes per split (default: eval.n_episodes)")(
-      "out", po::value<std::string>(&out), "HDF5 file to write (default: none)")(
+      "out", po::value<std::string>(&out),
+      "HDF5 file to write: the metrics and each split's episodes as trajectories (default: none)")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
   po::variables_map vm;
   std::vector<std::string> positional;
@@ -72,13 +73,17 @@ int cmd_baseline(const Args& args) {
   if (!vm.count("episodes")) episodes = spec.eval.n_episodes;
   core::ThreadPool pool(static_cast<size_t>(threads));
   std::map<std::string, double> row;
+  // With --out, each split's episodes as trajectories (scripts/plot_episode.py reads them).
+  std::vector<exp::Trajectories> traj(spec.eval.splits.size());
+  envs::EnvSpec esp;
   for (size_t s = 0; s < spec.eval.splits.size(); ++s) {
     auto env = exp::make_env(spec, spec.eval.splits[s]);
     const auto penalty = exp::penalty_weights(spec, env->spec());
     const envs::PolicyFn fn = envs::make_baseline(exp::env_entry(spec), policy, env);
-    const auto m =
-        exp::evaluate_with_reference(env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed),
-                                     env->spec().dt_hours, penalty, pool);
+    const auto m = exp::evaluate_with_reference(
+        env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
+        penalty, pool, out.empty() ? nullptr : &traj[s]);
+    if (s == 0) esp = env->spec();
     exp::check_finite_metrics(m, "baseline " + policy + " on split " + spec.eval.splits[s]);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
               << (episodes == 1 ? " episode\n" : " episodes\n");
@@ -89,10 +94,24 @@ int cmd_baseline(const Args& args) {
   }
   if (!out.empty()) {
     if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());
-    auto f = io::RunFile::create(out, {{"schema_version", "1"}, {"policy", policy}},
+    auto join = [](const std::vector<std::string>& names) {
+      std::string j;
+      for (const auto& n : names) j += (j.empty() ? "" : ",") + n;
+      return j;
+    };
+    auto f = io::RunFile::create(out,
+                                 {{"schema_version", "1"},
+                                  {"policy", policy},
+                                  {"env_id", esp.id},
+                                  {"cost_names", join(esp.cost_names)},
+                                  {"obs_names", join(esp.obs_feature_names())},
+                                  {"action_names", join(esp.action_feature_names())}},
                                  {{"seed", spec.experiment.seed}, {"n_episodes", episodes}},
                                  exp::to_toml(spec));
     f.append_row("metrics/eval", row);
+    exp::write_network(f, esp.network);
+    for (size_t s = 0; s < traj.size(); ++s)
+      exp::write_trajectories(f, "trajectories/" + spec.eval.splits[s] + "/step_0/", traj[s]);
     f.close();
     std::cout << "baseline file: " << out << std::endl;
   }

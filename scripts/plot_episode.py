@@ -2,16 +2,27 @@
 """One evaluation episode of a powerzoo run as time series: actions, reward, cost channels and
 the env's per-step physical quantities.
 
-usage: scripts/plot_episode.py RUN_DIR [--split S] [--episode K] [--eval-step N] [--out FILE]
+usage: scripts/plot_episode.py RUN_DIR [--split S] [--episode K] [--eval-step N] [--step T]
+                               [--out FILE]
 
 Reads RUN_DIR/run.h5 (or a run.h5 path): /trajectories/<split>/step_<N>/ holds the evaluation
 episodes recorded at global step N ([T, episodes, dim] arrays: action, reward, costs, and info/<name>
 where the env traces physical quantities). Default: the first eval split, the newest recorded
 evaluation, episode 0. Draws one panel of actions (one line per action dimension, or per agent
 mean for multi-agent envs with many dimensions), one of reward, one per non-zero cost channel and
-one per info trace that is not zero throughout (those are named under the plot), against the step index (and hours when the spec gives dt_hours). Writes
-FILE (default RUN_DIR/plots/episode_<split>_step<N>_ep<K>.png) and prints its path. Works on a
-run that is still training (it reads the published run.h5).
+one per info trace that is not zero throughout (those are named under the plot), against the
+step index (and hours when the spec gives dt_hours). A vector trace ([T, episodes, n], e.g.
+unit_p_mw, battery_soc_frac) draws one line per element up to 12 elements, else its min, mean and
+max over elements. Writes FILE (default RUN_DIR/plots/episode_<split>_step<N>_ep<K>.png) and
+prints its path.
+
+Grid envs also record their network (/network: bus ids, branch ends, RATE_A): a second picture,
+FILE with _network_t<T> before .png, draws the buses and branches at step T of the episode
+(--step; default the step with the most loaded rated branch, else the lowest bus voltage): branch colour = loading |P|/RATE_A
+(branches without a rating in grey, width by |P|), bus colour = voltage (bus_vm_pu) or LMP
+(bus_lmp_usd_per_mwh) when the env traces them. Radial feeders are laid out as a tree from the
+first bus, meshed networks by a seeded force-directed layout. Works on a run that is still
+training (it reads the published run.h5).
 
 Needs Debian's python3-h5py and python3-matplotlib; Python >= 3.11 for tomllib.
 """
@@ -72,12 +83,142 @@ def load(path, split, eval_step):
     return f, spec, run_file, split, eval_step, f["trajectories"][split][name]
 
 
+def tree_layout(n_bus, edges):
+    """Radial feeder: depth below the first bus downwards, leaves spread left to right."""
+    adj = [[] for _ in range(n_bus)]
+    for a, b in edges:
+        adj[a].append(b)
+        adj[b].append(a)
+    depth, order, parent = [-1] * n_bus, [], [-1] * n_bus
+    depth[0], stack = 0, [0]
+    while stack:  # depth-first, children in branch order, so subtrees stay together
+        u = stack.pop()
+        order.append(u)
+        for v in reversed(adj[u]):
+            if depth[v] < 0:
+                depth[v], parent[v] = depth[u] + 1, u
+                stack.append(v)
+    xs, next_x = [0.0] * n_bus, [0.0]
+
+    def place(u):
+        kids = [v for v in adj[u] if parent[v] == u]
+        if not kids:
+            xs[u] = next_x[0]
+            next_x[0] += 1
+            return
+        for v in kids:
+            place(v)
+        xs[u] = sum(xs[v] for v in kids) / len(kids)
+
+    import sys as _s
+    _s.setrecursionlimit(max(1000, 4 * n_bus))
+    place(0)
+    return np.array([[xs[i], -max(depth[i], 0)] for i in range(n_bus)], dtype=float)
+
+
+def spring_layout(n_bus, edges, iters=300):
+    """Fruchterman-Reingold with a fixed seed: the same picture for the same network."""
+    rng = np.random.default_rng(0)
+    pos = rng.uniform(-1, 1, (n_bus, 2))
+    k = 1.0 / np.sqrt(max(n_bus, 1))
+    e = np.array(edges, dtype=int).reshape(-1, 2)
+    t = 0.1
+    for _ in range(iters):
+        d = pos[:, None, :] - pos[None, :, :]
+        dist = np.maximum(np.linalg.norm(d, axis=2), 1e-3)
+        disp = (d / dist[:, :, None] * (k * k / dist)[:, :, None]).sum(axis=1)
+        if len(e):
+            de = pos[e[:, 0]] - pos[e[:, 1]]
+            le = np.maximum(np.linalg.norm(de, axis=1), 1e-3)
+            f = de / le[:, None] * (le * le / k)[:, None]
+            np.add.at(disp, e[:, 0], -f)
+            np.add.at(disp, e[:, 1], f)
+        ln = np.maximum(np.linalg.norm(disp, axis=1), 1e-9)
+        pos += disp / ln[:, None] * np.minimum(ln, t)[:, None]
+        t *= 0.99
+    return pos
+
+
+def draw_network(f, infos, T, step, out, title):
+    from matplotlib.collections import LineCollection
+
+    net = f["network"]
+    bus_id = list(net["bus_id"][()])
+    index = {b: i for i, b in enumerate(bus_id)}
+    edges = [(index[a], index[b]) for a, b in zip(net["branch_from_bus"][()],
+                                                  net["branch_to_bus"][()])]
+    rate = net["branch_rate_mva"][()].astype(float)
+    flow = infos.get("branch_p_mw")
+    if flow is not None and flow.ndim == 2:
+        rated = rate > 0
+        load = np.where(rated[None, :], np.abs(flow) / np.where(rated, rate, 1)[None, :], 0)
+        if step is None and rated.any():
+            step = int(np.argmax(load.max(axis=1)))
+    if step is None and "bus_vm_pu" in infos and infos["bus_vm_pu"].ndim == 2:
+        step = int(np.argmin(infos["bus_vm_pu"].min(axis=1)))  # the lowest voltage
+    if step is None:
+        step = int(np.argmax(np.abs(flow).sum(axis=1))) if flow is not None and flow.ndim == 2 else 0
+    if not 0 <= step < T:
+        fail(f"--step {step}: expected an integer in [0, {T - 1}]")
+    radial = len(edges) == len(bus_id) - 1
+    pos = tree_layout(len(bus_id), edges) if radial else spring_layout(len(bus_id), edges)
+    fig, ax = plt.subplots(figsize=(11, 7))
+    segs = [[pos[a], pos[b]] for a, b in edges]
+    if flow is not None and flow.ndim == 2:
+        p = np.abs(flow[step])
+        width = 0.8 + 3.0 * p / max(p.max(), 1e-9)
+        grey = LineCollection([s for s, r in zip(segs, rated) if not r], colors="0.6",
+                              linewidths=width[~rated])
+        ax.add_collection(grey)
+        lc = LineCollection([s for s, r in zip(segs, rated) if r], cmap="plasma",
+                            linewidths=width[rated])
+        lc.set_array(load[step][rated])
+        lc.set_clim(0, max(1.0, float(load[step].max())))
+        ax.add_collection(lc)
+        if rated.any():
+            fig.colorbar(lc, ax=ax, label="branch loading |P| / RATE_A")
+        if len(edges) <= 40:  # small networks: each branch's MW at its midpoint
+            for (a, b), v in zip(edges, flow[step]):
+                mid = (pos[a] + pos[b]) / 2
+                ax.annotate(f"{v:.0f} MW" if abs(v) >= 10 else f"{v:.2f} MW", mid, fontsize=7,
+                            color="0.25", ha="center")
+    else:
+        ax.add_collection(LineCollection(segs, colors="0.5", linewidths=1))
+    colour, label = None, None
+    for name, lab in (("bus_vm_pu", "bus voltage (p.u.)"),
+                      ("bus_lmp_usd_per_mwh", "LMP ($/MWh)")):
+        if name in infos and infos[name].ndim == 2:
+            colour, label = infos[name][step], lab
+            break
+    size = 60 if len(bus_id) <= 40 else 18
+    if colour is not None:
+        sc = ax.scatter(pos[:, 0], pos[:, 1], c=colour, cmap="coolwarm", s=size, zorder=3,
+                        edgecolors="k", linewidths=0.3)
+        fig.colorbar(sc, ax=ax, label=label)
+    else:
+        ax.scatter(pos[:, 0], pos[:, 1], color="k", s=size, zorder=3)
+    if len(bus_id) <= 40:
+        for i, b in enumerate(bus_id):
+            ax.annotate(str(b), pos[i], fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.autoscale()
+    ax.set_aspect("auto")
+    ax.axis("off")
+    ax.set_title(f"{title}, step {step} of {T}", fontsize=9)
+    fig.tight_layout()
+    path = out[:-4] + f"_network_t{step}.png" if out.endswith(".png") else out + f"_network_t{step}"
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run", help="run directory (or its run.h5)")
     ap.add_argument("--split", help="evaluation split (default: the first)")
     ap.add_argument("--episode", type=int, default=0, help="episode index (default 0)")
     ap.add_argument("--eval-step", type=int, help="global step of the evaluation (default newest)")
+    ap.add_argument("--step", type=int,
+                    help="step of the episode the network picture shows (default: the step with "
+                         "the most loaded rated branch, else the lowest voltage)")
     ap.add_argument("--out", help="PNG to write")
     a = ap.parse_args()
     f, spec, run_file, split, eval_step, g = load(a.run, a.split, a.eval_step)
@@ -133,7 +274,18 @@ def main():
             ax.step(x, costs[:, key], where="post", color="tab:red")
             ax.set_ylabel(name, fontsize=8)
         else:
-            ax.plot(x, infos[key], color="tab:green")
+            v = infos[key]
+            if v.ndim == 1:
+                ax.plot(x, v, color="tab:green")
+            elif v.shape[1] <= MAX_ACTION_LINES:
+                for j in range(v.shape[1]):
+                    ax.plot(x, v[:, j], label=f"[{j}]")
+                ax.legend(fontsize=6, ncol=6, loc="upper right")
+            else:
+                ax.plot(x, v.mean(axis=1), color="tab:green", label=f"mean of {v.shape[1]}")
+                ax.fill_between(x, v.min(axis=1), v.max(axis=1), color="tab:green", alpha=0.25,
+                                label="min..max")
+                ax.legend(fontsize=6, loc="upper right")
             ax.set_ylabel(key, fontsize=8)
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel(xlabel + ("\nzero throughout: " + ", ".join(flat) if flat else ""))
@@ -143,6 +295,9 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     fig.savefig(out, dpi=110)
     print(out)
+    if "network" in f and "bus_id" in f["network"]:
+        print(draw_network(f, infos, T, a.step, out, f"{env_id} | split {split}, evaluation at "
+                           f"step {eval_step}, episode {k}"))
     return 0
 
 

@@ -144,8 +144,13 @@ TEST_SUITE("cli") {
     const auto traj =
         sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + (d / "r" / "run.h5").string() +
            "', 'r'); g = f['trajectories/iid/step_960']; print(g['obs'].shape, "
-           "g['costs'].shape, int(g['truncated'][:].sum()))\"");
-    CHECK_MESSAGE(traj.out.find("(12, 3, 16) (12, 3, 4) 3") != std::string::npos, traj.out);
+           "g['costs'].shape, int(g['truncated'][:].sum()), g['final_obs'].shape, "
+           "g['info/unit_p_mw'].shape, g['info/branch_p_mw'].shape, "
+           "list(f['network/bus_id'][:]), list(f['network/branch_to_bus'][:]))\"");
+    // case5: 5 units, 6 branches (1-2 1-4 1-5 2-3 3-4 4-5) between buses 1..5.
+    CHECK_MESSAGE(traj.out.find("(12, 3, 16) (12, 3, 4) 3 (3, 16) (12, 3, 5) (12, 3, 6) "
+                                "[1, 2, 3, 4, 5] [2, 4, 5, 3, 4, 5]") != std::string::npos,
+                  traj.out);
     REQUIRE(sh(kBin + " run " + spec + " output.trajectories=train-sample --quiet --out " +
                (d / "s").string())
                 .code == 0);
@@ -154,6 +159,38 @@ TEST_SUITE("cli") {
            "', 'r'); g = f['trajectories/train/step_480']; print(g['obs'].shape, "
            "g['action'].shape, g['reward'].dtype, 'iid' in f['trajectories'])\"");
     CHECK_MESSAGE(ts.out.find("(12, 4, 16) (12, 4, 5) float32 False") != std::string::npos, ts.out);
+  }
+
+  TEST_CASE(
+      "baseline --out records each split's episodes and the feeder; plot_episode draws them") {
+    if (sh("/usr/bin/python3 -c 'import h5py, matplotlib'").code != 0) {
+      MESSAGE("python3-h5py or python3-matplotlib not installed; skipping");
+      return;
+    }
+    const fs::path d = tmp_dir("baseline_traj");
+    const std::string out = (d / "droop.h5").string();
+    const auto b =
+        sh(kBin + " baseline experiments/ders_ippo_short.toml --policy volt_droop " +
+           "'eval.splits=[\"iid\", \"load_stress\"]' --episodes 2 --threads 1 --out " + out);
+    REQUIRE_MESSAGE(b.code == 0, b.out);
+    const auto py = sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + out +
+                       "', 'r'); g = f['trajectories/load_stress/step_0']; print(g['obs'].shape, "
+                       "g['final_obs'].shape, g['info/bus_vm_pu'].shape, "
+                       "g['info/battery_soc_frac'].shape, len(f['network/bus_id']), "
+                       "f.attrs['env_id'])\"");
+    CHECK_MESSAGE(py.out.find("(48, 2, 180) (2, 180) (48, 2, 141) (48, 2, 4) 141 dist_grid_marl") !=
+                      std::string::npos,
+                  py.out);
+    const auto png = (d / "ep.png").string();
+    const auto plot = sh("/usr/bin/python3 scripts/plot_episode.py " + out +
+                         " --split load_stress --episode 1 --step 30 --out " + png);
+    REQUIRE_MESSAGE(plot.code == 0, plot.out);
+    CHECK(fs::file_size(png) > 10000);
+    CHECK(fs::file_size(d / "ep_network_t30.png") > 10000);
+    const auto bad = sh("/usr/bin/python3 scripts/plot_episode.py " + out + " --step 48");
+    CHECK(bad.code == 2);
+    CHECK_MESSAGE(bad.out.find("--step 48: expected an integer in [0, 47]") != std::string::npos,
+                  bad.out);
   }
 
   TEST_CASE("bad input exits with code 2, names the problem and writes nothing") {

@@ -8,6 +8,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/network_view.hpp"
 
 namespace pz::envs {
 namespace {
@@ -109,6 +110,44 @@ DistGrid::DistGrid(DistGridParams p)
   spec_.episode_sum_names = {"total_loss_mwh", "total_curtailed_mwh", "total_shifted_mwh"};
   spec_.reference_action.assign(spec_.act_dim, 0.0f);  // no-control
   spec_.reduction_names = {"network_loss_reduction_pct", "", ""};
+  spec_.network = network_view(p_.grid_case, lines_);
+  spec_.trace_vectors = {
+      {"bus_vm_pu", nb}, {"bus_net_load_mw", nb}, {"branch_p_mw", nl}, {"branch_q_mvar", nl}};
+  auto add = [this](const char* name, int n) {
+    if (n > 0) spec_.trace_vectors.push_back({name, n});
+  };
+  add("battery_soc_frac", bat_.n_devices());
+  add("battery_p_mw", bat_.n_devices());
+  add("battery_q_mvar", bat_.n_devices());
+  add("renewable_p_mw", ren_.n_devices());
+  add("renewable_q_mvar", ren_.n_devices());
+  add("renewable_curtail_frac", ren_.n_devices());
+  add("flexload_curtailed_mw", flex_.n_devices());
+  add("flexload_shift_out_mw", flex_.n_devices());
+}
+
+void DistGrid::write_trace(const State& st, std::span<float> out) const {
+  const auto& s = static_cast<const GridState&>(st);
+  const std::vector<const std::vector<double>*> parts = {&s.v,
+                                                         &s.pl,
+                                                         &s.p_line_mw,
+                                                         &s.q_line_mvar,
+                                                         &s.battery.soc,
+                                                         &s.battery.p_mw,
+                                                         &s.battery.q_mvar,
+                                                         &s.renewable.p_mw,
+                                                         &s.renewable.q_mvar,
+                                                         &s.renewable.curtail_frac,
+                                                         &s.flex.curtailed,
+                                                         &s.flex.shift_out};
+  // trace_vectors lists the bundles' entries only for present devices; parts in the same order.
+  const std::vector<int> sizes = {n_bus(),          n_bus(),           n_lines(),
+                                  n_lines(),        bat_.n_devices(),  bat_.n_devices(),
+                                  bat_.n_devices(), ren_.n_devices(),  ren_.n_devices(),
+                                  ren_.n_devices(), flex_.n_devices(), flex_.n_devices()};
+  int o = 0;
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (sizes[i] > 0) o = put_trace(out, o, *parts[i], sizes[i]);
 }
 
 std::unique_ptr<State> DistGrid::make_state() const {

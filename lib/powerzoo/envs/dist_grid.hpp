@@ -111,6 +111,10 @@ class DistGrid final : public Env {
   /// and powers, renewable cf / powers / curtailment.
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
+  /// bus_vm_pu, bus_net_load_mw (demand less DER injections: the power flow's input), branch_p_mw
+  /// and branch_q_mvar (sending end, in-service lines), then per present bundle its devices'
+  /// SOC, P, Q, curtailment and shift (EnvSpec::trace_vectors).
+  void write_trace(const State& s, std::span<float> out) const override;
 
   /// reset() without the observation (views with their own observation, DistGridMarl).
   void reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt) const;

@@ -143,6 +143,8 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
   spec_.cost_names = g.spec().cost_names;
   spec_.horizon = g.spec().horizon;
   spec_.dt_hours = g.spec().dt_hours;
+  spec_.trace_vectors = g.spec().trace_vectors;
+  spec_.network = g.spec().network;
   spec_.episode_sum_names = kSums;
   sum_stats_ = static_cast<int>(kSums.size());
   for (DeviceType t : p_.order) {

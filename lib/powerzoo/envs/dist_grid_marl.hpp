@@ -74,6 +74,9 @@ class DistGridMarl final : public Env {
              const ResetOptions& opt = {}) const override;
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
+  void write_trace(const State& s, std::span<float> out) const override {
+    grid_->write_trace(s, out);
+  }
   void save_state(const State& s, std::vector<double>& out) const override {
     grid_->save_state(s, out);
   }

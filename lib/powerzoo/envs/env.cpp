@@ -48,6 +48,8 @@ Slice EnvSpec::obs_field(const std::string& name) const {
                           ")");
 }
 
+void Env::write_trace(const State&, std::span<float>) const {}
+
 void Env::save_state(const State&, std::vector<double>&) const {
   throw core::RunError("env " + spec().id + " does not support saving its state in checkpoints");
 }

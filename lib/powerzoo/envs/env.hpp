@@ -35,6 +35,24 @@ struct AgentSpec {
   Slice obs, act;
 };
 
+/// A per-step vector quantity of an env's physics (bus voltages, branch flows, unit dispatch,
+/// LMPs, SOC), recorded by evaluation trajectories as info/<name> [T, N, size]. The unit is the
+/// name's suffix (_mw, _mvar, _pu, _usd_per_mwh, _frac); names starting with bus_ run over
+/// EnvSpec::network's buses and names starting with branch_ over its branches, in that order.
+struct TraceVector {
+  std::string name;
+  int size = 0;
+};
+
+/// The network of a grid env, for pictures: buses and branches in the order of the bus_ and
+/// branch_ trace vectors. Empty (no buses) for envs without a network.
+struct NetworkView {
+  std::string case_name;                    ///< e.g. "case141"
+  std::vector<int> bus_id;                  ///< [n_bus] MATPOWER BUS_I
+  std::vector<int> branch_from, branch_to;  ///< [n_branch] bus ids
+  std::vector<float> branch_rate_mva;       ///< [n_branch] RATE_A (0 = unlimited)
+};
+
 /// Static description of an environment: dimensions, action box, cost channels, horizon.
 struct EnvSpec {
   std::string id;
@@ -58,6 +76,10 @@ struct EnvSpec {
   /// as trajectories/<split>/step_<n>/info/<name> [T, N] (e.g. a microgrid's power flows, which
   /// have no meaningful episode sum). At most Info::kMaxTrace.
   std::vector<std::string> trace_names;
+  /// Vector quantities of the state after each step (Env::write_trace, concatenated in this
+  /// order), recorded by evaluation trajectories as info/<name> [T, N, size].
+  std::vector<TraceVector> trace_vectors;
+  NetworkView network;  ///< grid envs: buses and branches of the bus_ / branch_ traces
   /// Named blocks of the observation, in order, tiling [0, obs_dim).
   std::vector<ObsField> obs_fields;
   /// Agents in their fixed order; empty = one agent "agent" that sees and controls everything.
@@ -139,6 +161,11 @@ class Env {
   /// after the step, not reset) and costs [n_costs]; fills info if non-null. Never throws.
   virtual Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                     std::span<float> costs, Info* info) const = 0;
+
+  /// Writes the vector quantities of EnvSpec::trace_vectors (concatenated, Σ sizes floats) of the
+  /// state after its last step. Evaluation only, never on the training hot path; the default
+  /// (an env without trace vectors) writes nothing.
+  virtual void write_trace(const State& s, std::span<float> out) const;
 
   /// Appends the state's values to `out` (checkpoints; integers are stored exactly as doubles).
   /// The default throws core::RunError: an env without it cannot be checkpointed mid-episode.

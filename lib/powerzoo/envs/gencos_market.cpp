@@ -10,6 +10,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/network_view.hpp"
 
 namespace pz::envs {
 
@@ -90,6 +91,17 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
   for (const char* s : {"total_gen_cost", "mean_lmp", "price_volatility", "hhi", "market_share_std",
                         "sced_convergence_rate", "ramp_binding_rate", "planner_cost_ratio"})
     n.push_back(s);
+  const grid::Case& c = p_.grid_case;
+  spec_.network = network_view(c);
+  spec_.trace_vectors = {
+      {"unit_p_mw", nu}, {"bus_lmp_usd_per_mwh", c.n_bus()}, {"branch_p_mw", c.n_branch()}};
+}
+
+void GencosMarket::write_trace(const State& st, std::span<float> out) const {
+  const auto& s = static_cast<const GState&>(st);
+  const grid::Case& c = p_.grid_case;
+  const int o = put_trace(out, put_trace(out, 0, s.r.p_mw, n_units()), s.r.lmp, c.n_bus());
+  put_trace(out, o, s.r.flow_mw, c.n_branch());
 }
 
 int64_t GencosMarket::n_rows() const {

@@ -45,6 +45,9 @@ class GencosMarket final : public Env {
              const ResetOptions& opt) const override;
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
+  /// unit_p_mw [n_units] cleared, bus_lmp_usd_per_mwh [n_bus], branch_p_mw [n_branch] of the
+  /// step's clearing.
+  void write_trace(const State& s, std::span<float> out) const override;
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
 

@@ -28,6 +28,9 @@ class PenaltyEnv final : public Env {
   }
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
+  void write_trace(const State& s, std::span<float> out) const override {
+    base_->write_trace(s, out);
+  }
   void save_state(const State& s, std::vector<double>& out) const override {
     base_->save_state(s, out);
   }

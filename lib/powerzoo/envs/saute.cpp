@@ -81,6 +81,10 @@ Step SauteEnv::step(State& s, std::span<const float> action, core::Rng& rng, std
   return r;
 }
 
+void SauteEnv::write_trace(const State& s, std::span<float> out) const {
+  base_->write_trace(*cast(s).base, out);
+}
+
 void SauteEnv::save_state(const State& s, std::vector<double>& out) const {
   const SauteState& st = cast(s);
   base_->save_state(*st.base, out);

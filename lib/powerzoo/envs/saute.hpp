@@ -32,6 +32,7 @@ class SauteEnv : public Env {
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
   /// Base state values, then the k running episode costs.
+  void write_trace(const State& s, std::span<float> out) const override;
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
 

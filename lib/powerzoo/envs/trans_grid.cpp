@@ -7,6 +7,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/network_view.hpp"
 
 namespace pz::envs {
 namespace {
@@ -82,6 +83,11 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
   spec_.horizon = p_.horizon;
   spec_.dt_hours = p_.dt_hours;
   if (p_.report_opf_gap) spec_.episode_sum_names = {"policy_gen_cost_usd", "opf_gen_cost_usd"};
+  spec_.network = network_view(c);
+  spec_.trace_vectors = {{"unit_p_mw", nu}, {"branch_p_mw", c.n_branch()}};
+  if (ac())
+    spec_.trace_vectors.insert(spec_.trace_vectors.end(),
+                               {{"branch_q_mvar", c.n_branch()}, {"bus_vm_pu", c.n_bus()}});
   const bool ac_opf = p_.solver == TransGridParams::Solver::kAcOpf || (ac() && p_.report_opf_gap);
   if (p_.opf_dispatch || p_.report_opf_gap || ac_opf) {
     opf_case_ = c;
@@ -93,6 +99,13 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
       grid::DcOpf probe(opf_case_);  // validate the OPF data up front
   }
   if (ac()) setup_ac(ac_opf);
+}
+
+void TransGrid::write_trace(const State& st, std::span<float> out) const {
+  const auto& s = static_cast<const GridState&>(st);
+  const int nl = p_.grid_case.n_branch();
+  int o = put_trace(out, put_trace(out, 0, s.p_mw, n_units()), s.flow_mw, nl);
+  if (ac()) put_trace(out, put_trace(out, o, s.qflow_mvar, nl), s.vm, p_.grid_case.n_bus());
 }
 
 std::unique_ptr<State> TransGrid::make_state() const {

@@ -85,6 +85,9 @@ class TransGrid final : public Env {
              const ResetOptions& opt = {}) const override;
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
+  /// unit_p_mw [n_units], branch_p_mw [n_branch] (from end); AC modes also branch_q_mvar and
+  /// bus_vm_pu [n_bus] of the last power flow.
+  void write_trace(const State& s, std::span<float> out) const override;
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
 

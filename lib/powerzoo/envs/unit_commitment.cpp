@@ -8,6 +8,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/grid/ptdf_flow.hpp"
 
 namespace pz::envs {
@@ -88,6 +89,16 @@ UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
   spec_.dt_hours = p_.dt_hours;
   spec_.episode_sum_names = {"total_operating_cost", "total_commitment_switches",
                              "step_feasibility_rate", "unserved_energy_mwh", "spilled_energy_mwh"};
+  spec_.network = network_view(c);
+  spec_.trace_vectors = {{"unit_on", nu}, {"unit_p_mw", nu}, {"branch_p_mw", c.n_branch()}};
+}
+
+void UnitCommitment::write_trace(const State& st, std::span<float> out) const {
+  const auto& s = static_cast<const UcState&>(st);
+  const int nu = n_units();
+  for (int u = 0; u < nu && u < static_cast<int>(out.size()); ++u)
+    out[u] = static_cast<float>(s.status[u]);
+  put_trace(out, put_trace(out, nu, s.last, nu), s.flow, static_cast<int>(cap_.size()));
 }
 
 double UnitCommitment::unit_cost(int u, double p) const {

@@ -88,6 +88,8 @@ class UnitCommitment final : public Env {
              const ResetOptions& opt = {}) const override;
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
+  /// unit_on (1/0) and unit_p_mw [n_units], branch_p_mw [n_branch] of the last dispatch.
+  void write_trace(const State& s, std::span<float> out) const override;
   /// t, start, status, time in state, last dispatch, flows. The solver's warm-start basis is
   /// not saved: a restored state re-solves cold (same optimum; ties between equal-cost
   /// dispatches may resolve differently).

@@ -121,6 +121,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   m["global_step"] =
       it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
   f.append_row("metrics/eval", m);
+  write_network(f, esp.network);
   write_trajectories(f, "trajectories/" + split + "/", traj);
   f.close();
   return res;

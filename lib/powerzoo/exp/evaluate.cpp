@@ -1,11 +1,13 @@
 // Evaluation loop over a non-resetting VectorEnv.
 #include "powerzoo/exp/evaluate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/fault.hpp"
+#include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
@@ -50,8 +52,11 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     traj->act_dim = sp.act_dim;
     traj->n_costs = static_cast<int>(k);
     traj->trace_names = sp.trace_names;
+    traj->trace_vectors = sp.trace_vectors;
+    traj->final_obs.assign(K * sp.obs_dim, 0.0f);
   }
   const size_t n_trace = sp.trace_names.size();
+  const size_t w_trace = static_cast<size_t>(envs::trace_vector_width(sp));
   std::vector<uint8_t> ended(K, 0);
   std::vector<vec::EpisodeStats> done_eps(K);
   size_t n_done = 0;
@@ -78,6 +83,18 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
       for (size_t i = 0; i < K && n_trace > 0; ++i)
         for (size_t j = 0; j < n_trace; ++j)
           traj->trace.push_back(ended[i] ? 0.0f : static_cast<float>(venv.info[i].trace[j]));
+      if (w_trace > 0) {
+        const size_t row = traj->trace_vec.size();
+        traj->trace_vec.resize(row + K * w_trace, 0.0f);
+        for (size_t i = 0; i < K; ++i)
+          if (!ended[i])
+            env->write_trace(venv.state(static_cast<int>(i)),
+                             std::span<float>(traj->trace_vec.data() + row + i * w_trace, w_trace));
+      }
+      for (size_t i = 0; i < K; ++i)
+        if (!ended[i] && (venv.terminated[i] || venv.truncated[i]))
+          std::copy_n(venv.obs.begin() + i * sp.obs_dim, sp.obs_dim,
+                      traj->final_obs.begin() + i * sp.obs_dim);
     }
     for (size_t i = 0; i < K; ++i) ended[i] |= venv.terminated[i] | venv.truncated[i];
     for (const auto& [i, ep] : venv.finished()) {
@@ -202,14 +219,40 @@ void write_trajectories(io::RunFile& out, const std::string& group, const Trajec
   out.write_f32(group + "costs", {T, N, t.n_costs}, t.costs.data());
   out.write_u8(group + "terminated", {T, N}, t.terminated.data());
   out.write_u8(group + "truncated", {T, N}, t.truncated.data());
+  if (t.final_obs.size() == static_cast<size_t>(N * t.obs_dim))
+    out.write_f32(group + "final_obs", {N, t.obs_dim}, t.final_obs.data());
   // One [T, N] dataset per traced quantity: info/<name>.
   const size_t nt = t.trace_names.size();
-  if (nt == 0 || t.trace.size() != static_cast<size_t>(T * N) * nt) return;
-  std::vector<float> col(static_cast<size_t>(T * N));
-  for (size_t j = 0; j < nt; ++j) {
-    for (size_t r = 0; r < col.size(); ++r) col[r] = t.trace[r * nt + j];
-    out.write_f32(group + "info/" + t.trace_names[j], {T, N}, col.data());
+  if (nt > 0 && t.trace.size() == static_cast<size_t>(T * N) * nt) {
+    std::vector<float> col(static_cast<size_t>(T * N));
+    for (size_t j = 0; j < nt; ++j) {
+      for (size_t r = 0; r < col.size(); ++r) col[r] = t.trace[r * nt + j];
+      out.write_f32(group + "info/" + t.trace_names[j], {T, N}, col.data());
+    }
   }
+  // One [T, N, size] dataset per vector quantity.
+  size_t w = 0;
+  for (const auto& v : t.trace_vectors) w += static_cast<size_t>(v.size);
+  if (w == 0 || t.trace_vec.size() != static_cast<size_t>(T * N) * w) return;
+  size_t off = 0;
+  for (const auto& v : t.trace_vectors) {
+    const size_t n = static_cast<size_t>(v.size);
+    std::vector<float> block(static_cast<size_t>(T * N) * n);
+    for (size_t r = 0; r < static_cast<size_t>(T * N); ++r)
+      std::copy_n(t.trace_vec.begin() + r * w + off, n, block.begin() + r * n);
+    out.write_f32(group + "info/" + v.name, {T, N, v.size}, block.data());
+    off += n;
+  }
+}
+
+void write_network(io::RunFile& out, const envs::NetworkView& net) {
+  if (net.bus_id.empty()) return;
+  const int64_t nb = static_cast<int64_t>(net.bus_id.size());
+  const int64_t nl = static_cast<int64_t>(net.branch_from.size());
+  out.write_i32("network/bus_id", {nb}, net.bus_id.data());
+  out.write_i32("network/branch_from_bus", {nl}, net.branch_from.data());
+  out.write_i32("network/branch_to_bus", {nl}, net.branch_to.data());
+  out.write_f32("network/branch_rate_mva", {nl}, net.branch_rate_mva.data());
 }
 
 }  // namespace pz::exp

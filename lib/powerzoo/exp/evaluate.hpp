@@ -24,10 +24,17 @@ namespace pz::exp {
 /// recorded training collection.
 using Trajectories = vec::CollectRecord;
 
-/// Writes the six datasets of a trajectory record under `group` ("trajectories/iid/step_0/"):
+/// Writes the datasets of a trajectory record under `group` ("trajectories/iid/step_0/"):
 /// obs [T, N, obs_dim], action [T, N, act_dim], reward [T, N], costs [T, N, n_costs], terminated
-/// and truncated [T, N] (uint8). Throws core::RunError on an HDF5 failure.
+/// and truncated [T, N] (uint8); for evaluations also final_obs [N, obs_dim], info/<name> [T, N]
+/// per EnvSpec::trace_names and [T, N, size] per EnvSpec::trace_vectors. Throws core::RunError
+/// on an HDF5 failure.
 void write_trajectories(io::RunFile& out, const std::string& group, const Trajectories& t);
+
+/// Writes a grid env's network (the bus_ and branch_ trace axes) as network/bus_id [n_bus],
+/// network/branch_from_bus, branch_to_bus (bus ids) and branch_rate_mva [n_branch]; nothing for
+/// an env without one. Throws core::RunError on an HDF5 failure.
+void write_network(io::RunFile& out, const envs::NetworkView& net);
 
 /// A policy for evaluation: writes actions [n, act_dim] for observations [n, obs_dim].
 using PolicyFn = envs::PolicyFn;

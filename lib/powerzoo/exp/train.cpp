@@ -195,6 +195,17 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
       resolved};
 }
 
+// run.h5 of this run (a new one, or the resumed one) with the env's network.
+io::RunFile start_run_file(RunDirectory& dir, const Spec& spec, const envs::EnvSpec& esp, int N,
+                           size_t threads, const std::string& resolved,
+                           const std::string& data_text, const MetricHistory* resumed,
+                           long long step) {
+  io::RunFile out =
+      dir.start(run_file_header(spec, esp, N, threads, resolved, data_text), resumed, step);
+  write_network(out, esp.network);
+  return out;
+}
+
 // With --resume, restores the newest checkpoint of `dir` (if any) into learner, streams, envs,
 // counters and history; returns its path ("" when starting fresh).
 std::string resume_from_checkpoint(const Spec& spec, const RunDirectory& dir,
@@ -375,8 +386,8 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   std::string resumed_from;
   if (opt.resume)
     resumed_from = resume_from_checkpoint(spec, dir, resolved, *learner, rngs, venv, ctr, history);
-  io::RunFile out = dir.start(run_file_header(spec, esp, N, pool.size(), resolved, data_text),
-                              resumed_from.empty() ? nullptr : &history, ctr.global_step);
+  io::RunFile out = start_run_file(dir, spec, esp, N, pool.size(), resolved, data_text,
+                                   resumed_from.empty() ? nullptr : &history, ctr.global_step);
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
   ProgressLine progress(tty, opt.quiet ? 0.0 : opt.log_every_seconds, spec.ppo.total_steps,

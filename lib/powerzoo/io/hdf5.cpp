@@ -349,6 +349,14 @@ void RunFile::write_u8(const std::string& path, const std::vector<int64_t>& shap
               sizeof(uint8_t), data);
 }
 
+void RunFile::write_i32(const std::string& path, const std::vector<int64_t>& shape,
+                        const int32_t* data) {
+  silence_hdf5();
+  impl_->require_open();
+  write_array(impl_->file.get(), impl_->path, path, shape, H5T_STD_I32LE, H5T_NATIVE_INT32,
+              sizeof(int32_t), data);
+}
+
 bool RunFile::copy_from(const std::string& src_file, const std::string& path) {
   silence_hdf5();
   const hid_t src = H5Fopen(src_file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

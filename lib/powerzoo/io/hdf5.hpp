@@ -54,6 +54,7 @@ class RunFile {
   /// chunked and deflate-compressed; replaces an existing dataset.
   void write_f32(const std::string& path, const std::vector<int64_t>& shape, const float* data);
   void write_u8(const std::string& path, const std::vector<int64_t>& shape, const uint8_t* data);
+  void write_i32(const std::string& path, const std::vector<int64_t>& shape, const int32_t* data);
   /// Copies the object (group or dataset) at `path` of the HDF5 file `src_file` into this file at
   /// the same path (H5Ocopy). Returns false, without throwing, if the source file cannot be read
   /// or has no such object (e.g. a run.h5 left corrupt by a killed process).

@@ -41,6 +41,13 @@ struct CollectRecord {
   /// 0 after a row's episode ended.
   std::vector<std::string> trace_names;
   std::vector<float> trace;
+  /// Evaluation only: the env's vector quantities (EnvSpec::trace_vectors, Env::write_trace)
+  /// [T, N, Σ sizes], 0 after a row's episode ended.
+  std::vector<envs::TraceVector> trace_vectors;
+  std::vector<float> trace_vec;
+  /// Evaluation only: [N, obs_dim] the observation after each episode's last step (the state
+  /// the episode ended in, which obs, recorded before each action, never shows).
+  std::vector<float> final_obs;
 };
 
 class RolloutCollector {

@@ -60,6 +60,9 @@ class VectorEnv {
   /// Episodes finished during the last step_all (env index, stats).
   const std::vector<std::pair<int, EpisodeStats>>& finished() const { return finished_; }
 
+  /// State of env i (evaluation reads its trace vectors, Env::write_trace).
+  const envs::State& state(int i) const { return *states_[i]; }
+
   /// Rng stream of env i.
   core::Rng& rng(int i) { return rngs_[i]; }
 
