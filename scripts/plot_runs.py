@@ -7,8 +7,15 @@ Finds every run.h5 under DIR (checkpoint directories skipped), groups runs by co
 resolved spec in /config/resolved without experiment.seed/name/out_dir, as `powerzoo summarize`),
 and draws for each metrics/eval column (default: return_mean, shaped_return_mean and every cost/*
 channel with a non-zero value) the mean over seeds against global_step, a shaded band (mean +- std
-over seeds, or min..max), and thin per-seed lines. Writes one PNG per metric into OUTDIR (default
+over seeds, or min..max), and thin per-seed lines. The y axis names the metric's unit (from its
+name: _mw MW, _mwh MWh, _pct %, _usd $, rates as fractions of steps or episodes; cost/<channel>
+is the episode sum of the env's channel). Writes one PNG per metric into OUTDIR (default
 DIR/plots) and prints the paths.
+
+Live runs: a run still training (run.h5 status "running", read from the published copy) is drawn
+up to its newest evaluation and marked "running" in the legend; seeds of one configuration may
+have different lengths (each step's mean is over the seeds that reached it). A run.h5 that cannot
+be read (being replaced at that moment) is skipped with a warning.
 
 Needs Debian's python3-h5py and python3-matplotlib (`apt-get install python3-h5py
 python3-matplotlib`); Python >= 3.11 for tomllib.
@@ -50,10 +57,36 @@ def flatten(t, prefix=""):
     return out
 
 
+UNITS = [  # (name suffix or prefix test, unit)
+    (lambda m: m.startswith("violation_rate/"), "fraction of steps"),
+    (lambda m: m == "feasibility_rate", "fraction of steps"),
+    (lambda m: m == "episode_feasibility_rate", "fraction of episodes"),
+    (lambda m: m.endswith("_rate"), "fraction"),
+    (lambda m: m.endswith("_pct"), "%"),
+    (lambda m: m.endswith("_mwh"), "MWh per episode"),
+    (lambda m: m.endswith("_mw"), "MW"),
+    (lambda m: m.endswith("_usd") or m == "gen_cost_mean", "$ per episode"),
+    (lambda m: m == "episode_length_mean", "steps"),
+    (lambda m: m.startswith("cost/"), "episode sum of the channel"),
+    (lambda m: "return" in m, "episode return"),
+]
+
+
+def unit_of(metric):
+    base = metric.split("/", 1)[1] if "/" in metric and not metric.startswith(
+        ("cost/", "violation_rate/", "action/", "agent_return/")) else metric
+    for test, unit in UNITS:
+        if test(base):
+            return unit
+    return ""
+
+
 def load(path):
     with h5py.File(path, "r") as f:
         resolved = f["config/resolved"][()]
         resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
+        status = f.attrs.get("status", "finished")
+        status = status.decode() if isinstance(status, bytes) else str(status)
         ev = f.get("metrics/eval")
         cols = {}
         if ev is not None:
@@ -63,7 +96,10 @@ def load(path):
     for k in ("experiment.seed", "experiment.name", "experiment.out_dir"):
         cfg.pop(k, None)
     return {"path": path, "seed": seed, "cfg": cfg, "key": json.dumps(cfg, sort_keys=True, default=str),
-            "eval": cols}
+            "eval": cols, "status": status}
+
+
+MAX_LABEL = 48
 
 
 def group(runs):
@@ -77,38 +113,56 @@ def group(runs):
     for g in groups.values():
         label = " ".join(f"{k}={g[0]['cfg'].get(k)}" for k in differing) or "all runs"
         labelled.append((label, g))
-    return labelled
+    if any(len(lab) > MAX_LABEL for lab, _ in labelled):  # as summarize: short names + a key
+        return [(f"config {i}", g) for i, (_, g) in enumerate(labelled)], [
+            f"config {i}: {lab}" for i, (lab, _) in enumerate(labelled)]
+    return labelled, []
 
 
-def plot_metric(groups, metric, band, out_path):
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+def plot_metric(groups, metric, band, out_path, key=()):
+    import textwrap
+
+    lines = [w for k in key for w in textwrap.wrap(k, 120, subsequent_indent="    ")]
+    fig, ax = plt.subplots(figsize=(8, 4.4 + 0.16 * len(lines)), dpi=120)
     drawn = False
     for i, (label, members) in enumerate(groups):
         series = [(r["eval"]["global_step"], r["eval"][metric]) for r in members
                   if metric in r["eval"] and "global_step" in r["eval"]]
         if not series:
             continue
-        n = min(len(s[1]) for s in series)
-        steps = series[0][0][:n]
-        ys = np.array([s[1][:n] for s in series])
-        mean = ys.mean(axis=0)
-        lo, hi = ((mean - ys.std(axis=0), mean + ys.std(axis=0)) if band == "std"
-                  else (ys.min(axis=0), ys.max(axis=0)))
+        # Seeds may be at different steps (a live run): each step's mean is over those there.
+        steps = np.array(sorted({int(x) for st, _ in series for x in st}))
+        ys = np.full((len(series), len(steps)), np.nan)
+        where = {int(x): i for i, x in enumerate(steps)}
+        for j, (st, y) in enumerate(series):
+            for x, v in zip(st, y):
+                ys[j, where[int(x)]] = v
+        mean = np.nanmean(ys, axis=0)
+        lo, hi = ((mean - np.nanstd(ys, axis=0), mean + np.nanstd(ys, axis=0)) if band == "std"
+                  else (np.nanmin(ys, axis=0), np.nanmax(ys, axis=0)))
         color = f"C{i % 10}"
         for y in ys:
-            ax.plot(steps, y, color=color, alpha=0.25, linewidth=0.8)
+            ok = ~np.isnan(y)
+            ax.plot(steps[ok], y[ok], color=color, alpha=0.25, linewidth=0.8)
         ax.fill_between(steps, lo, hi, color=color, alpha=0.2, linewidth=0)
-        ax.plot(steps, mean, color=color, linewidth=2, label=f"{label} (n={len(series)})")
+        running = sum(r["status"] == "running" for r in members)
+        tag = f", {running} running" if running else ""
+        ax.plot(steps, mean, color=color, linewidth=2, label=f"{label} (n={len(series)}{tag})")
         drawn = True
     if not drawn:
         plt.close(fig)
         return False
     ax.set_xlabel("environment steps")
-    ax.set_ylabel(f"eval {metric}")
+    unit = unit_of(metric)
+    ax.set_ylabel(f"eval {metric}" + (f" ({unit})" if unit else ""))
     ax.set_title(f"eval {metric}: mean over seeds, band = {'±1 std' if band == 'std' else 'min..max'}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    if lines:
+        fig.text(0.01, 0.01, "\n".join(lines), fontsize=6, family="monospace", va="bottom")
+        fig.tight_layout(rect=(0, 0.16 * len(lines) / (4.4 + 0.16 * len(lines)) + 0.01, 1, 1))
+    else:
+        fig.tight_layout()
     fig.savefig(out_path)
     plt.close(fig)
     return True
@@ -124,8 +178,15 @@ def main():
     paths = find_runs(a.dir)
     if not paths:
         sys.exit(f"plot_runs.py: no run.h5 under {a.dir}")
-    runs = [load(x) for x in paths]
-    groups = group(runs)
+    runs = []
+    for x in paths:
+        try:
+            runs.append(load(x))
+        except (OSError, KeyError) as e:  # a run.h5 being published right now, or not a run
+            print(f"plot_runs.py: skipped {x}: {e}", file=sys.stderr)
+    if not runs:
+        sys.exit(f"plot_runs.py: no readable run.h5 under {a.dir}")
+    groups, key = group(runs)
     metrics = a.metric
     if not metrics:
         metrics = ["return_mean", "shaped_return_mean"]
@@ -133,10 +194,14 @@ def main():
         metrics += [c for c in costs if any(np.any(r["eval"].get(c, [0]) != 0) for r in runs)]
     out = a.out or os.path.join(a.dir, "plots")
     os.makedirs(out, exist_ok=True)
-    print(f"{len(runs)} runs, {len(groups)} configuration(s)")
+    live = sum(r["status"] == "running" for r in runs)
+    print(f"{len(runs)} runs, {len(groups)} configuration(s)" +
+          (f", {live} still running" if live else ""))
+    for k in key:
+        print("  " + k)
     for m in metrics:
         path = os.path.join(out, "eval_" + m.replace("/", "_") + ".png")
-        if plot_metric(groups, m, a.band, path):
+        if plot_metric(groups, m, a.band, path, key):
             print(path)
         else:
             print(f"plot_runs.py: no run has metrics/eval/{m}; skipped", file=sys.stderr)

@@ -558,5 +558,36 @@ TEST_SUITE("exp_sweep") {
     REQUIRE_MESSAGE(p.code == 0, p.out);
     CHECK(p.out.find("4 runs, 2 configuration(s)") != std::string::npos);
     CHECK(fs::file_size(fs::path(out) / "plots" / "eval_return_mean.png") > 1000);
+
+    // A live run: two seeds of one configuration, one still running with fewer evaluations.
+    const fs::path live = d / "live";
+    // Copies both seeds of learning_rate 1e-4 to live/{a,b}; b becomes a running run with one
+    // evaluation so far.
+    const std::string py =
+        "import glob, os, shutil, h5py\n"
+        "runs = sorted(p for p in glob.glob('" +
+        out +
+        "/**/run.h5', recursive=True)\n"
+        "  if 'learning_rate = 0.0001' in h5py.File(p, 'r')['config/resolved'][()].decode())\n"
+        "assert len(runs) == 2, runs\n"
+        "for name, p in zip('ab', runs):\n"
+        "  os.makedirs('" +
+        live.string() +
+        "/' + name)\n"
+        "  shutil.copy(p, '" +
+        live.string() +
+        "/' + name + '/run.h5')\n"
+        "f = h5py.File('" +
+        live.string() +
+        "/b/run.h5', 'r+')\n"
+        "f.attrs['status'] = 'running'\n"
+        "g = f['metrics/eval']\n"
+        "[g[k].resize((1,)) for k in g if isinstance(g[k], h5py.Dataset)]\n";
+    const auto prep = sh("/usr/bin/python3 " + write(d / "live.py", py));
+    REQUIRE_MESSAGE(prep.code == 0, prep.out);
+    const auto q = sh("/usr/bin/python3 " PZ_SOURCE_DIR "/scripts/plot_runs.py " + live.string());
+    REQUIRE_MESSAGE(q.code == 0, q.out);
+    CHECK_MESSAGE(q.out.find("2 runs, 1 configuration(s), 1 still running") != std::string::npos,
+                  q.out);
   }
 }
