@@ -18,11 +18,12 @@ prints its path.
 
 Grid envs also record their network (/network: bus ids, branch ends, RATE_A): a second picture,
 FILE with _network_t<T> before .png, draws the buses and branches at step T of the episode
-(--step; default the step with the most loaded rated branch, else the lowest bus voltage): branch colour = loading |P|/RATE_A
-(branches without a rating in grey, width by |P|), bus colour = voltage (bus_vm_pu) or LMP
-(bus_lmp_usd_per_mwh) when the env traces them. Radial feeders are laid out as a tree from the
-first bus, meshed networks by a seeded force-directed layout. Works on a run that is still
-training (it reads the published run.h5).
+(--step; default the step with the most loaded rated branch, else the lowest bus voltage).
+Branch colour = loading |P|/RATE_A (|S| when the env traces branch_q_mvar; branches without a
+rating in grey), width by |P|; bus colour = voltage (bus_vm_pu) or LMP (bus_lmp_usd_per_mwh)
+when the env traces them. Radial feeders are laid out as a tree from the first bus, meshed
+networks by a seeded force-directed layout. Works on a run that is still training (it reads the
+published run.h5).
 
 Needs Debian's python3-h5py and python3-matplotlib; Python >= 3.11 for tomllib.
 """
@@ -149,9 +150,14 @@ def draw_network(f, infos, T, step, out, title):
                                                   net["branch_to_bus"][()])]
     rate = net["branch_rate_mva"][()].astype(float)
     flow = infos.get("branch_p_mw")
+    qflow = infos.get("branch_q_mvar")
+    measure = "|P|"
     if flow is not None and flow.ndim == 2:
         rated = rate > 0
-        load = np.where(rated[None, :], np.abs(flow) / np.where(rated, rate, 1)[None, :], 0)
+        mag = np.abs(flow)
+        if qflow is not None and qflow.shape == flow.shape:  # AC: apparent power, as the cost
+            mag, measure = np.hypot(flow, qflow), "|S|"
+        load = np.where(rated[None, :], mag / np.where(rated, rate, 1)[None, :], 0)
         if step is None and rated.any():
             step = int(np.argmax(load.max(axis=1)))
     if step is None and "bus_vm_pu" in infos and infos["bus_vm_pu"].ndim == 2:
@@ -176,7 +182,7 @@ def draw_network(f, infos, T, step, out, title):
         lc.set_clim(0, max(1.0, float(load[step].max())))
         ax.add_collection(lc)
         if rated.any():
-            fig.colorbar(lc, ax=ax, label="branch loading |P| / RATE_A")
+            fig.colorbar(lc, ax=ax, label=f"branch loading {measure} / RATE_A (sending end)")
         if len(edges) <= 40:  # small networks: each branch's MW at its midpoint
             for (a, b), v in zip(edges, flow[step]):
                 mid = (pos[a] + pos[b]) / 2
