@@ -82,7 +82,7 @@ int cmd_baseline(const Args& args) {
     const envs::PolicyFn fn = envs::make_baseline(exp::env_entry(spec), policy, env);
     const auto m = exp::evaluate_with_reference(
         env, fn, episodes, static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
-        penalty, pool, out.empty() ? nullptr : &traj[s]);
+        penalty, pool, out.empty() ? nullptr : &traj[s], spec.log.percentiles);
     if (s == 0) esp = env->spec();
     exp::check_finite_metrics(m, "baseline " + policy + " on split " + spec.eval.splits[s]);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes

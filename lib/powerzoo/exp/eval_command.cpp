@@ -103,7 +103,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   auto& m = res.metrics;
   m = evaluate_with_reference(env, deterministic_policy(*learner), episodes,
                               static_cast<uint64_t>(spec.experiment.seed), env->spec().dt_hours,
-                              penalty, pool, &traj);
+                              penalty, pool, &traj, spec.log.percentiles);
   check_finite_metrics(m, "eval of " + ckpt + " on split " + split);
   const fs::path out(res.eval_file);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());

@@ -9,6 +9,7 @@
 #include "powerzoo/core/fault.hpp"
 #include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/envs/penalty.hpp"
+#include "powerzoo/exp/log_levels.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
@@ -35,7 +36,7 @@ PolicyFn deterministic_policy(rl::Learner& learner) {
 std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, const PolicyFn& policy,
                                        int n_episodes, uint64_t eval_seed, double dt_hours,
                                        const std::vector<double>& penalty, core::ThreadPool& pool,
-                                       Trajectories* traj) {
+                                       Trajectories* traj, const std::vector<double>& percentiles) {
   const envs::EnvSpec sp = env->spec();
   vec::VectorEnv venv(envs::with_penalty(env, penalty), n_episodes, eval_seed, kEvalStreamBase,
                       pool);
@@ -138,6 +139,12 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     m["cost/" + sp.cost_names[j]] = cost_sum[j] / static_cast<double>(K);
     m["violation_rate/" + sp.cost_names[j]] = viol_steps[j] / std::max(total_steps, 1.0);
   }
+  add_percentiles(m, "return_", "", ret, percentiles);
+  for (size_t j = 0; j < k && !percentiles.empty(); ++j) {
+    std::vector<double> c;
+    for (const auto& ep : done_eps) c.push_back(j < ep.cost_sum.size() ? ep.cost_sum[j] : 0.0);
+    add_percentiles(m, "cost_", "/" + sp.cost_names[j], c, percentiles);
+  }
   // Reference definition: mean over steps of the env's is_safe (every constraint holds).
   m["feasibility_rate"] = safe_steps / std::max(total_steps, 1.0);
   // Stricter: episodes in which no cost channel was ever positive.
@@ -176,8 +183,9 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
                                                       const PolicyFn& policy, int n_episodes,
                                                       uint64_t eval_seed, double dt_hours,
                                                       const std::vector<double>& penalty,
-                                                      core::ThreadPool& pool, Trajectories* traj) {
-  auto m = evaluate(env, policy, n_episodes, eval_seed, dt_hours, penalty, pool, traj);
+                                                      core::ThreadPool& pool, Trajectories* traj,
+                                                      const std::vector<double>& percentiles) {
+  auto m = evaluate(env, policy, n_episodes, eval_seed, dt_hours, penalty, pool, traj, percentiles);
   const envs::EnvSpec& sp = env->spec();
   if (sp.reference_action.empty() || sp.episode_sum_names.empty()) return m;
   const std::vector<float> ref = sp.reference_action;

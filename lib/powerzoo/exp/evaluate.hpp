@@ -47,20 +47,20 @@ using PolicyFn = envs::PolicyFn;
 /// violation_rate/<channel> (fraction of steps with cost > 1e-6), feasibility_rate (fraction of
 /// steps on which the env reports Info::is_safe, the reference's definition),
 /// episode_feasibility_rate (episodes with no positive cost in any channel), and one metric per
-/// EnvSpec::episode_sum_names entry (mean over episodes of the episode sum).
+/// EnvSpec::episode_sum_names entry (mean over episodes of the episode sum). For each q of
+/// `percentiles` ([log] percentiles) also return_p<q> and cost_p<q>/<channel> over episodes.
 std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, const PolicyFn& policy,
                                        int n_episodes, uint64_t eval_seed, double dt_hours,
                                        const std::vector<double>& penalty, core::ThreadPool& pool,
-                                       Trajectories* traj = nullptr);
+                                       Trajectories* traj = nullptr,
+                                       const std::vector<double>& percentiles = {});
 
 /// evaluate(), plus, if the env declares a reference_action, the same episodes under that constant
 /// action and EnvSpec::reduction_names[j] = 100·(1 − policy/reference) for each named episode sum.
-std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs::Env> env,
-                                                      const PolicyFn& policy, int n_episodes,
-                                                      uint64_t eval_seed, double dt_hours,
-                                                      const std::vector<double>& penalty,
-                                                      core::ThreadPool& pool,
-                                                      Trajectories* traj = nullptr);
+std::map<std::string, double> evaluate_with_reference(
+    std::shared_ptr<const envs::Env> env, const PolicyFn& policy, int n_episodes,
+    uint64_t eval_seed, double dt_hours, const std::vector<double>& penalty, core::ThreadPool& pool,
+    Trajectories* traj = nullptr, const std::vector<double>& percentiles = {});
 
 /// Throws core::RunError naming the first non-finite metric of an evaluation ("<what>: non-finite
 /// metric return_mean = -inf"): every evaluation metric is finite for finite inputs, so a NaN or

@@ -49,6 +49,14 @@ struct EvalSection {
   std::vector<std::string> splits = {"iid"};
 };
 
+/// [log]: which train columns are recorded (the seed trainer's logging levels) and percentile
+/// reductions of episode returns, costs and weights (exp/log_levels).
+struct LogSection {
+  std::vector<std::string> level = {"losses", "actor_extra", "critic_extra", "grad_norm",
+                                    "throughput"};
+  std::vector<double> percentiles;  ///< in [0, 100]; empty = no percentile columns
+};
+
 struct OutputSection {
   std::string trajectories = "eval";         ///< none | eval | train-sample
   int64_t checkpoint_every_steps = 100'000;  ///< 0 disables periodic checkpoints
@@ -67,6 +75,7 @@ struct Spec {
   std::map<std::string, double> penalty;  ///< [reward] penalty = { channel = weight }
   SafetySection safety;
   EvalSection eval;
+  LogSection log;
   OutputSection output;
   std::string sweep_toml;  ///< the [sweep] table, kept verbatim (TOML) for `powerzoo sweep`
   /// Where each key the spec set came from ("env.case" -> "spec.toml:7: " or "command line

@@ -274,6 +274,20 @@ std::vector<Field> other_fields() {
   ParamDef splits = A("splits", ParamKind::kStrArray, "a non-empty array of non-empty strings",
                       "splits evaluated");
   splits.non_empty = true;
+  ParamDef level = A("level", ParamKind::kStrArray,
+                     "an array of distinct levels among losses, actor_extra, critic_extra, "
+                     "grad_norm, weights, throughput",
+                     "train columns recorded: losses (actor, critic, entropy, total), actor_extra "
+                     "(approx_kl, clipping_fraction, policy/*), critic_extra (critic_R^2), "
+                     "grad_norm, weights (weights/mean, std, abs_max of every trainable "
+                     "parameter), throughput (steps/s); the rollout and episode columns always");
+  level.choices = {"losses", "actor_extra", "critic_extra", "grad_norm", "weights", "throughput"};
+  level.distinct = true;
+  ParamDef percentiles =
+      A("percentiles", ParamKind::kFloatArray, "an array of numbers in [0, 100]",
+        "adds p<q> columns: episode returns and costs (train: episode_return_p<q>, "
+        "episode_cost_p<q>/<channel>; eval: return_p<q>, cost_p<q>/<channel>) and weights/p<q>");
+  percentiles.ok = [](double x) { return x >= 0 && x <= 100; };
   return {
       PZ_FIELD("reward", penalty, penalty),
       PZ_FIELD("safety", constraints, safety.constraints),
@@ -283,6 +297,8 @@ std::vector<Field> other_fields() {
                eval.every_steps),
       PZ_FIELD("eval", I("n_episodes", 1, 100000, "episodes per evaluation"), eval.n_episodes),
       PZ_FIELD("eval", splits, eval.splits),
+      PZ_FIELD("log", level, log.level),
+      PZ_FIELD("log", percentiles, log.percentiles),
       PZ_FIELD("output",
                C("trajectories", {"none", "eval", "train-sample"}, "which trajectories to store"),
                output.trajectories),
@@ -315,9 +331,9 @@ const std::vector<Field>& spec_fields() {
 }
 
 const std::vector<std::string>& section_order() {
-  static const std::vector<std::string> kOrder = {"experiment", "env",    "vec",    "ppo",
-                                                  "ippo",       "sac",    "reward", "safety",
-                                                  "eval",       "output", "sweep"};
+  static const std::vector<std::string> kOrder = {"experiment", "env", "vec",    "ppo",
+                                                  "ippo",       "sac", "reward", "safety",
+                                                  "eval",       "log", "output", "sweep"};
   return kOrder;
 }
 

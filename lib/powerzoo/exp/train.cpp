@@ -23,6 +23,7 @@
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/data_files.hpp"
 #include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/log_levels.hpp"
 #include "powerzoo/exp/progress_line.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
@@ -86,10 +87,10 @@ std::map<std::string, double> run_eval(const Spec& spec,
   for (size_t s = 0; s < envs.size(); ++s) {
     Trajectories traj;
     const bool record = out && spec.output.trajectories == "eval";
-    auto m =
-        evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
-                                static_cast<uint64_t>(spec.experiment.seed),
-                                envs[s]->spec().dt_hours, penalty, pool, record ? &traj : nullptr);
+    auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
+                                     static_cast<uint64_t>(spec.experiment.seed),
+                                     envs[s]->spec().dt_hours, penalty, pool,
+                                     record ? &traj : nullptr, spec.log.percentiles);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
     if (record) {
@@ -110,15 +111,30 @@ void write_train_sample(io::RunFile& out, const vec::CollectRecord& r, long long
 void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N,
                          std::map<std::string, double>& m);
 
-// The step, time and throughput columns of a train row, then the rollout's.
-void add_step_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N, int T,
-                      long long steps, double wall, double iter_seconds,
-                      std::map<std::string, double>& m) {
+// The step, time and throughput columns of a train row, then the rollout's, the [log]
+// percentiles and weight statistics; returns the row as recorded (the [log] levels' columns).
+std::map<std::string, double> add_step_metrics(const vec::CollectStats& st,
+                                               const envs::EnvSpec& esp, int N, int T,
+                                               long long steps, double wall, double iter_seconds,
+                                               const LogSection& log, const rl::Learner& learner,
+                                               std::map<std::string, double>& m) {
   m["global_step"] = static_cast<double>(steps);
   m["wall_time"] = wall;
   m["throughput/train_sps"] = T * N / std::max(iter_seconds, 1e-9);
   m["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
   add_rollout_metrics(st, esp, N, m);
+  add_percentiles(m, "episode_return_", "", st.episode_returns, log.percentiles);
+  for (size_t j = 0; j < esp.cost_names.size() && !log.percentiles.empty(); ++j) {
+    std::vector<double> c;
+    for (const auto& ep : st.episode_costs) c.push_back(j < ep.size() ? ep[j] : 0.0);
+    add_percentiles(m, "episode_cost_", "/" + esp.cost_names[j], c, log.percentiles);
+  }
+  if (std::find(log.level.begin(), log.level.end(), "weights") != log.level.end()) {
+    std::vector<std::span<const float>> params;
+    learner.trainable_parameters(params);
+    add_weight_stats(m, params, log.percentiles);
+  }
+  return filter_levels(m, log.level);
 }
 
 void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N,
@@ -193,6 +209,14 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"status_reason", ""}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
       resolved};
+}
+
+// A train row into run.h5, the checkpoints' history and progress.csv.
+void record_train_row(const std::map<std::string, double>& row, io::RunFile& out,
+                      MetricHistory& history, RunDirectory& dir) {
+  out.append_row("metrics/train", row);
+  history.train.push_back(row);
+  dir.progress_train(row);
 }
 
 // run.h5 of this run (a new one, or the resumed one) with the env's network.
@@ -470,10 +494,9 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
       check_finite_metrics(metrics, steps, ctr.iteration);
       steps += static_cast<long long>(T) * N;
       ++ctr.iteration;
-      add_step_metrics(st, esp, N, T, steps, wall(), since(t_iter), metrics);
-      out.append_row("metrics/train", metrics);
-      history.train.push_back(metrics);
-      dir.progress_train(metrics);
+      const auto row = add_step_metrics(st, esp, N, T, steps, wall(), since(t_iter), spec.log,
+                                        *learner, metrics);
+      record_train_row(row, out, history, dir);
       cadence(false);
       out.flush();
       if (!opt.quiet) progress.iteration(steps, wall(), metrics, learner->status());

@@ -282,6 +282,13 @@ class Reader {
           if (!s || s->get().empty() ||
               (d.distinct && std::find(out.begin(), out.end(), s->get()) != out.end()))
             fail_element(sec, key, e, expected);
+          if (!d.choices.empty() &&
+              std::find(d.choices.begin(), d.choices.end(), s->get()) == d.choices.end()) {
+            const std::string dym = did_you_mean(s->get(), d.choices);
+            fail_element(
+                sec, key, e,
+                expected + (dym.empty() ? "" : " (did you mean '" + core::echo(dym) + "'?)"));
+          }
           out.push_back(s->get());
         }
         return out;

@@ -371,6 +371,10 @@ std::vector<int64_t> partition(const std::vector<AgentGroup>& groups) {
 
 }  // namespace
 
+void IppoLearner::trainable_parameters(std::vector<std::span<const float>>& out) const {
+  for (const auto& l : impl_->learners) l.trainable_parameters(out);
+}
+
 void IppoLearner::save(core::StateDict& sd) const {
   const Impl& s = *impl_;
   sd.i64[kPrefix + "ippo/groups"] = partition(s.groups);

@@ -81,6 +81,7 @@ class IppoLearner final : public Learner {
   /// Group g's state under "learner/group/<g>/" (the PpoLearner's entries), the partition
   /// under "learner/ippo/groups" (per group: size, agent indices), the team duals under
   /// "learner/ippo/log_lambda" (IPPO-Lagrangian).
+  void trainable_parameters(std::vector<std::span<const float>>& out) const override;
   void save(core::StateDict& sd) const override;
   /// Inverse of save(); throws core::ConfigError if the partition or any group's layout differs.
   /// Validates every group before changing any.

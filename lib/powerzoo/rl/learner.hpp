@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ class Learner : public core::Actor {
   virtual std::map<std::string, double> update(core::Rng& rng) = 0;
   /// Live values for progress output (e.g. "lambda/<constraint>"); empty by default.
   virtual std::map<std::string, double> status() const { return {}; }
+  /// Appends views of every trainable parameter array (actor, critics, log_std; not optimizer
+  /// moments, normalizers or target networks) to `out`, for [log] weight statistics. The views
+  /// stay valid until the next update. Default: none.
+  virtual void trainable_parameters(std::vector<std::span<const float>>& out) const { (void)out; }
   /// Full state (parameters, optimizer, normalizers, duals, replay buffer) under "learner/".
   virtual void save(core::StateDict& sd) const = 0;
   /// Inverse of save(); throws core::ConfigError if the entries do not fit this learner.

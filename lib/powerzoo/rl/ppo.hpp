@@ -140,6 +140,7 @@ class PpoLearner final : public Learner {
 
   /// Parameters, optimizer moments and step, normalizer statistics (observations and, when
   /// enabled, rewards), log λ → sd ("learner/").
+  void trainable_parameters(std::vector<std::span<const float>>& out) const override;
   void save(core::StateDict& sd) const override;
   /// Inverse of save(); throws core::ConfigError if shapes do not match this learner.
   void load(const core::StateDict& sd) override;

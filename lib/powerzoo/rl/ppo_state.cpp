@@ -53,6 +53,10 @@ namespace {
 const std::string kPrefix = "learner/";
 }
 
+void PpoLearner::trainable_parameters(std::vector<std::span<const float>>& out) const {
+  out.emplace_back(impl_->params);
+}
+
 void PpoLearner::save(core::StateDict& sd) const {
   const Impl& s = *impl_;
   std::vector<int64_t> layout = {s.obs_dim, s.act_dim};

@@ -70,6 +70,7 @@ class SacLearner final : public Learner {
   /// plus "sac/replay_size"; empty when no gradient step was taken. Throws core::RunError on a
   /// non-finite loss.
   std::map<std::string, double> update(core::Rng& rng) override;
+  void trainable_parameters(std::vector<std::span<const float>>& out) const override;
   void save(core::StateDict& sd) const override;
   void load(const core::StateDict& sd) override;
   /// Action box, N and pool from the context (the box must be bounded).

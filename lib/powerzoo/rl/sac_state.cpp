@@ -74,6 +74,12 @@ auto arrays(Impl& s) {
 
 }  // namespace
 
+void SacLearner::trainable_parameters(std::vector<std::span<const float>>& out) const {
+  out.emplace_back(impl_->actor_p);
+  out.emplace_back(impl_->critic_p);
+  out.emplace_back(impl_->log_alpha);
+}
+
 void SacLearner::save(core::StateDict& sd) const {
   const Impl& s = *impl_;
   sd.i64[kPrefix + "sac/layout"] = layout_of(s.obs_dim, s.act_dim, s.ppo, s.sac);

@@ -135,6 +135,7 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
     }
     for (const auto& ep : ended_) {
       st.episode_returns.push_back(ep.ret);
+      st.episode_costs.emplace_back(ep.cost_sum, ep.cost_sum + (ep.cost_sum ? n_costs : 0));
       st.episode_shaped_sum += ep.shaped_ret;
     }
     if (keep_record_) {

@@ -20,12 +20,13 @@ namespace pz::vec {
 
 /// Env-side sums over the steps of one collect() call.
 struct CollectStats {
-  int steps = 0;                        ///< vector steps (each N transitions)
-  double reward_sum = 0;                ///< Σ objective reward over steps and envs
-  std::vector<double> cost_sum;         ///< [n_costs] Σ cost over steps and envs
-  std::vector<double> episode_returns;  ///< objective return of each episode that ended
-  double episode_shaped_sum = 0;        ///< Σ shaped return of those episodes
-  double seconds = 0;                   ///< wall time of the collection
+  int steps = 0;                                   ///< vector steps (each N transitions)
+  double reward_sum = 0;                           ///< Σ objective reward over steps and envs
+  std::vector<double> cost_sum;                    ///< [n_costs] Σ cost over steps and envs
+  std::vector<double> episode_returns;             ///< objective return of each episode that ended
+  std::vector<std::vector<double>> episode_costs;  ///< [episodes][n_costs] their cost sums
+  double episode_shaped_sum = 0;                   ///< Σ shaped return of those episodes
+  double seconds = 0;                              ///< wall time of the collection
 };
 
 /// What the envs saw during the latest collect() (time-major), for output.trajectories =
