@@ -5,16 +5,19 @@ the env's per-step physical quantities.
 usage: scripts/plot_episode.py RUN_DIR [--split S] [--episode K] [--eval-step N] [--step T]
                                [--out FILE]
 
-Reads RUN_DIR/run.h5 (or a run.h5 path): /trajectories/<split>/step_<N>/ holds the evaluation
-episodes recorded at global step N ([T, episodes, dim] arrays: action, reward, costs, and info/<name>
-where the env traces physical quantities). Default: the first eval split, the newest recorded
-evaluation, episode 0. Draws one panel of actions (one line per action dimension, or per agent
-mean for multi-agent envs with many dimensions), one of reward, one per non-zero cost channel and
-one per info trace that is not zero throughout (those are named under the plot), against the
-step index (and hours when the spec gives dt_hours). A vector trace ([T, episodes, n], e.g.
+Reads RUN_DIR/run.h5, or any powerzoo file with trajectories (a run.h5, a `baseline --out` or an
+`eval` file): /trajectories/<split>/step_<N>/ holds the evaluation episodes recorded at global
+step N ([T, episodes, dim] arrays: action, reward, costs, and info/<name> where the env traces
+physical quantities; trajectories/train holds the latest training rollout with
+output.trajectories = "train-sample", one row per env). Default: the first eval split, the newest
+recorded evaluation, episode 0. Draws one panel of actions (one line per action dimension, or
+their mean and range beyond 12), one of reward (multi-agent: each agent and the team mean), one
+per non-zero cost channel and one per info trace that is not zero throughout (those and the
+zero cost channels are named under the plot), against the step index (and hours when the spec
+gives dt_hours). A vector trace ([T, episodes, n], e.g.
 unit_p_mw, battery_soc_frac) draws one line per element up to 12 elements, else its min, mean and
-max over elements. Writes FILE (default RUN_DIR/plots/episode_<split>_step<N>_ep<K>.png) and
-prints its path.
+max over elements. Writes FILE (default RUN_DIR/plots/episode_<split>_step<N>_ep<K>.png; for
+another file X.h5, plots/X_episode_... next to it) and prints its path.
 
 Grid envs also record their network (/network: bus ids, branch ends, RATE_A): a second picture,
 FILE with _network_t<T> before .png, draws the buses and branches at step T of the episode
@@ -66,9 +69,9 @@ def load(path, split, eval_step):
     if "trajectories" not in f:
         fail(f"{run_file}: no /trajectories (the run was trained with output.trajectories = "
              f"\"{spec.get('output', {}).get('trajectories', '?')}\"; use \"eval\")")
-    splits = [s for s in f["trajectories"] if s != "train"]
+    splits = list(f["trajectories"])  # eval splits; "train" also holds train-sample rollouts
     if not splits:
-        fail(f"{run_file}: no evaluation trajectories yet")
+        fail(f"{run_file}: no trajectories recorded yet")
     eval_splits = spec.get("eval", {}).get("splits", splits)
     split = split or next((s for s in eval_splits if s in splits), splits[0])
     if split not in splits:
@@ -82,6 +85,17 @@ def load(path, split, eval_step):
             fail(f"--eval-step {eval_step}: expected one of {', '.join(str(s) for s, _ in steps)}")
         name = match[0]
     return f, spec, run_file, split, eval_step, f["trajectories"][split][name]
+
+
+def element_labels(f, trace, n):
+    """Legend labels of a vector trace: bus ids and branch ends from /network, else indices."""
+    net = f["network"] if "network" in f else None
+    if net is not None and trace.startswith("bus_") and len(net["bus_id"]) == n:
+        return [f"bus {b}" for b in net["bus_id"][()]]
+    if net is not None and trace.startswith("branch_") and len(net["branch_from_bus"]) == n:
+        return [f"{a}-{b}" for a, b in zip(net["branch_from_bus"][()], net["branch_to_bus"][()])]
+    kind = trace.split("_")[0]  # unit, battery, renewable, flexload
+    return [f"{kind} {j}" for j in range(n)]
 
 
 def tree_layout(n_bus, edges):
@@ -217,7 +231,7 @@ def draw_network(f, infos, T, step, out, title):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("run", help="run directory (or its run.h5)")
     ap.add_argument("--split", help="evaluation split (default: the first)")
     ap.add_argument("--episode", type=int, default=0, help="episode index (default 0)")
@@ -233,9 +247,13 @@ def main():
     if not 0 <= a.episode < n_ep:
         fail(f"--episode {a.episode}: expected an integer in [0, {n_ep - 1}]")
     k = a.episode
-    reward = g["reward"][()][:, k]
+    reward = g["reward"][()][:, k]  # [T] or, multi-agent, [T, agents]
     done = np.logical_or(g["terminated"][()][:, k], g["truncated"][()][:, k])
     T = int(np.argmax(done)) + 1 if done.any() else len(reward)
+    if a.step is not None and not 0 <= a.step < T:  # before anything is written
+        fail(f"--step {a.step}: expected an integer in [0, {T - 1}]")
+    # The evaluation's return: the team return (mean over agents) for multi-agent envs.
+    team = reward[:T].mean(axis=1) if reward.ndim == 2 else reward[:T]
     dt = float(spec.get("env", {}).get("dt_hours", 0) or 0)
     x = np.arange(T) * dt if dt > 0 else np.arange(T)
     xlabel = "hours into the episode" if dt > 0 else "step"
@@ -250,10 +268,13 @@ def main():
     infos = {n: g["info"][n][()][:T, k] for n in g["info"]} if "info" in g else {}
 
     panels = [("action", None), ("reward", None)]
+    flat = []  # zero throughout: named under the plot only
     for j in range(costs.shape[1]):
         if np.any(costs[:, j] != 0):
             panels.append(("cost", j))
-    flat = sorted(n for n in infos if not np.any(infos[n] != 0))  # zero throughout: named only
+        else:
+            flat.append("cost " + (cost_names[j] if j < len(cost_names) else f"[{j}]"))
+    flat += sorted(n for n in infos if not np.any(infos[n] != 0))
     panels += [("info", n) for n in sorted(infos) if n not in flat]
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.2 * len(panels)), sharex=True,
                              squeeze=False)
@@ -270,11 +291,17 @@ def main():
             ax.set_ylabel("action (as sent)")
             ax.legend(fontsize=7, ncol=4, loc="upper right")
         elif kind == "reward":
-            ax.plot(x, reward[:T], color="k")
+            if reward.ndim == 2:  # one line per agent, and the team mean
+                agents = list(dict.fromkeys(n.split("[")[0] for n in action_names))
+                if reward.shape[1] <= MAX_ACTION_LINES:
+                    for j in range(reward.shape[1]):
+                        ax.plot(x, reward[:T, j], linewidth=0.9,
+                                label=agents[j] if j < len(agents) else f"agent {j}")
+                ax.plot(x, team, color="k", linewidth=2, label="team (mean over agents)")
+                ax.legend(fontsize=6, ncol=6, loc="upper right")
+            else:
+                ax.plot(x, team, color="k")
             ax.set_ylabel("reward")
-            fig.suptitle(f"{env_id}: {os.path.dirname(run_file)} | split {split}, evaluation at "
-                         f"step {eval_step}, episode {k} (return {reward[:T].sum():.4g})",
-                         fontsize=9)
         elif kind == "cost":
             name = cost_names[key] if key < len(cost_names) else f"cost[{key}]"
             ax.step(x, costs[:, key], where="post", color="tab:red")
@@ -284,8 +311,9 @@ def main():
             if v.ndim == 1:
                 ax.plot(x, v, color="tab:green")
             elif v.shape[1] <= MAX_ACTION_LINES:
+                labels = element_labels(f, key, v.shape[1])
                 for j in range(v.shape[1]):
-                    ax.plot(x, v[:, j], label=f"[{j}]")
+                    ax.plot(x, v[:, j], label=labels[j])
                 ax.legend(fontsize=6, ncol=6, loc="upper right")
             else:
                 ax.plot(x, v.mean(axis=1), color="tab:green", label=f"mean of {v.shape[1]}")
@@ -295,9 +323,17 @@ def main():
             ax.set_ylabel(key, fontsize=8)
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel(xlabel + ("\nzero throughout: " + ", ".join(flat) if flat else ""))
-    fig.tight_layout()
-    out = a.out or os.path.join(os.path.dirname(run_file), "plots",
-                                f"episode_{split}_step{eval_step}_ep{k}.png")
+    what = run_file if os.path.basename(run_file) != "run.h5" else os.path.dirname(run_file)
+    ret_name = "team return" if reward.ndim == 2 else "return"
+    fig.suptitle(f"{env_id}: {what} | split {split}, evaluation at step {eval_step}, episode {k} "
+                 f"({ret_name} {team.sum():.4g})", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (2.2 * len(panels))))  # room for the title
+    # A run directory's plots/ gets episode_...; a baseline or eval file's name leads, so that
+    # files side by side do not overwrite each other's pictures.
+    stem = "" if os.path.basename(run_file) == "run.h5" else \
+        os.path.splitext(os.path.basename(run_file))[0] + "_"
+    out = a.out or os.path.join(os.path.dirname(os.path.abspath(run_file)), "plots",
+                                f"{stem}episode_{split}_step{eval_step}_ep{k}.png")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     fig.savefig(out, dpi=110)
     print(out)

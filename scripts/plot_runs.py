@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Learning curves of a sweep (or any directory of powerzoo runs) with seed bands.
 
-usage: scripts/plot_runs.py DIR [--out OUTDIR] [--metric NAME ...] [--band std|minmax]
+usage: scripts/plot_runs.py DIR|RUN.h5 [--out OUTDIR] [--metric NAME ...] [--band std|minmax]
 
 Finds every run.h5 under DIR (checkpoint directories skipped), groups runs by configuration (the
 resolved spec in /config/resolved without experiment.seed/name/out_dir, as `powerzoo summarize`),
@@ -16,6 +16,8 @@ Live runs: a run still training (run.h5 status "running", read from the publishe
 up to its newest evaluation and marked "running" in the legend; seeds of one configuration may
 have different lengths (each step's mean is over the seeds that reached it). A run.h5 that cannot
 be read (being replaced at that moment) is skipped with a warning.
+
+Exit 2 for a DIR without runs or a --metric no run has (the message lists the columns there are).
 
 Needs Debian's python3-h5py and python3-matplotlib (`apt-get install python3-h5py
 python3-matplotlib`); Python >= 3.11 for tomllib.
@@ -37,7 +39,14 @@ except ImportError as e:  # pragma: no cover
     sys.exit(f"plot_runs.py: {e}; install python3-h5py and python3-matplotlib (Debian)")
 
 
+def fail(msg):
+    print(f"plot_runs.py: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 def find_runs(root):
+    if os.path.isfile(root):  # one run.h5 given directly
+        return [root]
     runs = []
     for d, dirs, files in os.walk(root):
         dirs[:] = sorted(x for x in dirs if x != "ckpt")
@@ -175,9 +184,11 @@ def main():
     p.add_argument("--metric", action="append", help="metrics/eval column (repeatable)")
     p.add_argument("--band", choices=["std", "minmax"], default="std")
     a = p.parse_args()
+    if not os.path.exists(a.dir):
+        fail(f"{a.dir}: expected a directory of runs (or a run.h5), found nothing")
     paths = find_runs(a.dir)
     if not paths:
-        sys.exit(f"plot_runs.py: no run.h5 under {a.dir}")
+        fail(f"{a.dir}: expected run.h5 files below it, found none")
     runs = []
     for x in paths:
         try:
@@ -185,14 +196,20 @@ def main():
         except (OSError, KeyError) as e:  # a run.h5 being published right now, or not a run
             print(f"plot_runs.py: skipped {x}: {e}", file=sys.stderr)
     if not runs:
-        sys.exit(f"plot_runs.py: no readable run.h5 under {a.dir}")
+        fail(f"{a.dir}: no readable run.h5")
     groups, key = group(runs)
     metrics = a.metric
+    known = sorted({k for r in runs for k in r["eval"]})
+    for m in metrics or []:
+        if m not in known:
+            fail(f"--metric {m}: expected a metrics/eval column of these runs, e.g. "
+                 f"{', '.join(k for k in known if k != 'global_step')[:400]}")
     if not metrics:
         metrics = ["return_mean", "shaped_return_mean"]
         costs = sorted({k for r in runs for k in r["eval"] if k.startswith("cost/")})
         metrics += [c for c in costs if any(np.any(r["eval"].get(c, [0]) != 0) for r in runs)]
-    out = a.out or os.path.join(a.dir, "plots")
+    base = os.path.dirname(os.path.abspath(a.dir)) if os.path.isfile(a.dir) else a.dir
+    out = a.out or os.path.join(base, "plots")
     os.makedirs(out, exist_ok=True)
     live = sum(r["status"] == "running" for r in runs)
     print(f"{len(runs)} runs, {len(groups)} configuration(s)" +

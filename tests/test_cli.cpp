@@ -171,7 +171,8 @@ TEST_SUITE("cli") {
     const std::string out = (d / "droop.h5").string();
     const auto b =
         sh(kBin + " baseline experiments/ders_ippo_short.toml --policy volt_droop " +
-           "'eval.splits=[\"iid\", \"load_stress\"]' --episodes 2 --threads 1 --out " + out);
+           "'eval.splits=[\"iid\", \"load_stress\", \"train\"]' --episodes 2 --threads 1 --out " +
+           out);
     REQUIRE_MESSAGE(b.code == 0, b.out);
     const auto py = sh("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + out +
                        "', 'r'); g = f['trajectories/load_stress/step_0']; print(g['obs'].shape, "
@@ -187,10 +188,16 @@ TEST_SUITE("cli") {
     REQUIRE_MESSAGE(plot.code == 0, plot.out);
     CHECK(fs::file_size(png) > 10000);
     CHECK(fs::file_size(d / "ep_network_t30.png") > 10000);
+    // A bad --step is refused before any picture is written.
     const auto bad = sh("/usr/bin/python3 scripts/plot_episode.py " + out + " --step 48");
     CHECK(bad.code == 2);
     CHECK_MESSAGE(bad.out.find("--step 48: expected an integer in [0, 47]") != std::string::npos,
                   bad.out);
+    CHECK_FALSE(fs::exists(d / "plots"));
+    // Without --out, a file's pictures carry its name (files side by side keep theirs).
+    const auto def = sh("/usr/bin/python3 scripts/plot_episode.py " + out + " --split train");
+    REQUIRE_MESSAGE(def.code == 0, def.out);
+    CHECK(fs::exists(d / "plots" / "droop_episode_train_step0_ep0.png"));
   }
 
   TEST_CASE("bad input exits with code 2, names the problem and writes nothing") {
