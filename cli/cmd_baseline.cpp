@@ -8,6 +8,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/spec.hpp"
@@ -105,10 +106,11 @@ int cmd_baseline(const Args& args) {
                                   {"env_id", esp.id},
                                   {"cost_names", join(esp.cost_names)},
                                   {"obs_names", join(esp.obs_feature_names())},
-                                  {"action_names", join(esp.action_feature_names())}},
+                                  {"action_names", join(esp.action_feature_names())},
+                                  {exp::kEvalSplitsAttr, join(spec.eval.splits)}},
                                  {{"seed", spec.experiment.seed}, {"n_episodes", episodes}},
                                  exp::to_toml(spec));
-    f.append_row("metrics/eval", row);
+    exp::append_eval_row(f, row, spec.eval.splits);
     exp::write_network(f, esp.network);
     for (size_t s = 0; s < traj.size(); ++s)
       exp::write_trajectories(f, "trajectories/" + spec.eval.splits[s] + "/step_0/", traj[s]);

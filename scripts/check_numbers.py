@@ -33,6 +33,8 @@ import tempfile
 import h5py
 import numpy as np
 
+from eval_layout import eval_splits, flat_name
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_f0280e7.json")
 # OpenBLAS picks its kernels by CPU; one pinned kernel makes the numbers the same on any machine.
@@ -49,6 +51,7 @@ RUNS = {
 def hash_metrics(run_file):
     out = {}
     with h5py.File(run_file, "r") as f:
+        splits = eval_splits(f)
         for group in ("metrics/train", "metrics/eval"):
             if group not in f:
                 continue
@@ -58,6 +61,8 @@ def hash_metrics(run_file):
                     return
                 if name.split("/")[-1] == "wall_time" or name.startswith("throughput/"):
                     return
+                if group == "metrics/eval":  # files before and after the per-split layout alike
+                    name = flat_name(splits, name)
                 data = np.ascontiguousarray(obj[()])
                 h = hashlib.sha256()
                 h.update(str(data.dtype).encode() + str(data.shape).encode())

@@ -2,8 +2,8 @@
 """One evaluation episode of a powerzoo run as time series: actions, reward, cost channels and
 the env's per-step physical quantities.
 
-usage: scripts/plot_episode.py RUN_DIR [--split S] [--episode K] [--eval-step N] [--step T]
-                               [--out FILE]
+usage: scripts/plot_episode.py RUN_DIR [--split S | --all-splits] [--episode K] [--eval-step N]
+                               [--step T] [--out FILE]
 
 Reads RUN_DIR/run.h5, or any powerzoo file with trajectories (a run.h5, a `baseline --out` or an
 `eval` file): /trajectories/<split>/step_<N>/ holds the evaluation episodes recorded at global
@@ -26,7 +26,8 @@ Branch colour = loading |P|/RATE_A (|S| when the env traces branch_q_mvar; branc
 rating in grey), width by |P|; bus colour = voltage (bus_vm_pu) or LMP (bus_lmp_usd_per_mwh)
 when the env traces them. Radial feeders are laid out as a tree from the first bus, meshed
 networks by a seeded force-directed layout. Works on a run that is still training (it reads the
-published run.h5).
+published run.h5). --all-splits draws every evaluation split of that evaluation into the
+default files: what a run with [eval] render_every_steps runs after its evaluations.
 
 Needs Debian's python3-h5py and python3-matplotlib; Python >= 3.11 for tomllib.
 """
@@ -240,8 +241,25 @@ def main():
                     help="step of the episode the network picture shows (default: the step with "
                          "the most loaded rated branch, else the lowest voltage)")
     ap.add_argument("--out", help="PNG to write")
+    ap.add_argument("--all-splits", action="store_true",
+                    help="draw the episode of every evaluation split recorded at the evaluation "
+                         "(into the default files; what [eval] render_every_steps runs)")
     a = ap.parse_args()
-    f, spec, run_file, split, eval_step, g = load(a.run, a.split, a.eval_step)
+    if not a.all_splits:
+        return plot_one(a, a.split)
+    if a.out or a.split:
+        fail("--all-splits names its own files and splits; drop --out and --split")
+    f = load(a.run, None, None)[0]  # a readable file with trajectories, or exit 2
+    splits = [s for s in f["trajectories"] if s != "train"]
+    if not splits:
+        fail(f"{a.run}: no evaluation trajectories (output.trajectories = \"eval\")")
+    for split in splits:
+        plot_one(a, split)
+    return 0
+
+
+def plot_one(a, split_arg):
+    f, spec, run_file, split, eval_step, g = load(a.run, split_arg, a.eval_step)
     action = g["action"][()]
     n_ep = action.shape[1]
     if not 0 <= a.episode < n_ep:

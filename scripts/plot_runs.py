@@ -35,6 +35,8 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    from eval_layout import eval_columns
 except ImportError as e:  # pragma: no cover
     sys.exit(f"plot_runs.py: {e}; install python3-h5py and python3-matplotlib (Debian)")
 
@@ -96,10 +98,7 @@ def load(path):
         resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
         status = f.attrs.get("status", "finished")
         status = status.decode() if isinstance(status, bytes) else str(status)
-        ev = f.get("metrics/eval")
-        cols = {}
-        if ev is not None:
-            ev.visititems(lambda n, o: cols.__setitem__(n, o[:]) if isinstance(o, h5py.Dataset) else None)
+        cols = eval_columns(f)
     cfg = flatten(tomllib.loads(resolved))
     seed = cfg.get("experiment.seed", 0)
     for k in ("experiment.seed", "experiment.name", "experiment.out_dir"):

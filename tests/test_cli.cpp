@@ -70,8 +70,8 @@ TEST_SUITE("cli") {
       ++compared;
     }
     for (const std::string col : {"return_mean", "shaped_return_mean", "cost/power_balance"}) {
-      const auto a = pz::io::read_column(f1, "metrics/eval/" + col);
-      const auto b = pz::io::read_column(f2, "metrics/eval/" + col);
+      const auto a = pz::io::read_column(f1, "metrics/eval/iid/" + col);
+      const auto b = pz::io::read_column(f2, "metrics/eval/iid/" + col);
       REQUIRE(a.size() == 3);  // step 0, 480, 960
       CHECK_MESSAGE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0, col);
     }
@@ -87,12 +87,12 @@ TEST_SUITE("cli") {
                        " --split iid --episodes 3 --out " + (d / "e2.h5").string());
     REQUIRE_MESSAGE(e1.code == 0, e1.out);
     REQUIRE_MESSAGE(e2.code == 0, e2.out);
-    const auto x1 = pz::io::read_column((d / "e1.h5").string(), "metrics/eval/return_mean");
-    const auto x2 = pz::io::read_column((d / "e2.h5").string(), "metrics/eval/return_mean");
+    const auto x1 = pz::io::read_column((d / "e1.h5").string(), "metrics/eval/iid/return_mean");
+    const auto x2 = pz::io::read_column((d / "e2.h5").string(), "metrics/eval/iid/return_mean");
     REQUIRE(x1.size() == 1);
     CHECK(x1 == x2);
     // The training run's last eval (same checkpoint, same episodes) agrees with `powerzoo eval`.
-    const auto last = pz::io::read_column(f1, "metrics/eval/return_mean");
+    const auto last = pz::io::read_column(f1, "metrics/eval/iid/return_mean");
     CHECK(x1[0] == doctest::Approx(last.back()).epsilon(1e-12));
     // Regression (fresh-user pass): without --episodes eval used 16, not the run's
     // eval.n_episodes; a --split typo was blamed on a line of the checkpoint's stored spec.
@@ -135,7 +135,7 @@ TEST_SUITE("cli") {
     const auto py = sh(
         "/usr/bin/python3 -c \"import h5py; f = h5py.File('" + (d / "r" / "run.h5").string() +
         "', 'r'); cfg = f['config/resolved'][()].decode(); gs = f['metrics/train/global_step'][:]; "
-        "er = f['metrics/eval/return_mean'][:]; assert 'case5' in cfg and 'tiny' in cfg; "
+        "er = f['metrics/eval/iid/return_mean'][:]; assert 'case5' in cfg and 'tiny' in cfg; "
         "print(len(gs), int(gs[-1]), len(er), f.attrs['env_id'])\"");
     CHECK_MESSAGE(py.code == 0, py.out);
     CHECK(py.out.find("20 960 3 trans_grid") != std::string::npos);

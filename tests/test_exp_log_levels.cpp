@@ -97,12 +97,12 @@ TEST_SUITE("exp_log_levels") {
     CHECK_FALSE(has(train, "metrics/train/losses/approx_kl"));
     CHECK_FALSE(has(train, "metrics/train/throughput/train_sps"));
     const auto eval = test::datasets(r.run_file, "metrics/eval");
-    CHECK(has(eval, "metrics/eval/return_p0"));
-    CHECK(has(eval, "metrics/eval/cost_p100/thermal_overload"));
+    CHECK(has(eval, "metrics/eval/iid/return_p0"));
+    CHECK(has(eval, "metrics/eval/iid/cost_p100/thermal_overload"));
     // p0 <= mean <= p100 of the same episodes.
-    const auto lo = io::read_column(r.run_file, "metrics/eval/return_p0");
-    const auto mean = io::read_column(r.run_file, "metrics/eval/return_mean");
-    const auto hi = io::read_column(r.run_file, "metrics/eval/return_p100");
+    const auto lo = io::read_column(r.run_file, "metrics/eval/iid/return_p0");
+    const auto mean = io::read_column(r.run_file, "metrics/eval/iid/return_mean");
+    const auto hi = io::read_column(r.run_file, "metrics/eval/iid/return_p100");
     REQUIRE(lo.size() == mean.size());
     for (size_t i = 0; i < lo.size(); ++i) {
       CHECK(lo[i] <= mean[i] + 1e-9);

@@ -535,7 +535,7 @@ TEST_SUITE("exp_sweep") {
     CHECK(m.trials[0].status == "done");
     CHECK(m.trials[0].attempts == 2);
     const std::string f1 = ref + "/trial_0/run.h5", f2 = cut + "/trial_0/run.h5";
-    for (const std::string col : {"metrics/eval/global_step", "metrics/eval/return_mean",
+    for (const std::string col : {"metrics/eval/global_step", "metrics/eval/iid/return_mean",
                                   "metrics/train/global_step", "metrics/train/losses/actor"}) {
       const auto a = pz::io::read_column(f1, col), b = pz::io::read_column(f2, col);
       REQUIRE(a.size() == b.size());
@@ -582,7 +582,7 @@ TEST_SUITE("exp_sweep") {
         "/b/run.h5', 'r+')\n"
         "f.attrs['status'] = 'running'\n"
         "g = f['metrics/eval']\n"
-        "[g[k].resize((1,)) for k in g if isinstance(g[k], h5py.Dataset)]\n";
+        "g.visititems(lambda n, o: o.resize((1,)) if isinstance(o, h5py.Dataset) else None)\n";
     const auto prep = sh("/usr/bin/python3 " + write(d / "live.py", py));
     REQUIRE_MESSAGE(prep.code == 0, prep.out);
     const auto q = sh("/usr/bin/python3 " PZ_SOURCE_DIR "/scripts/plot_runs.py " + live.string());

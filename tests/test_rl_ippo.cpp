@@ -299,9 +299,9 @@ TEST_SUITE("rl_ippo") {
     opt.quiet = true;
     opt.threads = 2;
     const auto r = exp::train(spec, opt);
-    const auto team = io::read_column(r.run_file, "metrics/eval/team_return_mean");
-    const auto a0 = io::read_column(r.run_file, "metrics/eval/agent_return/pointer_0");
-    const auto a1 = io::read_column(r.run_file, "metrics/eval/agent_return/marker_1");
+    const auto team = io::read_column(r.run_file, "metrics/eval/iid/team_return_mean");
+    const auto a0 = io::read_column(r.run_file, "metrics/eval/iid/agent_return/pointer_0");
+    const auto a1 = io::read_column(r.run_file, "metrics/eval/iid/agent_return/marker_1");
     REQUIRE(team.size() >= 2);
     MESSAGE("team return first " << team.front() << ", last " << team.back());
     CHECK(team.back() == doctest::Approx((a0.back() + a1.back()) / 2).epsilon(1e-9));

@@ -75,7 +75,7 @@ def opens(path):
 def has_eval_rows(path):
     try:
         with h5py.File(path, "r") as f:
-            return "metrics/eval/return_mean" in f and len(f["metrics/eval/return_mean"]) > 0
+            return "metrics/eval/global_step" in f and len(f["metrics/eval/global_step"]) > 0
     except Exception:  # noqa: BLE001 - read errors are counted by opens()
         return False
 

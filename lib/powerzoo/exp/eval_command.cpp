@@ -13,6 +13,7 @@
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/data_files.hpp"
+#include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
@@ -115,12 +116,13 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
                            {"split", split},
                            {"env_id", esp.id},
                            {"data_files", data_files_text(data_files(spec))},
-                           {"data_changed_since_checkpoint", res.data_changes}},
+                           {"data_changed_since_checkpoint", res.data_changes},
+                           {kEvalSplitsAttr, split}},
                           {{"seed", spec.experiment.seed}, {"n_episodes", episodes}}, resolved);
   auto it = sd.i64.find("counters/global_step");
   m["global_step"] =
       it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
-  f.append_row("metrics/eval", m);
+  append_eval_row(f, m, {split});
   write_network(f, esp.network);
   write_trajectories(f, "trajectories/" + split + "/", traj);
   f.close();

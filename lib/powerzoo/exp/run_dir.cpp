@@ -15,6 +15,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/core/utc_time.hpp"
+#include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/run_lock.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
@@ -328,7 +329,7 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
   io::RunFile out = io::RunFile::create_published(file, h.str_attrs, h.int_attrs, h.resolved_toml);
   if (resumed) {
     for (const auto& row : resumed->train) out.append_row("metrics/train", row);
-    for (const auto& row : resumed->eval) out.append_row("metrics/eval", row);
+    for (const auto& row : resumed->eval) append_eval_row(out, row, h.eval_splits);
     for (const auto& split : io::list_group(old_file, "trajectories"))
       for (const auto& step_name : io::list_group(old_file, "trajectories/" + split))
         if (std::atoll(step_name.c_str() + 5) <= step)

@@ -23,6 +23,7 @@ struct RunFileHeader {
   std::map<std::string, std::string> str_attrs;
   std::map<std::string, int64_t> int_attrs;
   std::string resolved_toml;
+  std::vector<std::string> eval_splits;  ///< the layout of resumed eval rows (eval_layout.hpp)
 };
 
 class RunDirectory {

@@ -69,6 +69,15 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
                         "[safety] thresholds: saute_ppo needs one budget > 0 per constraint "
                         "(a zero budget makes every reward the unsafe reward)");
   }
+  if (s.eval.render_every_steps > 0 && s.output.trajectories != "eval")
+    throw ConfigError(v.at("eval.render_every_steps") +
+                      "[eval] render_every_steps: draws the recorded evaluation episodes; "
+                      "expected [output] trajectories = \"eval\", found \"" +
+                      s.output.trajectories + "\"");
+  if (s.eval.render_every_steps > 0 && s.eval.every_steps == 0)
+    throw ConfigError(v.at("eval.render_every_steps") +
+                      "[eval] render_every_steps: draws evaluation episodes; expected [eval] "
+                      "every_steps > 0, found 0 (no evaluations)");
   if (s.ppo.policy == rl::Policy::kBeta && s.ppo.squash != rl::Squash::kNone)
     throw ConfigError(v.at("ppo.squash") +
                       "[ppo] squash: the Beta policy is bounded by construction; expected \"none\" "

@@ -47,6 +47,7 @@ struct EvalSection {
   int64_t every_steps = 50'000;  ///< 0 disables periodic eval
   int n_episodes = 16;
   std::vector<std::string> splits = {"iid"};
+  int64_t render_every_steps = 0;  ///< 0: no pictures during training (exp/episode_render)
 };
 
 /// [log]: which train columns are recorded (the seed trainer's logging levels) and percentile

@@ -297,6 +297,12 @@ std::vector<Field> other_fields() {
                eval.every_steps),
       PZ_FIELD("eval", I("n_episodes", 1, 100000, "episodes per evaluation"), eval.n_episodes),
       PZ_FIELD("eval", splits, eval.splits),
+      PZ_FIELD("eval",
+               I("render_every_steps", 0, kI64Max,
+                 "env steps between pictures of evaluation episodes (plot_episode.py "
+                 "--all-splits into <run>/plots/, in the background; also the first and the "
+                 "final evaluation); 0 = off; needs output.trajectories = \"eval\""),
+               eval.render_every_steps),
       PZ_FIELD("log", level, log.level),
       PZ_FIELD("log", percentiles, log.percentiles),
       PZ_FIELD("output",

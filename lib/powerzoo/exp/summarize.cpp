@@ -16,6 +16,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/io/hdf5.hpp"
@@ -252,9 +253,10 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
     r.kind = policy.empty() ? "ppo" : "baseline:" + policy;
     try {
       r.resolved = io::read_string(f, "config/resolved");
+      const EvalLayout layout = read_eval_layout(f);  // tables use flat names (main split bare)
       for (const auto& c : cols) {
         const auto v = io::read_column(f, "metrics/eval/" + c);
-        r.last_eval[c] = v.empty() ? kNaN : v.back();
+        r.last_eval[flat_eval_name(layout, c)] = v.empty() ? kNaN : v.back();
       }
     } catch (const std::exception&) {
       continue;  // unreadable or being written: not a result yet

@@ -71,9 +71,9 @@ std::vector<RunRecord> find_runs(const std::string& dir,
 
 /// Groups `runs` and computes statistics. `metrics` empty = return_mean, shaped_return_mean and
 /// every cost/<channel> column that is non-zero in some run. `split` names an eval split: its
-/// columns are metrics/eval/<split>/<name> (bare names for the first of eval.splits, as run.h5
-/// stores them); "" = the first split. Throws core::ConfigError if a requested metric or the split
-/// is absent from every run.
+/// columns are "<split>/<name>" in RunRecord::last_eval (flat names, exp/eval_layout: bare for the
+/// first of eval.splits); "" = the first split. Throws core::ConfigError if a requested metric or
+/// the split is absent from every run.
 Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics,
                        const std::string& split = "");
 

@@ -22,6 +22,8 @@
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/checkpoint.hpp"
 #include "powerzoo/exp/data_files.hpp"
+#include "powerzoo/exp/episode_render.hpp"
+#include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/log_levels.hpp"
 #include "powerzoo/exp/progress_line.hpp"
@@ -154,12 +156,14 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
   }
 }
 
-// Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to ppo.total_steps.
+// Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to ppo.total_steps
+// and eval.render_every_steps (pictures do not touch the numbers).
 void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const std::string& ck_path,
                        const std::string& resolved) {
   // Only the budget may change (train longer); anything else would not be the same run.
   Spec ck_spec = parse_spec(ck_resolved, ck_path + " (config/resolved)");
   ck_spec.ppo.total_steps = spec.ppo.total_steps;
+  ck_spec.eval.render_every_steps = spec.eval.render_every_steps;
   ck_spec.source_path = spec.source_path;
   const std::string ck_resolved_now = to_toml(ck_spec);
   if (ck_resolved_now != resolved)
@@ -206,9 +210,11 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"obs_names", join_names(esp.obs_feature_names())},
        {"action_names", join_names(esp.action_feature_names())},
        {"status", "running"},
-       {"status_reason", ""}},
+       {"status_reason", ""},
+       {kEvalSplitsAttr, eval_splits_attr(spec.eval.splits)}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
-      resolved};
+      resolved,
+      spec.eval.splits};
 }
 
 // A train row into run.h5, the checkpoints' history and progress.csv.
@@ -357,13 +363,20 @@ void print_end(const TrainResult& r, bool quiet, double wall) {
 
 }  // namespace
 
+// The checks of a spec against its env that need no learner; returns the penalty weights.
+std::vector<double> check_run_settings(const Spec& spec, const envs::EnvSpec& esp) {
+  learner_context(spec, esp, spec.vec.n_envs);  // [safety] names are checked first, as before
+  std::vector<double> penalty = penalty_weights(spec, esp);
+  check_batching(spec);
+  if (spec.eval.render_every_steps > 0) check_render_tool();
+  return penalty;
+}
+
 void validate_train(const Spec& spec) {
   const auto train_env = make_learner_env(spec, spec.env.split, true);
   for (const auto& s : spec.eval.splits) make_learner_env(spec, s, false);
   const envs::EnvSpec esp = train_env->spec();
-  learner_context(spec, esp, spec.vec.n_envs);
-  penalty_weights(spec, esp);
-  check_batching(spec);
+  check_run_settings(spec, esp);
   RunStreams rngs(static_cast<uint64_t>(spec.experiment.seed));
   make_spec_learner(spec, esp, spec.vec.n_envs, rngs.init);  // the learner's own checks
 }
@@ -384,9 +397,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   for (const auto& s : spec.eval.splits) eval_envs.push_back(make_learner_env(spec, s, false));
   const envs::EnvSpec esp = train_env->spec();
   const int N = spec.vec.n_envs;
-  learner_context(spec, esp, N);  // [safety] names are checked first, as before
-  const std::vector<double> penalty = penalty_weights(spec, esp);
-  check_batching(spec);
+  const std::vector<double> penalty = check_run_settings(spec, esp);
   if (const std::string w = unused_settings_warning(spec); !w.empty())
     std::cerr << "powerzoo run: warning: " << w << std::endl;
   const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
@@ -423,6 +434,7 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   const long long total = spec.ppo.total_steps;
   double last_eval_ret = NAN;
   const auto t_start = Clock::now();
+  EpisodeRenderer renderer(dir.path());  // waits for its last drawing when train() returns
   auto wall = [&] { return ctr.wall_time + since(t_start); };
   auto checkpoint = [&](const std::string& path) {
     LoopCounters c = ctr;
@@ -438,10 +450,12 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
     row["throughput/eval_sps"] =
         spec.eval.n_episodes * row["episode_length_mean"] * eval_envs.size() / std::max(secs, 1e-9);
     check_finite_metrics(row, "evaluation at global step " + std::to_string(steps));
-    out.append_row("metrics/eval", row);
+    append_eval_row(out, row, spec.eval.splits);
     history.eval.push_back(row);
     if (collector.has_record()) write_train_sample(out, collector.record(), steps);
     out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
+    if (render_due(steps, ctr.last_eval, spec.eval.render_every_steps, total))
+      renderer.draw(steps);  // reads the published run.h5
     last_eval_ret = row["return_mean"];
     dir.progress_eval(row);
     if (row["shaped_return_mean"] > ctr.best_eval) {
