@@ -77,7 +77,16 @@ def load(path, split, eval_step):
     split = split or next((s for s in eval_splits if s in splits), splits[0])
     if split not in splits:
         fail(f"--split {split}: expected one of {', '.join(splits)}")
-    steps = sorted((step_number(n), n) for n in f["trajectories"][split] if step_number(n) >= 0)
+    group = f["trajectories"][split]
+    if "action" in group:  # a `powerzoo eval` file: one evaluation, of the checkpoint's step
+        gs = f["metrics/eval/global_step"][()] if "metrics/eval/global_step" in f else [0]
+        step = int(gs[-1]) if len(gs) else 0
+        if eval_step is not None and eval_step != step:
+            fail(f"--eval-step {eval_step}: expected {step} (the file's one evaluation)")
+        return f, spec, run_file, split, step, group
+    steps = sorted((step_number(n), n) for n in group if step_number(n) >= 0)
+    if not steps:
+        fail(f"{run_file}: trajectories/{split} holds no recorded evaluation yet")
     if eval_step is None:
         eval_step, name = steps[-1]
     else:
@@ -249,8 +258,14 @@ def main():
         return plot_one(a, a.split)
     if a.out or a.split:
         fail("--all-splits names its own files and splits; drop --out and --split")
-    f = load(a.run, None, None)[0]  # a readable file with trajectories, or exit 2
-    splits = [s for s in f["trajectories"] if s != "train"]
+    f, spec = load(a.run, None, None)[:2]  # a readable file with trajectories, or exit 2
+    # The file's eval splits in order (a split may be named "train"); train-sample rollouts are
+    # training data, not an evaluation.
+    listed = f.attrs.get("eval_splits")
+    listed = (listed.decode() if isinstance(listed, bytes) else str(listed)).split(",") \
+        if listed is not None else spec.get("eval", {}).get("splits", [])
+    sample = spec.get("output", {}).get("trajectories") == "train-sample"
+    splits = [s for s in listed if s in f["trajectories"] and not (sample and s == "train")]
     if not splits:
         fail(f"{a.run}: no evaluation trajectories (output.trajectories = \"eval\")")
     for split in splits:

@@ -198,6 +198,12 @@ TEST_SUITE("cli") {
     const auto def = sh("/usr/bin/python3 scripts/plot_episode.py " + out + " --split train");
     REQUIRE_MESSAGE(def.code == 0, def.out);
     CHECK(fs::exists(d / "plots" / "droop_episode_train_step0_ep0.png"));
+    // --all-splits draws every eval split, one named "train" included.
+    fs::remove(d / "plots" / "droop_episode_train_step0_ep0.png");
+    const auto all = sh("/usr/bin/python3 scripts/plot_episode.py " + out + " --all-splits");
+    REQUIRE_MESSAGE(all.code == 0, all.out);
+    for (const char* s : {"iid", "load_stress", "train"})
+      CHECK(fs::exists(d / "plots" / ("droop_episode_" + std::string(s) + "_step0_ep0.png")));
   }
 
   TEST_CASE("bad input exits with code 2, names the problem and writes nothing") {

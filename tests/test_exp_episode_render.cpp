@@ -57,13 +57,18 @@ TEST_SUITE("exp_episode_render") {
   TEST_CASE(
       "the drawing runs plot_episode.py --all-splits in the background; failures are counted") {
     const fs::path d = test::tmp_dir("pz_render", "fake");
-    // A stand-in drawing script: records its arguments, exits with the code in its directory.
+    // A stand-in drawing script: records its arguments, writes the picture when its directory's
+    // code file says "draw", else exits with that code without drawing.
     test::write(d / "plot_episode.py",
                 "import sys, pathlib\n"
                 "p = pathlib.Path(sys.argv[0]).parent\n"
                 "(p / 'args.txt').open('a').write(' '.join(sys.argv[1:]) + '\\n')\n"
-                "sys.exit(int((p / 'code').read_text()))\n");
-    test::write(d / "code", "0");
+                "code = (p / 'code').read_text()\n"
+                "if code == 'draw':\n"
+                "  png = 'episode_iid_step' + sys.argv[-1] + '_ep0.png'\n"
+                "  (pathlib.Path(sys.argv[1]).parent / 'plots' / png).write_bytes(b'png')\n"
+                "sys.exit(0 if code == 'draw' else int(code))\n");
+    test::write(d / "code", "draw");
     const ScopedEnv scripts("POWERZOO_SCRIPTS", d.string());
     const fs::path run = d / "run";
     fs::create_directories(run);
@@ -75,12 +80,18 @@ TEST_SUITE("exp_episode_render") {
       test::write(d / "code", "3");
       r.draw(960);
       CHECK(r.finish() == 1);
+      test::write(d / "code", "0");  // exits 0 but draws nothing: a failure too
+      r.draw(1440);
+      CHECK(r.finish() == 2);
     }
     const std::string run_h5 = (run / "run.h5").string();
     CHECK(slurp(d / "args.txt") == run_h5 + " --all-splits --eval-step 0\n" + run_h5 +
                                        " --all-splits --eval-step 480\n" + run_h5 +
-                                       " --all-splits --eval-step 960\n");
-    CHECK(fs::exists(run / "plots" / "render.log"));
+                                       " --all-splits --eval-step 960\n" + run_h5 +
+                                       " --all-splits --eval-step 1440\n");
+    CHECK(fs::exists(run / "plots" / "episode_iid_step480_ep0.png"));
+    CHECK(slurp(run / "plots" / "render.log").find("== evaluation at global step 960: ") !=
+          std::string::npos);
   }
 
   TEST_CASE("a missing interpreter or script is bad input naming the key") {
@@ -136,5 +147,23 @@ TEST_SUITE("exp_episode_render") {
       network += e.path().filename().string().find("_network_t") != std::string::npos;
     CHECK(network == 3);
     CHECK(io::read_string_attr(r.run_file, "status") == "finished");
+    // Regression: a run directory with plots/ refused --resume ("which no run writes"). The
+    // cadence may change on resume; the budget grows to 192.
+    opt.resume = true;
+    exp::train(exp::load_spec(kTiny, {"ppo.total_steps=192", "eval.every_steps=48",
+                                      "eval.render_every_steps=48"}),
+               opt);
+    CHECK(fs::exists(plots / "episode_iid_step192_ep0.png"));
+    CHECK(io::read_string_attr(r.run_file, "status") == "finished");
+    // Regression: plot_episode.py failed with IndexError on `powerzoo eval` files (their
+    // trajectories have no step_<n> level).
+    const std::string ev = (d / "e.h5").string();
+    REQUIRE(test::sh(std::string(PZ_BINARY) + " eval " +
+                     (d / "run" / "ckpt" / "step_192.h5").string() + " --episodes 2 --out " + ev)
+                .code == 0);
+    const auto p = test::sh("/usr/bin/python3 " PZ_SOURCE_DIR "/scripts/plot_episode.py " + ev +
+                            " --all-splits");
+    CHECK_MESSAGE(p.code == 0, p.out);
+    CHECK(fs::exists(d / "plots" / "e_episode_iid_step192_ep0.png"));
   }
 }

@@ -131,6 +131,38 @@ TEST_SUITE("exp_summarize") {
                          core::ConfigError);
   }
 
+  // Guards against a run with eval.splits = ["train", "iid"] summarized under --split iid with
+  // its train numbers (its bare columns are its first split's).
+  TEST_CASE("regression: runs listing their splits in another order are read split by split") {
+    auto record = [](int64_t seed, const std::string& splits, double iid, double train) {
+      exp::RunRecord r;
+      r.file = "t" + std::to_string(seed) + "/run.h5";
+      r.kind = "ppo";
+      r.seed = seed;
+      r.resolved = "[eval]\nsplits = " + splits + "\n";
+      r.config_key = "ppo\n";
+      const bool iid_first = splits.find("iid") < splits.find("train");
+      r.last_eval = {
+          {"global_step", 96},
+          {"return_mean", iid_first ? iid : train},
+          {iid_first ? "train/return_mean" : "iid/return_mean", iid_first ? train : iid}};
+      return r;
+    };
+    const std::vector<exp::RunRecord> runs = {record(1, R"(["iid", "train"])", -1, -10),
+                                              record(2, R"(["train", "iid"])", -3, -30)};
+    const auto iid = exp::summarize_runs(runs, {"return_mean"}, "iid");
+    CHECK(iid.configs.at(0).stats.at("return_mean").mean == doctest::Approx(-2));
+    const auto train = exp::summarize_runs(runs, {"return_mean"}, "train");
+    CHECK(train.configs.at(0).stats.at("train/return_mean").mean == doctest::Approx(-20));
+    CHECK(train.configs.at(0).stats.at("train/return_mean").n == 2);
+    // Without --split: the first run's main split; "iid/return_mean" names the same column.
+    CHECK(exp::summarize_runs(runs, {"return_mean"}).configs.at(0).stats.at("return_mean").mean ==
+          doctest::Approx(-2));
+    const auto named = exp::summarize_runs(runs, {"iid/return_mean"});
+    CHECK(named.metrics == std::vector<std::string>{"return_mean"});
+    CHECK(named.configs.at(0).stats.at("return_mean").mean == doctest::Approx(-2));
+  }
+
   TEST_CASE("a long configuration label is shown as config <i> and spelled out below") {
     exp::Summary s;
     s.metrics = {"return_mean"};

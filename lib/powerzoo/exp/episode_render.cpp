@@ -27,8 +27,10 @@ namespace {
 
 const char* kKey = "[eval] render_every_steps";
 
-// Runs argv with stdout and stderr to `log` (appended) and every other descriptor closed (the
-// run's lock and HDF5 files stay the parent's). Returns the child's pid, or -1 with errno.
+// Runs argv with stdout and stderr to `log` (appended), every other descriptor closed (the
+// run's lock and HDF5 files stay the parent's) and in a process group of its own (a terminal's
+// Ctrl-C stops the run gracefully, and the drawing in progress still ends). Returns the child's
+// pid, or -1 with errno.
 pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -40,8 +42,13 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
                                    0644);
   posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
     errno = rc;
@@ -111,16 +118,30 @@ bool render_due(long long step, long long prev_eval, int64_t every_steps, long l
 EpisodeRenderer::EpisodeRenderer(std::string run_dir)
     : run_dir_(std::move(run_dir)), tool_(render_tool()) {}
 
-EpisodeRenderer::~EpisodeRenderer() { finish(); }
+EpisodeRenderer::~EpisodeRenderer() {
+  finish();
+  if (failed_ > 1)
+    std::cerr << "powerzoo run: warning: " << failed_ << " of " << started_
+              << " drawings failed; see " << (fs::path(run_dir_) / "plots" / "render.log").string()
+              << std::endl;
+}
 
 void EpisodeRenderer::wait_child() {
   if (child_ < 0) return;
-  const int rc = wait_status(child_);
+  int rc = wait_status(child_);
   child_ = -1;
+  // An interpreter that exits 0 without drawing (a stand-in, a broken script) fails too.
+  const std::string tag = "_step" + std::to_string(child_step_) + "_ep0.png";
+  bool drew = false;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(run_dir_) / "plots", ec))
+    drew = drew || (e.path().filename().string().starts_with("episode_") &&
+                    e.path().filename().string().ends_with(tag));
+  if (rc == 0 && !drew) rc = -1;
   if (rc != 0 && failed_++ == 0)
     std::cerr << "powerzoo run: warning: drawing the evaluation at step " << child_step_
-              << " failed (exit code " << rc << "); see "
-              << (fs::path(run_dir_) / "plots" / "render.log").string()
+              << (rc < 0 ? " wrote no picture" : " failed (exit code " + std::to_string(rc) + ")")
+              << "; see " << (fs::path(run_dir_) / "plots" / "render.log").string()
               << " (training goes on; later drawings are tried too)" << std::endl;
 }
 
@@ -130,9 +151,16 @@ void EpisodeRenderer::draw(long long step) {
   std::error_code ec;
   fs::create_directories(plots, ec);
   child_step_ = step;
+  ++started_;
+  const std::string log = (plots / "render.log").string();
+  if (std::FILE* f = std::fopen(log.c_str(), "a")) {  // which drawing the lines below are
+    std::fprintf(f, "== evaluation at global step %lld: %s %s\n", step, tool_.python.c_str(),
+                 tool_.script.c_str());
+    std::fclose(f);
+  }
   child_ = spawn({tool_.python, tool_.script, (fs::path(run_dir_) / "run.h5").string(),
                   "--all-splits", "--eval-step", std::to_string(step)},
-                 (plots / "render.log").string());
+                 log);
   if (child_ < 0 && failed_++ == 0)
     std::cerr << "powerzoo run: warning: could not start " << tool_.python << ": "
               << std::strerror(errno) << " (training goes on without pictures)" << std::endl;

@@ -30,9 +30,11 @@ bool render_due(long long step, long long prev_eval, int64_t every_steps, long l
 
 /// Draws the episodes of an evaluation into <run_dir>/plots/ (plot_episode.py --all-splits
 /// --eval-step N: episode 0 of every split, its time series and, for grid envs, its network) in
-/// a child process, so training goes on meanwhile; a drawing starts after the previous one ended.
-/// The child reads the published run.h5 and writes its output to <run_dir>/plots/render.log. A
-/// failed drawing is reported once on stderr and never stops the run: pictures are not results.
+/// a child process, so training goes on meanwhile. One drawing at a time: when the next is due
+/// while the previous still runs, training waits for it (about 1–3 s per split). The child reads
+/// the published run.h5 and writes its output to <run_dir>/plots/render.log, after a line naming
+/// the step. A failed drawing (non-zero exit, or no picture written) is reported on stderr once,
+/// with a count at the end, and never stops the run: pictures are not results.
 class EpisodeRenderer {
  public:
   explicit EpisodeRenderer(std::string run_dir);
@@ -52,6 +54,7 @@ class EpisodeRenderer {
   RenderTool tool_;
   pid_t child_ = -1;
   long long child_step_ = 0;
+  int started_ = 0;
   int failed_ = 0;
 };
 

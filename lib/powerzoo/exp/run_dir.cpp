@@ -66,7 +66,7 @@ void expect_run_or_empty(const std::string& out_dir) {
 
 bool RunDirectory::owns(const std::string& name) {
   for (const char* own : {kRunFile, kProgress, kCkptDir, RunLock::kFile, ".run.h5.writing",
-                          "run.h5.before-resume", "eval", "summary.csv"})
+                          "run.h5.before-resume", "eval", "summary.csv", kPlotsDir})
     if (name == own) return true;
   return name.find(".tmp.") != std::string::npos;  // a killed writer's remnant
 }
@@ -80,7 +80,7 @@ void RunDirectory::check_no_links(const std::string& dir) {
                               "symbolic link (a run never writes through a link out of its " +
                               "directory); remove it");
   };
-  for (const char* name : {kRunFile, kProgress, kCkptDir, "eval", ".run.h5.writing"}) {
+  for (const char* name : {kRunFile, kProgress, kCkptDir, "eval", kPlotsDir, ".run.h5.writing"}) {
     check(d / name);
     if (fs::is_directory(fs::symlink_status(d / name, ec)))
       for (const auto& e : fs::directory_iterator(d / name, ec)) check(e.path());
@@ -304,6 +304,7 @@ void RunDirectory::check_layout() const {
     throw core::ConfigError((d / kProgress).string() + ": expected the run's progress file (" +
                             "header " + kProgressHeader + "), found another file; move it away");
   expect(d / kCkptDir, true);
+  expect(d / kPlotsDir, true);
   if (fs::is_directory(d / kCkptDir, ec))
     for (const auto& e : fs::directory_iterator(d / kCkptDir, ec))
       if (is_step_name(e.path().filename().string()) || e.path().filename() == "best.h5")

@@ -29,6 +29,8 @@ struct RunFileHeader {
 class RunDirectory {
  public:
   static constexpr const char* kCkptDir = "ckpt";
+  /// Pictures: [eval] render_every_steps, and plot_episode.py's default output.
+  static constexpr const char* kPlotsDir = "plots";
   static constexpr const char* kRunFile = "run.h5";
   static constexpr const char* kProgress = "progress.csv";
   static constexpr const char* kProgressHeader = ProgressCsv::kHeader;

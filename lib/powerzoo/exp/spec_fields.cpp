@@ -301,7 +301,8 @@ std::vector<Field> other_fields() {
                I("render_every_steps", 0, kI64Max,
                  "env steps between pictures of evaluation episodes (plot_episode.py "
                  "--all-splits into <run>/plots/, in the background; also the first and the "
-                 "final evaluation); 0 = off; needs output.trajectories = \"eval\""),
+                 "final evaluation); 0 = off; needs output.trajectories = \"eval\" and "
+                 "python3-matplotlib ($POWERZOO_PYTHON, $POWERZOO_SCRIPTS: see README Outputs)"),
                eval.render_every_steps),
       PZ_FIELD("log", level, log.level),
       PZ_FIELD("log", percentiles, log.percentiles),

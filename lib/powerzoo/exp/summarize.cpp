@@ -277,22 +277,52 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
   return runs;
 }
 
-// The column prefix of eval split `split` in the runs: "<split>/", or "" when it is the first of
-// the spec's eval.splits (whose columns are bare). Throws core::ConfigError if no run has it.
-std::string split_prefix(const std::vector<RunRecord>& runs, const std::string& split) {
-  if (split.empty()) return "";
-  std::set<std::string> known;
+// The eval splits of a run's spec, main first (eval.splits as canonical TOML: ["iid", "x"]; the
+// spec's default when absent).
+std::vector<std::string> splits_of(const RunRecord& r) {
+  const auto flat = flat_keys(r.resolved);
+  const auto it = flat.find("eval.splits");
+  if (it == flat.end()) return {"iid"};
+  std::vector<std::string> out;
+  for (size_t q = it->second.find('"'); q != std::string::npos;) {
+    const size_t e = it->second.find('"', q + 1);
+    if (e == std::string::npos) break;
+    out.push_back(it->second.substr(q + 1, e - q - 1));
+    q = it->second.find('"', e + 1);
+  }
+  return out;
+}
+
+// r's flat columns with `main` as the bare split: runs that list their splits in another order
+// have their own main split's columns moved under "<split>/" and main's made bare, so that one
+// name means one split in every run.
+RunRecord with_main_split(const RunRecord& r, const std::string& main) {
+  const std::vector<std::string> splits = splits_of(r);
+  if (main.empty() || splits.empty() || splits[0] == main) return r;
+  RunRecord out = r;
+  out.last_eval.clear();
+  for (const auto& [k, v] : r.last_eval) {
+    const std::string head = k.substr(0, k.find('/'));
+    const bool other = k.find('/') != std::string::npos &&
+                       std::find(splits.begin() + 1, splits.end(), head) != splits.end();
+    if (is_shared_eval_column(k) || (other && head != main))
+      out.last_eval[k] = v;
+    else if (other)
+      out.last_eval[k.substr(head.size() + 1)] = v;
+    else
+      out.last_eval[splits[0] + "/" + k] = v;
+  }
+  return out;
+}
+
+// The column prefix of eval split `split` in the runs (re-keyed to the main split `main`):
+// "<split>/", or "" for `main`. Throws core::ConfigError if no run has it.
+std::string split_prefix(const std::vector<RunRecord>& runs, const std::string& split,
+                         const std::string& main) {
+  if (split.empty() || split == main) return "";
+  std::set<std::string> known = {main};
   for (const auto& r : runs) {
-    const auto flat = flat_keys(r.resolved);
-    const auto it = flat.find("eval.splits");
-    const std::string first = it == flat.end() ? "" : it->second;
-    // eval.splits as canonical TOML: ["iid", "load_stress"]
-    const auto q = first.find('"');
-    const std::string first_split =
-        q == std::string::npos ? "" : first.substr(q + 1, first.find('"', q + 1) - q - 1);
-    if (first_split == split) return "";
     if (r.last_eval.count(split + "/return_mean")) return split + "/";
-    if (!first_split.empty()) known.insert(first_split);
     for (const auto& [k, v] : r.last_eval)
       if (const auto slash = k.find("/return_mean"); slash != std::string::npos && slash > 0)
         known.insert(k.substr(0, slash));
@@ -305,11 +335,17 @@ std::string split_prefix(const std::vector<RunRecord>& runs, const std::string& 
                           list + ")" + (dym.empty() ? "" : "; did you mean '" + dym + "'?"));
 }
 
-Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics,
-                       const std::string& split) {
+Summary summarize_runs(const std::vector<RunRecord>& all_runs,
+                       const std::vector<std::string>& metrics, const std::string& split) {
   Summary s;
   s.split = split;
-  const std::string prefix = split_prefix(runs, split);
+  // One naming for all runs: the first run's main split bare, every other split prefixed.
+  const std::vector<std::string> first =
+      all_runs.empty() ? std::vector<std::string>{} : splits_of(all_runs[0]);
+  const std::string main = first.empty() ? "" : first[0];
+  std::vector<RunRecord> runs;
+  for (const auto& r : all_runs) runs.push_back(with_main_split(r, main));
+  const std::string prefix = split_prefix(runs, split, main);
   // Metrics.
   if (metrics.empty()) {
     std::set<std::string> seen;
@@ -324,7 +360,11 @@ Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std
           seen.insert(k), s.metrics.push_back(k);
     std::sort(s.metrics.begin() + 2, s.metrics.end());
   } else {
-    for (const auto& m : metrics) s.metrics.push_back(prefix + m);
+    for (const auto& m : metrics) {  // "iid/x" names the main split's bare column x
+      const std::string name = prefix + m;
+      const bool main_named = !main.empty() && name.rfind(main + "/", 0) == 0;
+      s.metrics.push_back(main_named ? name.substr(main.size() + 1) : name);
+    }
     for (const auto& m : s.metrics) {
       const bool any = std::any_of(runs.begin(), runs.end(),
                                    [&](const RunRecord& r) { return r.last_eval.count(m) > 0; });
@@ -332,7 +372,7 @@ Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std
         std::vector<std::string> avail;
         for (const auto& [k, v] : runs[0].last_eval) avail.push_back(k);
         const std::string dym = core::did_you_mean(m, avail);
-        throw core::ConfigError("--metric " + m + ": no run has metrics/eval/" + m +
+        throw core::ConfigError("--metric " + m + ": no run has the evaluation column " + m +
                                 (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
       }
     }

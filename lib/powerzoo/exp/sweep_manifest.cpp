@@ -91,7 +91,9 @@ void check_sweep_dir(const std::string& sweep_dir) {
                 n.find(".tmp.") != std::string::npos) &&
                !dir;
     std::string inside;  // the first entry of a sweep-named folder that no sweep writes
-    if (dir && n == "logs") {
+    if (dir && n == RunDirectory::kPlotsDir) {
+      own = true;  // plot_runs.py's pictures of the sweep
+    } else if (dir && n == "logs") {
       own = true;
       // trial_<i>.log from powerzoo, slurm-<job>_<task>.out from SLURM (the emitted --output)
       for (const auto& l : fs::directory_iterator(e.path(), ec)) {
