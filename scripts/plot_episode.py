@@ -43,6 +43,8 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    from eval_layout import eval_splits
 except ImportError as e:  # pragma: no cover
     sys.exit(f"plot_episode.py: {e}; install python3-h5py and python3-matplotlib (Debian)")
 
@@ -261,9 +263,7 @@ def main():
     f, spec = load(a.run, None, None)[:2]  # a readable file with trajectories, or exit 2
     # The file's eval splits in order (a split may be named "train"); train-sample rollouts are
     # training data, not an evaluation.
-    listed = f.attrs.get("eval_splits")
-    listed = (listed.decode() if isinstance(listed, bytes) else str(listed)).split(",") \
-        if listed is not None else spec.get("eval", {}).get("splits", [])
+    listed = eval_splits(f) or spec.get("eval", {}).get("splits", [])
     sample = spec.get("output", {}).get("trajectories") == "train-sample"
     splits = [s for s in listed if s in f["trajectories"] and not (sample and s == "train")]
     if not splits:

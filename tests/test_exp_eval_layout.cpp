@@ -67,8 +67,7 @@ TEST_SUITE("exp_eval_layout") {
     {
       auto f = io::RunFile::create(
           (d / "new" / "run.h5").string(),
-          {{"status", "finished"}, {exp::kEvalSplitsAttr, exp::eval_splits_attr(kSplits)}}, {},
-          resolved);
+          {{"status", "finished"}, {exp::kEvalSplitsAttr, "iid,load_stress"}}, {}, resolved);
       exp::append_eval_row(f, flat_row(10), kSplits);
       exp::append_eval_row(f, flat_row(20), kSplits);
       f.close();

@@ -2,6 +2,7 @@
 #include "powerzoo/exp/eval_layout.hpp"
 
 #include <exception>
+#include <sstream>
 
 #include "powerzoo/io/hdf5.hpp"
 
@@ -43,12 +44,6 @@ void append_eval_row(io::RunFile& out, const std::map<std::string, double>& flat
   out.append_row("metrics/eval", per_split_eval_row(flat, splits));
 }
 
-std::string eval_splits_attr(const std::vector<std::string>& splits) {
-  std::string s;
-  for (const auto& n : splits) s += (s.empty() ? "" : ",") + n;
-  return s;
-}
-
 EvalLayout read_eval_layout(const std::string& file) {
   EvalLayout l;
   std::string attr;
@@ -58,13 +53,8 @@ EvalLayout read_eval_layout(const std::string& file) {
     return l;  // written before the per-split layout
   }
   l.per_split = true;
-  size_t b = 0;
-  while (b <= attr.size() && !attr.empty()) {
-    const size_t e = attr.find(',', b);
-    l.splits.push_back(attr.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) break;
-    b = e + 1;
-  }
+  std::istringstream names(attr);
+  for (std::string s; std::getline(names, s, ',');) l.splits.push_back(s);
   return l;
 }
 

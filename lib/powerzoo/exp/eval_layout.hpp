@@ -31,9 +31,6 @@ std::map<std::string, double> per_split_eval_row(const std::map<std::string, dou
 void append_eval_row(io::RunFile& out, const std::map<std::string, double>& flat,
                      const std::vector<std::string>& splits);
 
-/// "a,b,c" for kEvalSplitsAttr.
-std::string eval_splits_attr(const std::vector<std::string>& splits);
-
 /// How a result file lays out metrics/eval.
 struct EvalLayout {
   bool per_split = false;           ///< kEvalSplitsAttr present

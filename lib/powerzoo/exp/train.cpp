@@ -211,7 +211,7 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
        {"action_names", join_names(esp.action_feature_names())},
        {"status", "running"},
        {"status_reason", ""},
-       {kEvalSplitsAttr, eval_splits_attr(spec.eval.splits)}},
+       {kEvalSplitsAttr, join_names(spec.eval.splits)}},
       {{"seed", spec.experiment.seed}, {"n_envs", N}, {"threads", static_cast<int64_t>(threads)}},
       resolved,
       spec.eval.splits};
