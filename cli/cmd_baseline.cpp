@@ -1,12 +1,16 @@
 // `powerzoo baseline SPEC.toml --policy NAME`: a non-learning policy through the eval protocol.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/did_you_mean.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/evaluate.hpp"
@@ -46,11 +50,13 @@ int cmd_baseline(const Args& args) {
       "baselines the envs and tasks register (" +
       registered_baselines() + ").\n\noptions";
   po::options_description opts(usage);
-  std::string policy, out;
+  std::string policy, out, split;
   int episodes = 0, threads = 0;
   opts.add_options()("help,h", "show this help")("policy", po::value<std::string>(&policy),
                                                  "baseline policy name")(
       "episodes", po::value<int>(&episodes), "episodes per split (default: eval.n_episodes)")(
+      "split", po::value<std::string>(&split),
+      "evaluate on this split only: one of the env's splits (default: the spec's eval.splits)")(
       "out", po::value<std::string>(&out),
       "HDF5 file to write: the metrics and each split's episodes as trajectories (default: none)")(
       "threads", po::value<int>(&threads), "worker threads (0 = all cores)");
@@ -63,8 +69,20 @@ int cmd_baseline(const Args& args) {
   if (threads < 0 || threads > 1024)
     throw UsageError{"--threads: expected an integer in [0, 1024], found " +
                      std::to_string(threads)};
-  const exp::Spec spec = exp::load_spec(
+  exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
+  if (vm.count("split")) {
+    const auto& splits = exp::env_entry(spec).splits;
+    if (std::find(splits.begin(), splits.end(), split) == splits.end()) {
+      std::string list;
+      for (const auto& n : splits) list += (list.empty() ? "" : ", ") + n;
+      const std::string dym = core::did_you_mean(split, splits);
+      throw UsageError{"--split: expected one of " + list + " (the splits of " +
+                       exp::env_entry(spec).id + "), found '" + core::echo(split) + "'" +
+                       (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};
+    }
+    spec.eval.splits = {split};
+  }
   // 1e9 episodes ended in std::bad_alloc (exit 1) after the envs were built.
   if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
     throw UsageError{"--episodes: expected an integer in [1, 100000], found " +

@@ -107,6 +107,41 @@ TEST_SUITE("cli") {
     CHECK_FALSE(fs::exists(d / "e4.h5"));
   }
 
+  TEST_CASE("baseline --split evaluates one split and refuses an unknown one") {
+    const auto b = sh(kBin + " baseline experiments/ders_ippo_short.toml --policy no_control " +
+                      "--split load_stress --episodes 1 --threads 1");
+    REQUIRE_MESSAGE(b.code == 0, b.out);
+    CHECK(b.out.find("on split load_stress, 1 episode") != std::string::npos);
+    CHECK(b.out.find("on split iid") == std::string::npos);
+    const auto bad = sh(kBin + " baseline experiments/ders_ippo_short.toml --policy no_control " +
+                        "--split load_stres --episodes 1");
+    CHECK(bad.code == 2);
+    CHECK_MESSAGE(bad.out.find("--split: expected one of ") != std::string::npos, bad.out);
+    CHECK_MESSAGE(
+        bad.out.find("found 'load_stres' (did you mean 'load_stress'?)") != std::string::npos,
+        bad.out);
+  }
+
+  TEST_CASE("eval of a minibatch IPPO checkpoint (regression: refused its 1-env columns)") {
+    // IPPO checks that n_minibatches divides n_envs x agents; eval builds the learner for one env,
+    // so every checkpoint of ders_ippo_minibatch*.toml (8 minibatches) was refused with exit 2.
+    const fs::path d = tmp_dir("eval_ippo_mb");
+    const auto r = sh(kBin + " run experiments/ders_ippo_minibatch_short.toml " +
+                      "ppo.total_steps=3072 vec.n_envs=16 eval.every_steps=3072 " +
+                      "eval.n_episodes=2 output.checkpoint_every_steps=3072 --quiet --threads 1 " +
+                      "--out " + (d / "run").string());
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string ck = (d / "run" / "ckpt" / "step_3072.h5").string();
+    const auto e = sh(kBin + " eval " + ck + " --split iid --out " + (d / "e.h5").string());
+    REQUIRE_MESSAGE(e.code == 0, e.out);
+    const auto x = pz::io::read_column((d / "e.h5").string(), "metrics/eval/iid/mean_p_loss_mw");
+    const auto last =
+        pz::io::read_column((d / "run" / "run.h5").string(), "metrics/eval/iid/mean_p_loss_mw");
+    REQUIRE(x.size() == 1);
+    CHECK(x[0] > 0.1);
+    CHECK(x[0] == doctest::Approx(last.back()).epsilon(1e-12));
+  }
+
   // The test binary registers test envs of its own: the shipped text comes from the shipped binary.
   TEST_CASE("docs/spec-reference.md is what `powerzoo keys --markdown` prints") {
     const fs::path d = tmp_dir("keys_md");

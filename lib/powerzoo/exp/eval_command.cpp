@@ -84,7 +84,11 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const auto& esp = env->spec();
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
-  const auto learner = make_spec_learner(spec, esp, 1, init, &pool);
+  // Evaluation only acts, one env at a time: the training batch's minibatch split (which IPPO
+  // checks against its n_envs × agents columns) does not apply to it.
+  Spec acting = spec;
+  acting.ppo.n_minibatches = 1;
+  const auto learner = make_spec_learner(acting, esp, 1, init, &pool);
   try {
     learner->load(sd);
   } catch (const core::ConfigError& e) {
