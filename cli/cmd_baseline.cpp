@@ -1,16 +1,12 @@
 // `powerzoo baseline SPEC.toml --policy NAME`: a non-learning policy through the eval protocol.
-#include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "powerzoo/core/did_you_mean.hpp"
-#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/evaluate.hpp"
@@ -72,15 +68,7 @@ int cmd_baseline(const Args& args) {
   exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
   if (vm.count("split")) {
-    const auto& splits = exp::env_entry(spec).splits;
-    if (std::find(splits.begin(), splits.end(), split) == splits.end()) {
-      std::string list;
-      for (const auto& n : splits) list += (list.empty() ? "" : ", ") + n;
-      const std::string dym = core::did_you_mean(split, splits);
-      throw UsageError{"--split: expected one of " + list + " (the splits of " +
-                       exp::env_entry(spec).id + "), found '" + core::echo(split) + "'" +
-                       (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};
-    }
+    exp::check_split_option(spec, split);
     spec.eval.splits = {split};
   }
   // 1e9 episodes ended in std::bad_alloc (exit 1) after the envs were built.

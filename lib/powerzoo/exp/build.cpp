@@ -1,6 +1,8 @@
 // Env construction from a spec through the registry; penalty weights by channel name.
 #include "powerzoo/exp/build.hpp"
 
+#include <algorithm>
+
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
@@ -16,6 +18,19 @@ std::string where(const Spec& s) {
 
 const envs::EnvEntry& env_entry(const Spec& spec) {
   return envs::resolve_entry(spec.env.id, spec.env.task, true, where(spec), where(spec));
+}
+
+void check_split_option(const Spec& spec, const std::string& split) {
+  const envs::EnvEntry& entry = env_entry(spec);
+  if (entry.splits.empty() ||
+      std::find(entry.splits.begin(), entry.splits.end(), split) != entry.splits.end())
+    return;
+  std::string list;
+  for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
+  const std::string dym = core::did_you_mean(split, entry.splits);
+  throw core::ConfigError("--split: expected one of " + list + " (the splits of " + entry.id +
+                          "), found '" + core::echo(split) + "'" +
+                          (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
 }
 
 std::shared_ptr<const envs::Env> make_env(const Spec& spec, const std::string& split) {

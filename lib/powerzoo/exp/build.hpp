@@ -14,6 +14,11 @@ namespace pz::exp {
 /// The registry entry (env or task preset) that builds the spec's env. Throws core::ConfigError.
 const envs::EnvEntry& env_entry(const Spec& spec);
 
+/// Checks a split given on the command line (`--split` of eval and baseline) against the spec's
+/// env; an env that lists no splits takes any. Throws core::ConfigError naming --split, the
+/// splits and a did-you-mean.
+void check_split_option(const Spec& spec, const std::string& split);
+
 /// Builds the env of spec.env on `split` (train, iid, ...) with the entry's factory. Throws
 /// core::ConfigError naming the spec file and key for an unknown case, profile or split.
 std::shared_ptr<const envs::Env> make_env(const Spec& spec, const std::string& split);

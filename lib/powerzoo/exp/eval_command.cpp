@@ -5,8 +5,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "powerzoo/core/did_you_mean.hpp"
-#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/registry.hpp"
@@ -54,16 +52,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
-  const envs::EnvEntry& entry = env_entry(spec);
-  if (!entry.splits.empty() &&
-      std::find(entry.splits.begin(), entry.splits.end(), split) == entry.splits.end()) {
-    std::string list;
-    for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
-    const std::string dym = core::did_you_mean(split, entry.splits);
-    throw core::ConfigError("--split: expected one of " + list + " (the splits of " + entry.id +
-                            "), found '" + core::echo(split) + "'" +
-                            (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
-  }
+  check_split_option(spec, split);
   // The env is rebuilt from the recorded spec: a data file edited since then changes the episodes.
   {
     try {
