@@ -12,6 +12,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "test_grid_util.hpp"
 
 namespace {
 
@@ -271,7 +272,7 @@ TEST_SUITE("grid_case") {
   }
 
   TEST_CASE("all bundled cases parse with the expected sizes") {
-    // name -> (buses, gens, branches), from shared/data/README.md
+    // name -> (buses, gens, branches), as in data/README.md
     const std::map<std::string, std::tuple<int, int, int>> expected = {
         {"case5", {5, 5, 6}},        {"case9", {9, 3, 9}},
         {"case14", {14, 5, 20}},     {"case24_ieee_rts", {24, 33, 38}},
@@ -330,10 +331,7 @@ TEST_SUITE("grid_case") {
     // Compare every load with MATPOWER's own loaded case (golden AC PF echo of PD/QD).
     for (const char* name : {"case33bw", "case141"}) {
       CAPTURE(name);
-      const std::string path =
-          std::string(PZ_SHARED_DIR) + "/golden/matpower/" + name + "_acpf.json";
-      REQUIRE_MESSAGE(std::filesystem::exists(path), "golden file missing: " << path);
-      const nlohmann::json j = nlohmann::json::parse(read_text(path));
+      const nlohmann::json j = pz::test::golden(std::string(name) + "_acpf.json");
       const Case c = pz::grid::load_case(pz::grid::resolve_case_path(name));
       REQUIRE(j.at("bus_pd_mw").size() == c.bus.size());
       double dev = 0;

@@ -185,7 +185,7 @@ TEST_SUITE("grid_dcopf") {
       CHECK((!opf.is_qp() || r.polished));  // QP answers come from the exact KKT solve
       CHECK(d_pg < 1e-4);
       // The LP goldens (case5 family) have unique duals (two marginal units, one binding line;
-      // README "Solver choice"), so the LMPs are compared there as well.
+      // tests/data/matpower/README.md, "Solver choice"), so the LMPs are compared there as well.
       CHECK(d_lam < 1e-4);
       CHECK(d_pf < 1e-4);
       CHECK(d_va < 1e-4);
@@ -230,7 +230,7 @@ TEST_SUITE("grid_dcopf") {
   }
 
   TEST_CASE("congested QP: case118 with 4 rated branches (README case118_dcopf_lim4_*)") {
-    // The README's summary table gives MATPOWER's objective (6 decimals), binding rows and LMP
+    // tests/data/matpower/README.md gives MATPOWER's objective (6 decimals), binding rows and LMP
     // range for these runs; their full JSON files are not in the golden folder.
     Case c = bundled("case118");
     const int rows[] = {8, 38, 51, 141};

@@ -18,8 +18,8 @@ inline grid::Case bundled(const std::string& name) {
   return grid::load_case(grid::resolve_case_path(name));
 }
 
-/// ../shared/golden/matpower (PZ_SHARED_DIR is set by the build).
-inline std::string golden_dir() { return std::string(PZ_SHARED_DIR) + "/golden/matpower"; }
+/// tests/data/matpower of the checkout (its README.md says how each golden was produced).
+inline std::string golden_dir() { return std::string(PZ_SOURCE_DIR) + "/tests/data/matpower"; }
 
 inline nlohmann::json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
