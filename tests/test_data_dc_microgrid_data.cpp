@@ -53,7 +53,8 @@ TEST_SUITE("data_dc_microgrid_data") {
     CHECK(b.frac[0] == doctest::Approx(0.16126976521322472));
     double m = 0;
     for (double x : b.frac) m += x / b.frac.size();
-    CHECK(m == doctest::Approx(0.40).epsilon(0.05));  // reference §5.1: mean 0.40 after / 100
+    // PowerZooJax's alibaba_dc_2018 manifest: mean 0.40 after / 100
+    CHECK(m == doctest::Approx(0.40).epsilon(0.05));
   }
 
   TEST_CASE("a workload CSV with a negative or non-finite value is refused by file and line") {

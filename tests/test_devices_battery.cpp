@@ -1,5 +1,6 @@
-// Battery bundle (envs-market-resources.md §2.1): headroom and SOC arithmetic at both bounds with
-// different one-way efficiencies, P-priority Q inside S, efficiency resolution, bad parameters.
+// Battery bundle (PowerZooJax powerzoojax/envs/resource/battery.py): headroom and SOC arithmetic at
+// both bounds with different one-way efficiencies, P-priority Q inside S, efficiency resolution,
+// bad parameters.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,5 +1,6 @@
-// DataCenter physics (envs-market-resources.md §2.6): hand-computed steps with fixed arrivals,
-// EDF order and the prefix rule, force-scheduling and expiry, COP, thermal Euler, arrival law.
+// DataCenter physics (PowerZooJax powerzoojax/envs/resource/datacenter.py): hand-computed steps
+// with fixed arrivals, EDF order and the prefix rule, force-scheduling and expiry, COP, thermal
+// Euler, arrival law.
 #include <doctest/doctest.h>
 
 #include "powerzoo/core/error.hpp"

@@ -1,4 +1,5 @@
-// Diesel bundle (envs-market-resources.md §2.4): minimum stable output, fuel and CO2 arithmetic.
+// Diesel bundle (PowerZooJax powerzoojax/envs/resource/diesel.py): minimum stable output, fuel and
+// CO2 arithmetic.
 #include <doctest/doctest.h>
 
 #include "powerzoo/core/error.hpp"

@@ -1,4 +1,5 @@
-// FlexLoad bundle (envs-grid.md §8.4): ring buffer, episode boundary, energy conservation, costs.
+// FlexLoad bundle (PowerZooJax powerzoojax/envs/resource/flexload.py): ring buffer, episode
+// boundary, energy conservation, costs.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// Renewable bundle (envs-market-resources.md §2.2): curtailment, Q limited at the S rating, costs,
-// observation layouts by flag.
+// Renewable bundle (PowerZooJax powerzoojax/envs/resource/renewable.py): curtailment, Q limited at
+// the S rating, costs, observation layouts by flag.
 #include <doctest/doctest.h>
 
 #include <cmath>

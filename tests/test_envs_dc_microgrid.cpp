@@ -1,6 +1,6 @@
-// DC microgrid env (envs-market-resources.md §3): observation layout, device limits inside the
-// microgrid, the bus balance and reward by hand, the autobalance equals a literal preview and
-// re-step, a checkpoint round trip, and the box.
+// DC microgrid env (PowerZooJax powerzoojax/envs/microgrid/dc_microgrid.py): observation layout,
+// device limits inside the microgrid, the bus balance and reward by hand, the autobalance equals a
+// literal preview and re-step, a checkpoint round trip, and the box.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,4 +1,6 @@
-// DistGrid env and the DSO task (envs-grid.md §8.3–8.5, §11.2; tasks-benchmarks.md §1.2).
+// DistGrid env and the DSO task against PowerZooJax's DistGridEnv and DSO factory
+// (powerzoojax/envs/grid/dist.py, powerzoojax/tasks/dso.py; their values recomputed in float64)
+// and the frozen benchmark calibration (benchmarks/dso/configs/task.yaml; docs/tasks/dso.md).
 // The env solves the exact radial AC power flow; the reference's sweep takes losses from lossless
 // flows and underestimates them slightly (case33bw: 0.2015607 vs exact 0.2026771 MW, −0.55 %),
 // so losses are compared to ~1 % and voltage counts exactly where the margins are wide.
@@ -72,7 +74,7 @@ envs::DistGrid synthetic_dso() {
 }  // namespace
 
 TEST_SUITE("envs_dist_grid") {
-  TEST_CASE("case33bw default env, one step (reference §11.2 DistGridEnv)") {
+  TEST_CASE("case33bw default env, one step (PowerZooJax DistGridEnv's values)") {
     envs::DistGridParams p;
     p.grid_case = case33();
     const envs::DistGrid env(std::move(p));

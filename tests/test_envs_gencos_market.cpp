@@ -15,8 +15,8 @@ using namespace pz;
 
 namespace {
 
-/// The §1.8 units of case5 with the default ramps; loads at buses 2, 3, 4 from `rows`
-/// ([T × 3] MW).
+/// The GenCos units of case5 (PowerZooJax powerzoojax/tasks/gencos.py) with the default ramps;
+/// loads at buses 2, 3, 4 from `rows` ([T × 3] MW).
 envs::GencosParams case5_params(std::vector<double> rows, int horizon = 4) {
   envs::GencosParams p;
   p.grid_case = test::bundled("case5");

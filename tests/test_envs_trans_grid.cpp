@@ -1,4 +1,5 @@
-// TransGrid against the reference's derived case5 values (envs-grid.md §11.2).
+// TransGrid against the values of PowerZooJax's TransGridEnv (powerzoojax/envs/grid/trans.py) on
+// its case5 table, recomputed in float64.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -50,7 +51,7 @@ OneStep step_once(envs::TransGridParams params, const std::vector<float>& action
 }  // namespace
 
 TEST_SUITE("envs_trans_grid") {
-  TEST_CASE("reset and steps of the reference case5 (§11.2)") {
+  TEST_CASE("reset and steps of the reference case5 (PowerZooJax TransGridEnv)") {
     const auto env = reference_case5();
     const auto& sp = env.spec();
     CHECK(sp.obs_dim == 6 + 3 + 5 + 2);  // loads are the 3 buses with PD != 0

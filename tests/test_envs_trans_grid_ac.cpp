@@ -1,5 +1,6 @@
-// TransGrid AC modes: the reference's AC step on case5 (envs-grid.md §11.2), costs from the AC
-// solution, AC-OPF dispatch, collapse as an outcome, checkpoint round trips, spec validation.
+// TransGrid AC modes: the reference's AC step on case5 (PowerZooJax trans.py, physics 1,
+// recomputed in float64), costs from the AC solution, AC-OPF dispatch, collapse as an outcome,
+// checkpoint round trips, spec validation.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -50,7 +51,7 @@ Run reset_and_step(const envs::TransGrid& env, const std::vector<float>& action)
 }  // namespace
 
 TEST_SUITE("envs_trans_grid_ac") {
-  TEST_CASE("reference AC step on its case5 table, action 0 (§11.2)") {
+  TEST_CASE("reference AC step on its case5 table, action 0") {
     auto p = ac_params(std::string(PZ_SOURCE_DIR) + "/tests/data/case5_reference_table.m",
                        Solver::kAcPf);
     const double pd[5] = {0, 250, 300, 200, 0};

@@ -1,4 +1,5 @@
-// UnitCommitment on hand-made case14 scenarios and the reference's case14 all-on run (§11.2).
+// UnitCommitment on hand-made case14 scenarios and the reference's case14 all-on run (PowerZooJax's
+// make_tso_case14_params defaults in powerzoojax/tasks/tso.py, recomputed in float64).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -93,7 +94,7 @@ TEST_SUITE("envs_unit_commitment") {
     CHECK(env.spec().cost_names.size() == 3);
   }
 
-  TEST_CASE("all-on policy against the reference's case14 run (§11.2)") {
+  TEST_CASE("all-on policy against the reference's case14 run") {
     Runner r(case14_params());
     // Reset: only unit 1 committed, it serves the whole load (75.9448 MW).
     CHECK(r.s().last[0] == doctest::Approx(75.9448).epsilon(1e-5));
@@ -327,7 +328,7 @@ TEST_SUITE("envs_unit_commitment") {
     }
   }
 
-  TEST_CASE("TransGrid OPF mode and the opf-gap report on the reference case5 (§11.2)") {
+  TEST_CASE("TransGrid OPF mode and the opf-gap report on the reference case5") {
     for (int mode = 0; mode < 2; ++mode) {
       envs::TransGridParams p;
       p.grid_case = grid::load_case(grid::resolve_case_path("case5"));

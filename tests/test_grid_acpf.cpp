@@ -152,7 +152,8 @@ TEST_SUITE("grid_acpf") {
   }
 
   TEST_CASE("reference golden: case5 table with Q limits, bus 5 held at Qmin") {
-    // envs-grid §11.1(c): the reference NR with PV-bus Q limits (the slack is unlimited).
+    // PowerZooJax tests/equivalence/test_acpf_eq.py: its Newton-Raphson with PV-bus Q limits (the
+    // slack is unlimited).
     const Case c =
         pz::grid::load_case(std::string(PZ_SOURCE_DIR) + "/tests/data/case5_reference_table.m");
     AcPfOptions o;

@@ -50,7 +50,8 @@ TEST_SUITE("grid_dc") {
     const Case c = bundled("case5");
     const std::vector<double> ptdf = pz::grid::make_ptdf(c, 0);
     REQUIRE(ptdf.size() == 6 * 5);
-    // envs-grid.md §1.3, rows = branches 1..6, cols = buses 1..5.
+    // MATPOWER's makePTDF(mpc, 1) (PowerZooJax's case_matrices.py builds the same), rows =
+    // branches 1..6, cols = buses 1..5.
     const int rows[] = {0, 1, 2, 3, 4, 5};
     const double table[6][5] = {{0, -0.669811, -0.542906, -0.193917, -0.034379},
                                 {0, -0.179245, -0.248137, -0.437588, -0.077578},

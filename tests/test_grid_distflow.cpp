@@ -181,7 +181,7 @@ TEST_SUITE("grid_distflow") {
     CHECK(active == 32);
   }
 
-  TEST_CASE("case33bw reproduces the PowerZooJax BFS golden (envs-grid.md 11.1(d))") {
+  TEST_CASE("case33bw reproduces the PowerZooJax BFS golden (tests/equivalence/test_bfs_eq.py)") {
     // Golden: base 100 MVA, loads in p.u. on 100 MVA, r/x converted with 100/12.66^2 — the same
     // physical network as MATPOWER's case33bw (base 10), so Vm and flows in MW are comparable
     // (p.u. on 100 MVA = MW / 100). The JAX BFS is an approximation (losses from lossless flows,
@@ -226,10 +226,11 @@ TEST_SUITE("grid_distflow") {
     CHECK(dq < 1e-3);
   }
 
-  TEST_CASE("case141 with the PowerZooJax load data reproduces envs-grid.md 11.2") {
-    // PowerZooJax's case141 table keeps MATPOWER's raw load column as Pd (MVA before the file's
-    // 0.85 power-factor conversion, Σ 14.0525 MW) and Qd = 0; its BFS gives v_min 0.9412549 at
-    // bus 86 and losses 0.6164864 MW (approximate sweep, so compared at 1e-3).
+  TEST_CASE("case141 with the PowerZooJax load data reproduces its BFS v_min and losses") {
+    // PowerZooJax's case141 table (powerzoojax/case/cases/distribution/case141.py) keeps MATPOWER's
+    // raw load column as Pd (MVA before the file's 0.85 power-factor conversion, Σ 14.0525 MW) and
+    // Qd = 0; its BFS gives v_min 0.9412549 at bus 86 and losses 0.6164864 MW (approximate sweep,
+    // so compared at 1e-3).
     const Case c = bundled("case141");
     const RadialNetwork net(c);
     std::vector<double> p, q(c.n_bus(), 0.0);
@@ -254,7 +255,7 @@ TEST_SUITE("grid_distflow") {
     CHECK(r.total_losses_mw > 0.6164864);
   }
 
-  TEST_CASE("case33bw DistGridEnv default (envs-grid.md 11.2): v_min and losses") {
+  TEST_CASE("case33bw DistGridEnv default (PowerZooJax): v_min and losses") {
     const Case c = bundled("case33bw");
     const DistFlowResult r = pz::grid::solve_case(c);
     REQUIRE(r.converged);

@@ -1,5 +1,6 @@
-// Tests of the offer-based clearing (pz::market::Clearing): the reference's two golden checks of
-// envs-market-resources.md §1.3.3 on case5, a ramp window and an infeasible window.
+// Tests of the offer-based clearing (pz::market::Clearing): PowerZooJax's two golden checks of
+// its offer_sced (tests/market/test_sced_golden.py) on case5, a ramp window and an infeasible
+// window.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -15,7 +16,7 @@ using pz::market::ClearingResult;
 using pz::market::OfferMarket;
 using pz::market::OfferUnit;
 
-/// The GenCos units of case5 (§1.8): (gen row, pmin, pmax, c), a = b = 0.
+/// The GenCos units of case5 (PowerZooJax tasks/gencos.py): (gen row, pmin, pmax, c), a = b = 0.
 std::vector<OfferUnit> gencos_units() {
   const double pmin[] = {5, 10, 20, 10, 20}, pmax[] = {40, 170, 520, 200, 600},
                c[] = {14, 15, 30, 40, 10};

@@ -1,6 +1,6 @@
-// The dc_microgrid task (tasks-benchmarks.md §1.5): day-disjoint train / iid, the OOD split
-// transforms, the benchmark calibration, the three baselines' actions, bad [env] keys and a bad
-// workload trace (exit 2 naming key, file and line).
+// The dc_microgrid task (PowerZooJax benchmarks/dc_microgrid; docs/tasks/dc_microgrid.md):
+// day-disjoint train / iid, the OOD split transforms, the benchmark calibration, the three
+// baselines' actions, bad [env] keys and a bad workload trace (exit 2 naming key, file and line).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -172,10 +172,11 @@ TEST_SUITE("tasks_dc_microgrid") {
   }
 
   TEST_CASE("on the reference's calendar the baselines reproduce the published iid numbers") {
-    // tasks-benchmarks.md §2.5, jax_rejax, 5 seeds × 10 episodes: episode_reward means
-    // no_control −3,110.7, rule_based −5,226.2, max_renewable −6,010.7; renewable_drought
-    // no_control −3,236.3. Our PV is the synthetic GB series, so the PV-riding max_renewable is
-    // compared more loosely. Arrivals come from another generator: seeds are not the reference's.
+    // PowerZooJax benchmarks/dc_microgrid/results/summary/latest.json, jax_rejax, 5 seeds × 10
+    // episodes: episode_reward means no_control −3,110.7, rule_based −5,226.2, max_renewable
+    // −6,010.7; renewable_drought no_control −3,236.3. Our PV is the synthetic GB series, so the
+    // PV-riding max_renewable is compared more loosely. Arrivals come from another generator: seeds
+    // are not the reference's.
     core::ThreadPool pool(1);
     auto mean_reward = [&](const std::string& split, const std::string& policy) {
       const auto env = dcmg_env(split, "calendar = \"reference\"\n");

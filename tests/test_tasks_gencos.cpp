@@ -1,5 +1,5 @@
-// Tests of the GenCos task: the §1.8 load mapping and projection, splits, errors naming the key,
-// and the fixed-bid baselines.
+// Tests of the GenCos task: PowerZooJax's load mapping and projection, splits, errors naming the
+// key, and the fixed-bid baselines.
 #include <doctest/doctest.h>
 
 #include <string>

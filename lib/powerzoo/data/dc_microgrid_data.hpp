@@ -1,6 +1,6 @@
 // Data of the data-centre microgrid task: cluster workload traces (inference fraction per 5-min
 // step) and GB calendar-year series (market index price, solar capacity factor) at 5-min steps
-// (reference envs-market-resources.md §3.4, §5.1; choices in data/README.md).
+// (as PowerZooJax's powerzoojax/data/dc_microgrid_profiles.py; choices in data/README.md).
 #pragma once
 
 #include <cstdint>

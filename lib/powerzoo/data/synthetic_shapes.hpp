@@ -1,4 +1,5 @@
-// The TSO task's synthetic daily shapes (envs-grid.md §7.6): gross demand, wind, solar, net load.
+// The TSO task's synthetic daily shapes (PowerZooJax powerzoojax/tasks/tso.py): gross demand,
+// wind, solar, net load.
 #pragma once
 
 namespace pz::data {

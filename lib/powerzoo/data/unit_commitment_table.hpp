@@ -8,8 +8,9 @@
 namespace pz::data {
 
 /// One data row of a unit-commitment table, numbers as written in the file (no unit conversion;
-/// envs-grid.md §7.1 gives their meaning: mc_* cost coefficients, p_* in MW, ramp_* as fractions
-/// of p_max per hour, times in steps, costs in $ and $/h).
+/// PowerZooJax's make_uc_params in powerzoojax/envs/grid/unit_commitment.py gives their meaning:
+/// mc_* cost coefficients, p_* in MW, ramp_* as fractions of p_max per hour, times in steps,
+/// costs in $ and $/h).
 struct UcTableRow {
   int64_t line = 0;         ///< 1-based line number in the file (for file:line messages)
   std::string bus_id_text;  ///< the bus_id cell as written

@@ -1,4 +1,4 @@
-// Battery bundle (reference envs-market-resources.md §2.1).
+// Battery bundle (PowerZooJax powerzoojax/envs/resource/battery.py).
 #include "powerzoo/devices/battery.hpp"
 
 #include <algorithm>

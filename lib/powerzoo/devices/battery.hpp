@@ -1,5 +1,5 @@
 // Battery bundle: P (and optionally Q inside the S rating, P first) with an SOC window and one-way
-// efficiencies (reference envs-market-resources.md §2.1).
+// efficiencies (as PowerZooJax's battery bundle, powerzoojax/envs/resource/battery.py).
 #pragma once
 
 #include <span>

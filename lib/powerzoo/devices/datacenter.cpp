@@ -1,4 +1,5 @@
-// Data-centre physics (reference envs-market-resources.md §2.6): job table, EDF, power, thermal.
+// Data-centre physics (PowerZooJax powerzoojax/envs/resource/datacenter.py): job table, EDF,
+// power, thermal.
 #include "powerzoo/devices/datacenter.hpp"
 
 #include <algorithm>

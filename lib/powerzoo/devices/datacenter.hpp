@@ -1,6 +1,6 @@
 // AI data-centre physics: a 64-slot job table (Poisson arrivals, force-scheduled urgent jobs,
 // greedy EDF by slack), GPU power, a COP curve and a first-order zone-temperature model
-// (reference envs-market-resources.md §2.6).
+// (as PowerZooJax's data centre, powerzoojax/envs/resource/datacenter.py).
 #pragma once
 
 #include <array>

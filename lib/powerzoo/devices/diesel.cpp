@@ -1,4 +1,4 @@
-// Diesel bundle (reference envs-market-resources.md §2.4).
+// Diesel bundle (PowerZooJax powerzoojax/envs/resource/diesel.py).
 #include "powerzoo/devices/diesel.hpp"
 
 #include <algorithm>

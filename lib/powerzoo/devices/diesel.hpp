@@ -1,5 +1,5 @@
 // Diesel generator bundle: memoryless dispatch with a minimum stable output, fuel cost and CO2
-// (reference envs-market-resources.md §2.4).
+// (as PowerZooJax's diesel bundle, powerzoojax/envs/resource/diesel.py).
 #pragma once
 
 #include <span>

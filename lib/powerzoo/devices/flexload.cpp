@@ -1,4 +1,4 @@
-// FlexLoad bundle (reference envs-grid.md §8.4).
+// FlexLoad bundle (PowerZooJax powerzoojax/envs/resource/flexload.py).
 #include "powerzoo/devices/flexload.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // FlexLoad bundle: curtailable / shiftable loads with a 64-slot ring buffer of deferred energy
-// (reference envs-grid.md §8.4, the DSO task's "flexible loads").
+// (PowerZooJax powerzoojax/envs/resource/flexload.py, the DSO task's "flexible loads").
 #pragma once
 
 #include <span>

@@ -1,4 +1,4 @@
-// Renewable bundle (reference envs-market-resources.md §2.2).
+// Renewable bundle (PowerZooJax powerzoojax/envs/resource/renewable.py).
 #include "powerzoo/devices/renewable.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Renewable (PV / wind) bundle: curtailment and reactive power inside the inverter's S rating
-// (reference envs-market-resources.md §2.2).
+// (as PowerZooJax's renewable bundle, powerzoojax/envs/resource/renewable.py).
 #pragma once
 
 #include <span>

@@ -1,4 +1,5 @@
-// DC microgrid env: data centre + battery + PV + diesel + capped import on one bus (§3).
+// DC microgrid env: data centre + battery + PV + diesel + capped import on one bus (PowerZooJax
+// powerzoojax/envs/microgrid/dc_microgrid.py).
 #include "powerzoo/envs/dc_microgrid.hpp"
 
 #include <algorithm>
@@ -95,8 +96,9 @@ constexpr int kPriceLookahead = 72;   // steps: the next 6 h
 
 double clip01(double x) { return std::clamp(x, 0.0, 1.0); }
 
-// The bus balance (§3.2 step 3): import = min((−raw)⁺, cap), residual = raw + import (a rounding
-// residue below kBalanceTol is 0); deficit = (−residual)⁺, spill = residual⁺.
+// The bus balance (the third stage of dc_microgrid.py's step):
+// import = min((−raw)⁺, cap), residual = raw + import (a rounding residue below kBalanceTol is 0);
+// deficit = (−residual)⁺, spill = residual⁺.
 struct Balance {
   double import_mw, residual;
 };

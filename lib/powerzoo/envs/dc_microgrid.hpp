@@ -1,6 +1,7 @@
-// Data-centre microgrid env (reference envs-market-resources.md §3): an AI data centre behind the
-// meter with PV, a battery, a diesel unit and a capped grid import on one bus, 288 five-minute
-// steps; the benchmark's reward shaping and diesel autobalance (§3.5) as options.
+// Data-centre microgrid env (PowerZooJax powerzoojax/envs/microgrid/dc_microgrid.py): an AI data
+// centre behind the meter with PV, a battery, a diesel unit and a capped grid import on one bus,
+// 288 five-minute steps; the benchmark's reward shaping and diesel autobalance (PowerZooJax
+// benchmarks/dc_microgrid/_reward_shaping.py) as options. docs/design.md §4.8 has the details.
 #pragma once
 
 #include <memory>
@@ -15,9 +16,9 @@
 
 namespace pz::envs {
 
-/// Weights of the benchmark's shaped reward (§3.5): shaped = raw − Σ weight·term with the terms
-/// cost_sla, cost_overtemp, cost_power_deficit, spill/p_load, |residual|/p_load and the dispatch
-/// tracking error.
+/// Weights of the benchmark's shaped reward (_reward_shaping.py): shaped = raw − Σ weight·term with
+/// the terms cost_sla, cost_overtemp, cost_power_deficit, spill/p_load, |residual|/p_load and the
+/// dispatch tracking error.
 struct DcmgShaping {
   double sla = 50, overtemp = 30, power_deficit = 200, power_spill = 100, power_balance = 0,
          dispatch_tracking = 40;
@@ -26,7 +27,8 @@ struct DcmgShaping {
 /// Everything a DC microgrid is built from; the defaults are the reference factory's (an island
 /// with a 0.4 MW PV plant), the task preset sets the benchmark's values (tasks/dc_microgrid.cpp).
 struct DcMicrogridParams {
-  /// The data centre (§2.6 defaults but 0.4 MW base IT power); dc.dt_hours must equal dt_hours.
+  /// The data centre (datacenter.py's defaults but 0.4 MW base IT power); dc.dt_hours must equal
+  /// dt_hours.
   devices::DataCenterParams dc{.p_base_mw = 0.4, .dt_hours = 5.0 / 60.0};
   /// One battery, P only: 2 MWh, 0.5 MW, one-way 0.95, SOC [0.1, 0.9] from 0.5.
   devices::BatteryDevice battery{.p_rated_mw = 0.5, .capacity_mwh = 2.0};
@@ -69,8 +71,9 @@ struct DcMicrogridParams {
 /// clip(−(residual + import)/DG_max, 0, 1) of the same step with the diesel at 0 (the reference
 /// previews that step with the same state and key; nothing before the diesel depends on its
 /// command, so the preview is that partial balance). Observation [24]: the fields of spec(),
-/// from the post-step state (reference §3.3). Info::sums: spec().episode_sum_names (rates are
-/// pre-divided by the horizon); Info::trace: spec().trace_names; Info::is_safe = every cost 0.
+/// from the post-step state (as PowerZooJax's dc_microgrid.py). Info::sums:
+/// spec().episode_sum_names (rates are pre-divided by the horizon); Info::trace:
+/// spec().trace_names; Info::is_safe = every cost 0.
 class DcMicrogrid final : public Env {
  public:
   static constexpr int kObsDim = 24;

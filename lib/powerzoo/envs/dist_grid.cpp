@@ -1,5 +1,5 @@
-// DistGrid implementation (reference envs-grid.md §8.3) on the exact radial power flow, with
-// Battery, Renewable and FlexLoad bundles injecting P and Q at their buses.
+// DistGrid implementation (PowerZooJax powerzoojax/envs/grid/dist.py) on the exact radial power
+// flow, with Battery, Renewable and FlexLoad bundles injecting P and Q at their buses.
 #include "powerzoo/envs/dist_grid.hpp"
 
 #include <algorithm>

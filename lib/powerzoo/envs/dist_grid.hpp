@@ -1,7 +1,7 @@
 // DistGrid: radial distribution feeder with optional nodal DER injections and Battery, Renewable
-// and FlexLoad bundles at buses (reference envs-grid.md §8.3, envs-market-resources.md §2.1–2.3,
-// §4.3). The power flow is the exact radial AC solution (grid::RadialNetwork::solve_into), not
-// the reference's approximate sweep (docs/deviations.md).
+// and FlexLoad bundles at buses (PowerZooJax's DistGridEnv, powerzoojax/envs/grid/dist.py, with
+// the bundles of powerzoojax/envs/resource/). The power flow is the exact radial AC solution
+// (grid::RadialNetwork::solve_into), not the reference's approximate sweep (docs/deviations.md).
 #pragma once
 
 #include <memory>
@@ -61,7 +61,7 @@ struct DistGridOutcome {
   int n_voltage = 0;   ///< buses outside [v_min, v_max] (slack included)
   int n_thermal = 0;   ///< lines with |S| > rating
   /// Σ(v − v_max)⁺ + Σ(v_min − v)⁺ in p.u. plus Σ(|S| − cap)⁺ in MVA (the reference's mix of
-  /// units, §4.3); on failure n_bus·(v_max − v_min).
+  /// units, as PowerZooJax's dist.py); on failure n_bus·(v_max − v_min).
   double cost_continuous = 0;
   double resource_cost = 0;  ///< Σ bundle cost_sum
   devices::BatteryStep battery;

@@ -1,5 +1,5 @@
 // DistGridMarl implementation: agents, BFS neighbours, local observations, team reward, episode
-// sums (reference envs-market-resources.md §4.3).
+// sums (PowerZooJax's DistGridMARLEnv, powerzoojax/rl/multi_agent.py).
 #include "powerzoo/envs/dist_grid_marl.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// DistGridMarl: the multi-agent view of a DistGrid (reference envs-market-resources.md §4.3,
-// "local" observation mode): one agent per bundle device, a local observation per agent, one
-// shared team reward. The DERs task (tasks/ders) builds it on case141.
+// DistGridMarl: the multi-agent view of a DistGrid (PowerZooJax's DistGridMARLEnv in
+// powerzoojax/rl/multi_agent.py, "local" observation mode): one agent per bundle device, a local
+// observation per agent, one shared team reward. The DERs task (tasks/ders) builds it on case141.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,5 @@
-// Environment contract (DESIGN.md §4.1): immutable model + plain per-instance State, explicit Rng.
+// Environment contract (docs/design.md §4.1): immutable model + plain per-instance State, explicit
+// Rng.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// GenCos market env (reference envs-market-resources.md §1.6, §1.7): five generator companies
-// bid offer curves into a market cleared every step by the exact offer-based SCED (pz::market).
+// GenCos market env (PowerZooJax powerzoojax/envs/market/market_marl_core.py and
+// powerzoojax/rl/market_marl.py): five generator companies bid offer curves into a market cleared
+// every step by the exact offer-based SCED (pz::market).
 #pragma once
 
 #include <memory>
@@ -27,13 +28,13 @@ struct GencosParams {
   double lmp_scale = 100;  ///< observation normalizer of prices ($/MWh)
 };
 
-/// Agents genco_0.. in unit order. Per agent: obs 8 + H floats (§1.7 table: own base price /
-/// lmp_scale, pmax share, last dispatch, last profit, ramp headroom, next-step total load / Σpmax,
-/// sin/cos time of day, H mean LMPs / lmp_scale oldest first), action [K] in [−1, 1] (offer
-/// markups, market::offer_prices), reward = profit LMP_bus·P·dt − TC(P)·dt ($ per step, true
-/// cost); Step::reward = mean over agents. Cost channel thermal_overload = Σ MW over the ratings.
-/// Info::sums: spec().episode_sum_names (episode sums; per-step means are pre-divided by the
-/// horizon; price_volatility and planner_cost_ratio are written at the last step only).
+/// Agents genco_0.. in unit order. Per agent: obs 8 + H floats (as PowerZooJax's market_marl.py:
+/// own base price / lmp_scale, pmax share, last dispatch, last profit, ramp headroom, next-step
+/// total load / Σpmax, sin/cos time of day, H mean LMPs / lmp_scale oldest first), action [K] in
+/// [−1, 1] (offer markups, market::offer_prices), reward = profit LMP_bus·P·dt − TC(P)·dt ($ per
+/// step, true cost); Step::reward = mean over agents. Cost channel thermal_overload = Σ MW over the
+/// ratings. Info::sums: spec().episode_sum_names (episode sums; per-step means are pre-divided by
+/// the horizon; price_volatility and planner_cost_ratio are written at the last step only).
 class GencosMarket final : public Env {
  public:
   /// Throws core::ConfigError for inconsistent sizes (ramps, loads, load buses).

@@ -1,5 +1,6 @@
-// Penalty wrapper: the learner's reward becomes reward − Σ_k w_k·cost_k (rl.md §2.1, the
-// penalty view of a constrained env), next to the Sauté wrapper; the vectorizer stays generic.
+// Penalty wrapper: the learner's reward becomes reward − Σ_k w_k·cost_k (PowerZooJax's
+// PenaltyRewardWrapper in powerzoojax/rl/wrappers.py, the penalty view of a constrained env), next
+// to the Sauté wrapper; the vectorizer stays generic.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,5 @@
-// Sauté wrapper: budget-augmented observation and the unsafe-reward rule (rl.md §2.1, §2.9).
+// Sauté wrapper: budget-augmented observation and the unsafe-reward rule (Sootla et al. 2022,
+// arXiv:2202.06558; PowerZooJax's SauteWrapper in powerzoojax/rl/wrappers.py).
 #include "powerzoo/envs/saute.hpp"
 
 #include <cmath>

@@ -1,4 +1,6 @@
-// Sauté wrapper (rl.md §2.1 SauteWrapper, §2.9; Sootla et al. 2022, horizon-normalised variant):
+// Sauté wrapper (Sootla, Cowen-Rivers, Jafferjee, Wang, Mguni, Wang and Bou-Ammar 2022, "Sauté
+// RL: Almost Surely Safe Reinforcement Learning Using State Augmentation", arXiv:2202.06558, in
+// the horizon-normalised variant of PowerZooJax's SauteWrapper, powerzoojax/rl/wrappers.py):
 // any single-agent Env plus the remaining per-episode safety budget in the observation.
 #pragma once
 

@@ -1,4 +1,5 @@
-// TransGrid implementation: DC power flow on a PTDF with slack attribution (envs-grid.md §2, §6).
+// TransGrid implementation: DC power flow on a PTDF with slack attribution (PowerZooJax
+// powerzoojax/envs/grid/power_flow.py and trans.py).
 #include "powerzoo/envs/trans_grid.hpp"
 
 #include <algorithm>
@@ -201,7 +202,8 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.start = p_.profile.empty() ? 0 : choose_episode_start(p_.episode_starts, rng, opt);
   thread_local std::vector<double> load;
   bus_load(profile_index(s, 0), load);
-  // Proportional dispatch of total demand between unit limits (reference §2).
+  // Proportional dispatch of total demand between unit limits (PowerZooJax's
+  // proportional_dispatch in power_flow.py).
   double dem = 0, smin = 0, head = 0;
   for (double v : load) dem += v;
   for (int u = 0; u < n_units(); ++u) {

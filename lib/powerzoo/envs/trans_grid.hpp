@@ -1,4 +1,5 @@
-// TransGrid: DC transmission dispatch env (reference envs-grid.md §6, agent-dispatch mode).
+// TransGrid: DC transmission dispatch env (PowerZooJax's TransGridEnv in
+// powerzoojax/envs/grid/trans.py, agent-dispatch mode).
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
-// TransGrid AC modes (envs-grid.md §6, physics 1 / solver_mode 2): Newton–Raphson power flow of
-// the dispatch or AC-OPF dispatch, apparent-power and voltage-band costs, Vm in the observation.
+// TransGrid AC modes (PowerZooJax trans.py's physics 1 / solver_mode 2): Newton–Raphson power flow
+// of the dispatch or AC-OPF dispatch, apparent-power and voltage-band costs, Vm in the observation.
 #include <algorithm>
 #include <cmath>
 

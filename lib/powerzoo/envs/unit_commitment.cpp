@@ -1,4 +1,5 @@
-// UnitCommitment implementation (reference envs-grid.md §7.2–7.5) on the exact DC-OPF.
+// UnitCommitment implementation (PowerZooJax powerzoojax/envs/grid/unit_commitment.py) on the
+// exact DC-OPF.
 #include "powerzoo/envs/unit_commitment.hpp"
 
 #include <algorithm>
@@ -167,7 +168,8 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
     s.status[u] = p_.units[u].status0;
     s.tis[u] = p_.units[u].tis0;
   }
-  // Reset dispatch: OPF of the initial commitment with unbiased costs (reference §7.3).
+  // Reset dispatch: OPF of the initial commitment with unbiased costs (as unit_commitment.py's
+  // reset).
   thread_local std::vector<double> load;
   bus_load(index(s, 0), load);
   grid::DcOpfOverrides o;

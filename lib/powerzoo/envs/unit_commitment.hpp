@@ -1,4 +1,5 @@
-// UnitCommitment: DC unit commitment with an exact DC-OPF dispatch (reference envs-grid.md §7).
+// UnitCommitment: DC unit commitment with an exact DC-OPF dispatch (PowerZooJax's
+// UnitCommitmentEnv, powerzoojax/envs/grid/unit_commitment.py).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 namespace pz::envs {
 
-/// Unit-commitment data of one unit (reference §7.1 after conversion).
+/// Unit-commitment data of one unit (PowerZooJax's make_uc_params after conversion).
 struct UcUnit {
   double mc_a = 0, mc_b = 0, mc_c = 0;      ///< marginal cost a·p² + b·p + c ($/MWh)
   double pmin = 0, pmax = 0;                ///< MW

@@ -1,5 +1,6 @@
 // Offer-based market clearing (SCED) on the exact DC-OPF: offer curves become piecewise-linear
-// costs of grid::DcOpf, ramp windows become per-solve unit bounds (reference §1.3.3, exact LP).
+// costs of grid::DcOpf, ramp windows become per-solve unit bounds (PowerZooJax's offer_sced,
+// powerzoojax/envs/market/offer_sced.py, solved as an exact LP).
 #pragma once
 
 #include <span>

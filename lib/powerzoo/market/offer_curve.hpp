@@ -1,5 +1,6 @@
 // Offer curves of generating units: K equal segments over [pmin, pmax] with monotone prices
-// (reference envs-market-resources.md §1.2, §1.6 step 1).
+// (PowerZooJax's make_cost_segments in powerzoojax/envs/market/clearing.py and
+// market_marl_core.py).
 #pragma once
 
 #include <span>
@@ -25,8 +26,8 @@ struct OfferUnit {
 /// Reference: clearing.make_cost_segments.
 std::vector<double> truthful_prices(const std::vector<OfferUnit>& units, int k);
 
-/// Offer prices from bidding actions (reference §1.6 step 1): a [U·K] is clipped to [−1, 1]
-/// (NaN → −1), m = (a + 1)/2 is sorted ascending within each unit, and
+/// Offer prices from bidding actions (as PowerZooJax's market_marl_core.py): a [U·K] is clipped to
+/// [−1, 1] (NaN → −1), m = (a + 1)/2 is sorted ascending within each unit, and
 /// price = base·(1 + m·max_markup). Writes out [U·K]; base and out are $/MWh.
 void offer_prices(std::span<const double> base, std::span<const float> actions, int k,
                   double max_markup, std::span<double> out);

@@ -93,7 +93,7 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
   p.dt_hours = 5.0 / 60.0;
   p.horizon = kSteps;
   p.dc.dt_hours = p.dt_hours;
-  p.dc.p_base_mw = 0.4;  // the microgrid factory's value (reference §3.1)
+  p.dc.p_base_mw = 0.4;  // PowerZooJax's microgrid factory value (dc_microgrid.py)
   const bool tighten = split == "sla_tighten";
   p.dc.train.deadline_slack = tighten ? kSlaTightenSlack : k.number("train_deadline_slack");
   p.dc.finetune.deadline_slack = tighten ? kSlaTightenSlack : k.number("ft_deadline_slack");
@@ -130,8 +130,8 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
   p.solar = cached_series("solar", [] { return data::bundled_gb_solar_2025().v; });
   p.episode_starts.clear();
   if (k.str("calendar") == "reference") {
-    // The reference's windows (tasks-benchmarks.md §1.5): any step of a 288·365-step year,
-    // the price series from its first row (2023-07-05), train = iid.
+    // The reference's windows (PowerZooJax benchmarks/dc_microgrid/train.py): any step of a
+    // 288·365-step year, the price series from its first row (2023-07-05), train = iid.
     p.price = cached_series("price_rows", [] { return data::bundled_gb_price_rows().v; });
     for (int64_t s0 = 0; s0 < int64_t{kSteps} * kDays - kSteps; ++s0)
       p.episode_starts.push_back(s0);

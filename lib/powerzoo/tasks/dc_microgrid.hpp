@@ -1,7 +1,8 @@
 // The data-centre microgrid task preset (`[env] task = "dc_microgrid"`): the benchmark's
 // case_overrides, reward shaping and diesel autobalance, workload traces, GB price and solar of
-// 2025, day-disjoint train / iid splits and six OOD splits (reference tasks-benchmarks.md §1.5,
-// envs-market-resources.md §3; differences in docs/deviations.md).
+// 2025, day-disjoint train / iid splits and six OOD splits (PowerZooJax's
+// powerzoojax/tasks/dc_microgrid.py and benchmarks/dc_microgrid/configs;
+// docs/tasks/dc_microgrid.md, differences in docs/deviations.md).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// The DERs task (reference tasks-benchmarks.md §1.3, envs-market-resources.md §4.4): case141 with
-// 4 batteries, 4 PV inverters and 4 flexible loads as twelve agents sharing one team reward,
-// AEMO demand days paired with synthetic GB PV days (tasks/ders_data), five splits, baselines.
+// The DERs task (PowerZooJax powerzoojax/tasks/ders.py and benchmarks/ders/configs;
+// docs/tasks/ders.md): case141 with 4 batteries, 4 PV inverters and 4 flexible loads as twelve
+// agents sharing one team reward, AEMO demand days paired with synthetic GB PV days
+// (tasks/ders_data), five splits, baselines.
 #pragma once
 
 #include <memory>
@@ -39,8 +40,8 @@ DersDevices ders_devices(const envs::BuildContext& ctx, const grid::Case& c);
 /// naming the key for bad device keys (ders_devices), an unknown split or a bad data file.
 std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx);
 
-/// no_control and volt_droop (reference §4.4), reading each agent's "<agent>/own_voltage"
-/// field (v = 1 + 0.1·obs):
+/// no_control and volt_droop (as PowerZooJax's tasks/ders.py), reading each agent's
+/// "<agent>/own_voltage" field (v = 1 + 0.1·obs):
 ///   no_control: battery [0, 0], renewable [+1, 0] (no curtailment), flexload [0, 0];
 ///   volt_droop: battery [0, q], renewable [v > 1.03 ? −0.5 : +1, q] with
 ///   q = clip(10·(1 − v), −1, 1); flexload [v < 0.97 ? 0.5 : 0, 0].

@@ -1,6 +1,7 @@
 // The DSO task preset (`[env] task = "dso"`, also selected by the env id alone): case33bw with six
 // FlexLoads, the frozen benchmark calibration, AEMO regional demand shapes as feeder profiles
-// (reference envs-grid.md §8.5, tasks-benchmarks.md §1.2; substitutions in docs/deviations.md).
+// (PowerZooJax powerzoojax/tasks/dso.py and benchmarks/dso/configs/task.yaml; docs/tasks/dso.md,
+// substitutions in docs/deviations.md).
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
-// GenCos task factory and baselines (tasks-benchmarks.md §1.4, envs-market-resources.md §1.8);
-// registers "gencos".
+// GenCos task factory and baselines (PowerZooJax powerzoojax/tasks/gencos.py and
+// benchmarks/gencos/configs; docs/tasks/gencos.md); registers "gencos".
 #include "powerzoo/tasks/gencos.hpp"
 
 #include <algorithm>
@@ -16,7 +16,8 @@
 namespace pz::tasks {
 namespace {
 
-// The task's units (§1.8 table): gen row i of case5 at bus kUnitBus[i], MC = c (a = b = 0).
+// The task's units (as PowerZooJax's tasks/gencos.py): gen row i of case5 at bus kUnitBus[i],
+// MC = c (a = b = 0).
 constexpr int kUnits = 5;
 constexpr int kUnitBus[kUnits] = {1, 1, 3, 4, 5};
 constexpr double kUnitC[kUnits] = {14, 15, 30, 40, 10};
@@ -110,7 +111,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   double mult = 1.0;
   std::string window = split;
   if (split == "demand_shift" || split == "renewable_shock") {
-    window = "iid";  // both OOD splits are built on the iid window (§1.8)
+    window = "iid";  // both OOD splits are built on the iid window (as PowerZooJax)
     mult = split == "demand_shift" ? 1.10 : 1.05;
   } else if (split != "train" && split != "iid") {
     throw core::ConfigError(ctx.at("split") +

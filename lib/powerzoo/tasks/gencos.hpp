@@ -1,5 +1,6 @@
-// GenCos task (reference tasks-benchmarks.md §1.4, envs-market-resources.md §1.8): five bidding
-// generator companies on case5 with GB demand mapped onto the load buses, and its baselines.
+// GenCos task (PowerZooJax powerzoojax/tasks/gencos.py and benchmarks/gencos/configs;
+// docs/tasks/gencos.md): five bidding generator companies on case5 with GB demand mapped onto the
+// load buses, and its baselines.
 #pragma once
 
 #include <memory>
@@ -13,12 +14,13 @@
 
 namespace pz::tasks {
 
-/// The §1.8 load mapping of a demand series `mw` (MW, the split's window; non-finite entries
-/// dropped): min–max normalized over the window, mapped to d_min + n·(d_max − d_min) per load bus
-/// [D] and clipped to [d_min, d_max], times `mult`, then each row's total projected into
-/// [sum_pmin + 1, sum_pmax − 1] (a low row rescaled with its own mix, or the d_max mix if its
-/// total is ≈ 0; a high row scaled down). Returns [T × D] row-major, MW. Throws
-/// core::ConfigError if `mw` has fewer than 2 finite values or d_min/d_max differ in size.
+/// PowerZooJax's GenCos load mapping (load_gencos_profiles in tasks/gencos.py) of a demand series
+/// `mw` (MW, the split's window; non-finite entries dropped): min–max normalized over the window,
+/// mapped to d_min + n·(d_max − d_min) per load bus [D] and clipped to [d_min, d_max], times
+/// `mult`, then each row's total projected into [sum_pmin + 1, sum_pmax − 1] (a low row rescaled
+/// with its own mix, or the d_max mix if its total is ≈ 0; a high row scaled down). Returns [T × D]
+/// row-major, MW. Throws core::ConfigError if `mw` has fewer than 2 finite values or d_min/d_max
+/// differ in size.
 std::vector<double> gencos_bus_loads(const std::vector<double>& mw,
                                      const std::vector<double>& d_min,
                                      const std::vector<double>& d_max, double mult, double sum_pmin,

@@ -1,4 +1,5 @@
-// TSO task factory and baselines (tasks-benchmarks.md §1.1, envs-grid.md §7.6); registers "tso".
+// TSO task factory and baselines (PowerZooJax powerzoojax/tasks/tso.py and
+// benchmarks/tso/configs/task.yaml; docs/tasks/tso.md); registers "tso".
 #include "powerzoo/tasks/tso.hpp"
 
 #include <algorithm>
@@ -236,7 +237,7 @@ envs::EnvEntry tso_entry() {
       "TSO benchmark: unit commitment on case118 with GB demand net of synthetic wind/solar, "
       "synthetic 8° line ratings; splits train, iid, load_stress (×1.15), line_tightening (×0.85)";
   e.params = envs::concat(envs::data_params("case118"), envs::episode_params());
-  for (auto& d : e.params)  // the benchmark's frozen reward scale (tasks-benchmarks.md §1.1)
+  for (auto& d : e.params)  // the benchmark's frozen reward scale (its task.yaml)
     if (d.key == "reward_scale") d.def = 1e-4;
   e.splits = {"train", "iid", "load_stress", "line_tightening"};
   e.make = make_tso_env;

@@ -1,5 +1,6 @@
-// TSO task (reference tasks-benchmarks.md §1.1, envs-grid.md §7.6): unit commitment on case118
-// with GB demand net of synthetic wind/solar shapes, synthetic 8° line ratings, and its baselines.
+// TSO task (PowerZooJax powerzoojax/tasks/tso.py and benchmarks/tso/configs/task.yaml;
+// docs/tasks/tso.md): unit commitment on case118 with GB demand net of synthetic wind/solar shapes,
+// synthetic 8° line ratings, and its baselines.
 #pragma once
 
 #include <memory>
@@ -14,10 +15,10 @@
 namespace pz::tasks {
 
 /// Reads `<case>_unit_commitment.csv` (data::read_unit_commitment_table: one row per gen of `c`
-/// in order) and converts it with step length dt_hours (reference §7.1): ramps × p_max × dt (MW
-/// per step), no-load cost × dt ($ per step), min up/down ≥ 1 step, |keep_time| clipped to 1000.
-/// Throws core::ConfigError naming file:line (the table's errors, a bus_id that is not the gen's
-/// bus, more or fewer rows than gens).
+/// in order) and converts it with step length dt_hours (as PowerZooJax's make_uc_params): ramps ×
+/// p_max × dt (MW per step), no-load cost × dt ($ per step), min up/down ≥ 1 step, |keep_time|
+/// clipped to 1000. Throws core::ConfigError naming file:line (the table's errors, a bus_id that is
+/// not the gen's bus, more or fewer rows than gens).
 std::vector<envs::UcUnit> load_uc_units(const std::string& path, const grid::Case& c,
                                         double dt_hours);
 

@@ -27,10 +27,10 @@ struct EpisodeStats {
   bool terminated = false;
 };
 
-/// Batched environment (DESIGN.md §4.2). Env i draws from its own Rng stream (seed, stream_base +
-/// i), and block b of the pool steps envs [b·N/B, (b+1)·N/B): results are identical for any
-/// thread count. After terminated or truncated the env is reset at once; final_obs keeps the
-/// observation of the finished episode.
+/// Batched environment (docs/design.md §4.4). Env i draws from its own Rng stream (seed,
+/// stream_base + i), and block b of the pool steps envs [b·N/B, (b+1)·N/B): results are identical
+/// for any thread count. After terminated or truncated the env is reset at once; final_obs keeps
+/// the observation of the finished episode.
 class VectorEnv {
  public:
   /// The env is stepped as given: reward shaping (envs::PenaltyEnv, SauteEnv) is a wrapper.
