@@ -188,6 +188,13 @@ TEST_SUITE("envs_trans_grid") {
             for (float& x : a) x = static_cast<float>(2 * act_rng.uniform() - 1);
             envs::Info info;
             env.step(*st, a, rng, obs, costs, &info);
+            double cap = 0;
+            for (double v : env.pmax()) cap += v;
+            if (opf && cap < served) {  // case5 without gen 5: 930 MW for 1000 MW of load
+              CHECK(info.status == envs::StepStatus::kSolverFailed);
+              CHECK_FALSE(info.is_safe);
+              break;
+            }
             REQUIRE(info.status == envs::StepStatus::kOk);
             const auto& s = static_cast<const envs::TransGrid::GridState&>(*st);
             grid::Case at = edit.c;  // the file with the env's dispatch as PG
