@@ -6,9 +6,11 @@
 #include <memory>
 #include <vector>
 
+#include "case_edits.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dc.hpp"
+#include "powerzoo/grid/energized.hpp"
 
 using namespace pz;
 
@@ -152,5 +154,93 @@ TEST_SUITE("envs_trans_grid") {
     CHECK(r.step.terminated);
     CHECK(r.info.status == envs::StepStatus::kSolverFailed);
     CHECK_FALSE(r.info.is_safe);
+  }
+}
+
+// Issue 32: the env reads a case as `grid dcpf` does. On every edit of case5, case14 and case118
+// the env's dispatch and flows at a step equal run_dcpf's on the same file with that dispatch,
+// the dispatch balances the served load, and the policy is never cheaper than the exact DC-OPF.
+TEST_SUITE("envs_trans_grid") {
+  TEST_CASE("edited cases: env flows and dispatch equal grid dcpf's, step by step") {
+    for (const std::string name : {"case5", "case14", "case118"}) {
+      for (const auto& edit : test::case_edits(name)) {
+        CAPTURE(name);
+        CAPTURE(edit.what);
+        for (const bool opf : {false, true}) {
+          CAPTURE(opf);
+          envs::TransGridParams p;
+          p.grid_case = edit.c;
+          p.horizon = 4;
+          p.report_opf_gap = !opf;
+          p.opf_dispatch = opf;
+          const envs::TransGrid env(std::move(p));
+          const grid::Case e = grid::energize(edit.c);
+          std::vector<int> unit_gen;
+          for (int g = 0; g < e.n_gen(); ++g)
+            if (e.gen[g].status > 0) unit_gen.push_back(g);
+          REQUIRE(env.n_units() == static_cast<int>(unit_gen.size()));
+          double served = 0;
+          for (const auto& b : e.bus) served += b.type == 4 ? 0.0 : b.pd_mw;
+          auto st = env.make_state();
+          core::Rng rng(3, 0), act_rng(11, 0);
+          std::vector<float> obs(env.spec().obs_dim), costs(4), a(env.n_units());
+          env.reset(*st, rng, obs);
+          for (int t = 0; t < 4; ++t) {
+            for (float& x : a) x = static_cast<float>(2 * act_rng.uniform() - 1);
+            envs::Info info;
+            env.step(*st, a, rng, obs, costs, &info);
+            double cap = 0;
+            for (double v : env.pmax()) cap += v;
+            if (opf && cap < served) {  // case5 without gen 5: 930 MW for 1000 MW of load
+              CHECK(info.status == envs::StepStatus::kSolverFailed);
+              CHECK_FALSE(info.is_safe);
+              break;
+            }
+            REQUIRE(info.status == envs::StepStatus::kOk);
+            const auto& s = static_cast<const envs::TransGrid::GridState&>(*st);
+            grid::Case at = edit.c;  // the file with the env's dispatch as PG
+            for (int u = 0; u < env.n_units(); ++u) at.gen[unit_gen[u]].pg_mw = s.p_mw[u];
+            const grid::DcPfResult r = grid::run_dcpf(at);
+            REQUIRE(r.success);
+            double total = 0;
+            for (int u = 0; u < env.n_units(); ++u) {
+              CHECK(std::abs(r.gen_pg_mw[unit_gen[u]] - s.p_mw[u]) < 1e-9);
+              total += s.p_mw[u];
+            }
+            CHECK(std::abs(total - served) < 1e-9 * std::max(1.0, served));  // power balance
+            for (int l = 0; l < e.n_branch(); ++l)
+              CHECK(std::abs(r.branch_pf_mw[l] - s.flow_mw[l]) < 1e-9);
+            if (!opf && info.is_safe && info.sums[1] > 0)  // a feasible policy: gap >= 0
+              CHECK(info.sums[0] >= info.sums[1] * (1 - 1e-9));
+            if (opf) CHECK(info.is_safe);
+          }
+        }
+      }
+    }
+  }
+
+  TEST_CASE("case5 with gen 4 out: the reference moves to bus 1, its units carry the load") {
+    grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    c.gen[3].status = 0;  // the only gen at bus 4, the type-3 bus
+    const grid::Case e = grid::energize(c);
+    CHECK(e.bus[3].type == 1);
+    CHECK(e.ref_bus_idx == 0);  // bus 1, the first PV bus with an in-service gen
+    envs::TransGridParams p;
+    p.grid_case = c;
+    p.horizon = 2;
+    const envs::TransGrid env(std::move(p));
+    auto st = env.make_state();
+    core::Rng rng(1, 0);
+    std::vector<float> obs(env.spec().obs_dim), costs(4), a(4, -1.0f);
+    env.reset(*st, rng, obs);
+    env.step(*st, a, rng, obs, costs, nullptr);
+    const auto& s = static_cast<const envs::TransGrid::GridState&>(*st);
+    // PD = 300 + 300 + 400 MW, every unit at PMIN = 0: bus 1's two units share the 1000 MW
+    // (before, bus 4's off unit was the slack and nobody served the load).
+    CHECK(s.p_mw[0] == doctest::Approx(500.0).epsilon(1e-12));
+    CHECK(s.p_mw[1] == doctest::Approx(500.0).epsilon(1e-12));
+    CHECK(s.p_mw[2] == 0.0);
+    CHECK(s.p_mw[3] == 0.0);
+    CHECK(costs[2] == doctest::Approx((500.0 - 40.0) + (500.0 - 170.0)));  // above their PMAX
   }
 }

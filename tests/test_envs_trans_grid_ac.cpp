@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "case_edits.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/exp/build.hpp"
@@ -186,5 +187,61 @@ TEST_SUITE("envs_trans_grid_ac") {
         "[env]\nid = \"trans_grid\"\nsolver = \"acopf\"\ndispatch = \"dcopf\"\n";
     CHECK_THROWS_WITH_AS(exp::make_env(exp::parse_spec(both, "ac.toml"), "train"),
                          doctest::Contains("[env] solver"), core::ConfigError);
+  }
+}
+
+// Issue 32: the AC mode reads an edited case as `grid acpf` does. Each step's flows and unit
+// outputs equal grid acpf's (cold start, same Q-limit rule) on the same file at the step's
+// scheduled dispatch (Newton's tolerance 1e-8 p.u. apart: the env warm-starts).
+TEST_SUITE("envs_trans_grid_ac") {
+  TEST_CASE("edited cases: env flows and dispatch equal grid acpf's, step by step") {
+    for (const std::string name : {"case5", "case14", "case118"}) {
+      for (const auto& edit : test::case_edits(name)) {
+        CAPTURE(name);
+        CAPTURE(edit.what);
+        envs::TransGridParams p;
+        p.grid_case = edit.c;
+        p.solver = Solver::kAcPf;
+        p.horizon = 3;
+        const envs::TransGrid env(std::move(p));
+        const grid::Case e = grid::energize(edit.c);
+        std::vector<int> unit_gen;
+        for (int g = 0; g < e.n_gen(); ++g)
+          if (e.gen[g].status > 0) unit_gen.push_back(g);
+        REQUIRE(env.n_units() == static_cast<int>(unit_gen.size()));
+        grid::AcPowerFlow pf(edit.c);
+        auto st = env.make_state();
+        core::Rng rng(3, 0), act_rng(11, 0);
+        std::vector<float> obs(env.spec().obs_dim), costs(4), a(env.n_units());
+        env.reset(*st, rng, obs);
+        for (int t = 0; t < 3; ++t) {
+          for (float& x : a) x = static_cast<float>(0.5 * (2 * act_rng.uniform() - 1));
+          envs::Info info;
+          env.step(*st, a, rng, obs, costs, &info);
+          std::vector<double> pg(edit.c.n_gen(), 0.0);
+          for (int u = 0; u < env.n_units(); ++u) {
+            const double lo = env.pmin()[u], hi = env.pmax()[u];
+            pg[unit_gen[u]] = 0.5 * (lo + hi) + static_cast<double>(a[u]) * 0.5 * (hi - lo);
+          }
+          grid::AcPfInput in;
+          in.gen_pg_mw = pg;
+          grid::AcPfOptions o;
+          o.enforce_q_lims = true;
+          o.q_lims_at_ref = false;
+          const grid::AcPfResult r = [&] {
+            grid::AcPfResult out;
+            pf.solve_into(in, o, out);
+            return out;
+          }();
+          CHECK(r.success == (info.status == envs::StepStatus::kOk));
+          if (!r.success || info.status != envs::StepStatus::kOk) continue;
+          const auto& s = static_cast<const envs::TransGrid::GridState&>(*st);
+          for (int u = 0; u < env.n_units(); ++u)
+            CHECK(std::abs(r.gen_pg_mw[unit_gen[u]] - s.p_mw[u]) < 1e-5);
+          for (int l = 0; l < edit.c.n_branch(); ++l)
+            CHECK(std::abs(r.branch_pf_mw[l] - s.flow_mw[l]) < 1e-5);
+        }
+      }
+    }
   }
 }

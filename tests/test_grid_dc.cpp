@@ -174,11 +174,52 @@ mpc.branch = [1 2 0 0.1 0 0 0 0 0 0 1; 2 3 0 0.1 0 0 0 0 0 0 1];
 
   TEST_CASE("islanded network") {
     Case c = bundled("case5");
-    c.branch[5].status = 0;  // 4-5
-    c.branch[2].status = 0;  // 1-5: bus 5 is now isolated
-    CHECK_THROWS_AS(pz::grid::make_ptdf(c, 0), ConfigError);
+    c.branch[5].status = 0;                                   // 4-5
+    c.branch[2].status = 0;                                   // 1-5: bus 5 is now isolated
+    CHECK_THROWS_AS(pz::grid::make_ptdf(c, 0), ConfigError);  // one PTDF, one island
+    // run_dcpf solves each island with its own reference: bus 5's gen (PV, promoted) balances
+    // bus 5 (PD 0), the rest as before with bus 4 as reference.
     const pz::grid::DcPfResult r = pz::grid::run_dcpf(c);
-    CHECK_FALSE(r.success);
+    CHECK(r.success);
+    CHECK(r.dead_buses.empty());
+    CHECK(std::abs(r.gen_pg_mw[4]) < 1e-9);
+    CHECK(r.branch_pf_mw[2] == 0.0);
+    CHECK(r.branch_pf_mw[5] == 0.0);
+  }
+
+  TEST_CASE("an island without an in-service gen is de-energized, its load not served") {
+    Case c = bundled("case5");
+    c.branch[0].status = 0;  // 1-2
+    c.branch[3].status = 0;  // 2-3: bus 2 (PD 300 MW, no gen) is alone
+    const pz::grid::DcPfResult r = pz::grid::run_dcpf(c);
+    REQUIRE(r.success);
+    CHECK(r.dead_buses == std::vector<int>{1});
+    double pg = 0;
+    for (double v : r.gen_pg_mw) pg += v;
+    CHECK(pg == doctest::Approx(300.0 + 400.0).epsilon(1e-12));  // buses 3 and 4 only
+    const std::string text = pz::grid::dcpf_report(c, r, false);
+    CHECK(text.find("de-energized (island without an in-service gen): bus 2, 300.0000 MW") !=
+          std::string::npos);
+    // A gen at a type-4 bus and the branches touching it are out (MATPOWER ext2int).
+    Case d = bundled("case5");
+    d.bus[4].type = 4;  // bus 5 and its gen 5
+    const pz::grid::DcPfResult q = pz::grid::run_dcpf(d);
+    REQUIRE(q.success);
+    CHECK(q.gen_pg_mw[4] == 0.0);
+    CHECK(q.branch_pf_mw[2] == 0.0);
+    CHECK(q.branch_pf_mw[5] == 0.0);
+  }
+
+  TEST_CASE("a reference bus without an in-service gen hands over to the first PV bus with one") {
+    Case c = bundled("case5");
+    c.gen[3].status = 0;  // bus 4's only gen
+    const pz::grid::DcPfResult r = pz::grid::run_dcpf(c);
+    REQUIRE(r.success);
+    CHECK(r.bus_va_deg[0] == 0.0);  // bus 1 is the reference now (case VA 0)
+    double pg = 0;
+    for (double v : r.gen_pg_mw) pg += v;
+    CHECK(pg == doctest::Approx(1000.0).epsilon(1e-12));
+    CHECK(r.gen_pg_mw[3] == 0.0);
   }
 
   TEST_CASE("dcpf report: JSON round-trips case5 values, text has the tables") {

@@ -2,6 +2,8 @@
 // key, and the fixed-bid baselines.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,7 +12,10 @@
 #include "powerzoo/envs/gencos_market.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/grid/dc.hpp"
+#include "powerzoo/market/clearing.hpp"
 #include "powerzoo/tasks/gencos.hpp"
+#include "test_util.hpp"
 
 using namespace pz;
 
@@ -120,5 +125,88 @@ TEST_SUITE("tasks_gencos") {
     CHECK(traj.reward.size() == 48u * 2 * 5);
     CHECK(traj.truncated.size() == 48u * 2);
     CHECK(m.at("total_profit") > 0);
+  }
+}
+
+// Issue 32 item 2: the GenCos units are the case's gen rows (status, PMAX, linear cost); an
+// out-of-service unit keeps its agent but never clears; a cost the offers cannot carry is refused.
+namespace {
+std::string case5_text() {
+  std::ifstream in(grid::resolve_case_path("case5"));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+std::string edited(std::string text, const std::string& from, const std::string& to) {
+  const size_t k = text.find(from);
+  REQUIRE(k != std::string::npos);
+  return text.replace(k, from.size(), to);
+}
+std::shared_ptr<const envs::GencosMarket> build_on(const std::string& path) {
+  auto env = exp::make_env(
+      exp::parse_spec("[env]\ntask = \"gencos\"\ncase = \"" + path + "\"\n", "s.toml"), "iid");
+  return std::dynamic_pointer_cast<const envs::GencosMarket>(env);
+}
+}  // namespace
+
+TEST_SUITE("tasks_gencos") {
+  TEST_CASE("the case's gen rows: an off unit never clears, a cost and a PMAX are honoured") {
+    const auto dir = test::tmp_dir("gencos", "edits");
+    const std::string gen4 = "\t4\t0\t0\t150\t-150\t1\t100\t1\t200\t0";
+    const std::string off = test::write(
+        dir / "gen4_off.m", edited(case5_text(), gen4, "\t4\t0\t0\t150\t-150\t1\t100\t0\t200\t0"));
+    const std::string cost = test::write(
+        dir / "gen5_cost.m", edited(case5_text(), "\t2\t0\t0\t2\t10\t0;", "\t2\t0\t0\t2\t50\t0;"));
+    const std::string pmax = test::write(
+        dir / "gen3_pmax.m", edited(case5_text(), "\t3\t323.49\t0\t390\t-390\t1\t100\t1\t520\t0",
+                                    "\t3\t323.49\t0\t390\t-390\t1\t100\t1\t260\t0"));
+    const auto plain = build("iid");
+    REQUIRE(plain);
+    std::vector<double> c0;
+    for (const auto& u : plain->params().units) c0.push_back(u.mc_c);
+    CHECK(c0 == std::vector<double>{14, 15, 30, 40, 10});  // = the task's table
+    const auto e_off = build_on(off), e_cost = build_on(cost), e_pmax = build_on(pmax);
+    CHECK_FALSE(e_off->params().units[3].in_service);
+    CHECK(e_off->params().units[3].pmax_mw == 0.0);
+    CHECK(e_off->n_units() == 5);  // the agent stays
+    CHECK(e_cost->params().units[4].mc_c == 50.0);
+    CHECK(e_pmax->params().units[2].pmax_mw == 260.0);
+    CHECK(e_pmax->params().units[2].pmin_mw == 20.0);
+    for (const auto& env : {plain, e_off, e_cost, e_pmax}) {
+      const auto& p = env->params();
+      const market::OfferMarket m(p.grid_case, p.units, p.segments);
+      market::Clearing cl(m);
+      market::ClearingResult r;
+      std::vector<double> pd(p.grid_case.n_bus(), 0.0);
+      for (int t = 0; t < 200; t += 37) {
+        double load = 0;
+        for (int d = 0; d < 3; ++d) load += pd[p.load_bus_idx[d]] = p.loads_mw[3 * t + d];
+        cl.clear(pd, m.base_prices(), {}, {}, r);
+        REQUIRE(r.status == grid::DcOpfStatus::kOptimal);
+        double total = 0;
+        for (int u = 0; u < 5; ++u) {
+          total += r.p_mw[u];
+          CHECK(r.p_mw[u] <= p.units[u].pmax_mw + 1e-9);
+          if (!p.units[u].in_service) CHECK(r.p_mw[u] == 0.0);
+        }
+        CHECK(total + r.unserved_mw == doctest::Approx(load).epsilon(1e-12));
+        // The clearing's flows are grid dcpf's on the same file at that dispatch.
+        grid::Case at = p.grid_case;
+        for (int b = 0; b < at.n_bus(); ++b) at.bus[b].pd_mw = pd[b];
+        for (int u = 0; u < 5; ++u) at.gen[p.units[u].gen_row].pg_mw = r.p_mw[u];
+        if (std::abs(r.unserved_mw) > 1e-9) continue;  // shedding: no dispatch to compare
+        const grid::DcPfResult f = grid::run_dcpf(at);
+        REQUIRE(f.success);
+        for (int l = 0; l < at.n_branch(); ++l)
+          CHECK(std::abs(f.branch_pf_mw[l] - r.flow_mw[l]) < 1e-9);
+      }
+    }
+    // A constant term has nowhere to go in the offers: refused with the file, row and column.
+    const std::string c0_case = test::write(
+        dir / "c0.m", edited(case5_text(), "\t2\t0\t0\t2\t10\t0;", "\t2\t0\t0\t2\t10\t5;"));
+    const std::string q = build_error("[env]\ntask = \"gencos\"\ncase = \"" + c0_case + "\"\n");
+    CHECK(q.find("c0.m:") != std::string::npos);
+    CHECK(q.find("mpc.gencost row 5 column 6 (c0)") != std::string::npos);
+    CHECK(q.find("found 5") != std::string::npos);
   }
 }

@@ -1,10 +1,17 @@
 // Tests of the TSO task's data conversion: unit-commitment rows to envs::UcUnit, 8° ratings.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/unit_commitment.hpp"
+#include "powerzoo/exp/build.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/dc.hpp"
 #include "powerzoo/tasks/tso.hpp"
 #include "test_util.hpp"
 
@@ -93,5 +100,80 @@ TEST_SUITE("tasks_tso") {
     tasks::apply_tso_line_ratings(c, 0.85);
     CHECK(c.branch[0].rate_a_mva ==
           doctest::Approx(c.base_mva * (8.0 * 3.141592653589793 / 180.0) / x0 * 0.85));
+  }
+}
+
+// Issue 32: the TSO task reads its case as the `grid` commands do; the unit table commits every
+// gen row, so an out-of-service row is refused, and a de-energized bus's load is not served.
+namespace {
+std::string tso_edit(const std::filesystem::path& dir, const std::string& name,
+                     const std::vector<std::pair<std::string, std::string>>& edits) {
+  const std::string src = grid::resolve_case_path("case14");
+  std::ifstream in(src);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  for (const auto& [from, to] : edits) {
+    const size_t k = text.find(from);
+    REQUIRE(k != std::string::npos);
+    text.replace(k, from.size(), to);
+  }
+  std::filesystem::copy_file(src.substr(0, src.size() - 2) + "_unit_commitment.csv",
+                             dir / (name + "_unit_commitment.csv"));
+  return test::write(dir / (name + ".m"), text);
+}
+std::string tso_spec(const std::string& path) {
+  return "[env]\ntask = \"tso\"\ncase = \"" + path + "\"\nhorizon = 4\n";
+}
+}  // namespace
+
+TEST_SUITE("tasks_tso") {
+  TEST_CASE("an out-of-service gen row is refused, a de-energized bus's load is not served") {
+    const auto dir = test::tmp_dir("tso", "edits");
+    const std::string off = tso_edit(
+        dir, "ref_off",
+        {{"\t1\t232.4\t-16.9\t10\t0\t1.06\t100\t1\t", "\t1\t232.4\t-16.9\t10\t0\t1.06\t100\t0\t"}});
+    std::string msg;
+    try {
+      exp::make_env(exp::parse_spec(tso_spec(off), "s.toml"), "train");
+    } catch (const core::ConfigError& e) {
+      msg = e.what();
+    }
+    CHECK(msg.find("[env] case") != std::string::npos);
+    CHECK(msg.find("ref_off.m: mpc.gen row 1 column 8 (GEN_STATUS)") != std::string::npos);
+    CHECK(msg.find("found status 0") != std::string::npos);
+    // Bus 14 cut off (branches 9-14, 13-14 out): no gen there, so it is dark.
+    const std::string cut = tso_edit(dir, "bus14_cut",
+                                     {{"\t9\t14\t0.12711\t0.27038\t0\t0\t0\t0\t0\t0\t1\t",
+                                       "\t9\t14\t0.12711\t0.27038\t0\t0\t0\t0\t0\t0\t0\t"},
+                                      {"\t13\t14\t0.17093\t0.34802\t0\t0\t0\t0\t0\t0\t1\t",
+                                       "\t13\t14\t0.17093\t0.34802\t0\t0\t0\t0\t0\t0\t0\t"}});
+    const auto env = std::dynamic_pointer_cast<const envs::UnitCommitment>(
+        exp::make_env(exp::parse_spec(tso_spec(cut), "s.toml"), "train"));
+    REQUIRE(env);
+    CHECK(env->params().base_pd[13] == 0.0);
+    CHECK(env->params().grid_case.bus[13].type == 4);
+    CHECK(env->params().base_pd[12] == 13.5);  // bus 13 is served as before
+    auto st = env->make_state();
+    core::Rng rng(1, 0);
+    std::vector<float> obs(env->spec().obs_dim), costs(3), a(env->spec().act_dim, 1.0f);
+    env->reset(*st, rng, obs);
+    envs::Info info;
+    env->step(*st, a, rng, obs, costs, &info);
+    const auto& s = static_cast<const envs::UnitCommitment::UcState&>(*st);
+    CHECK(s.flow[16] == 0.0);
+    CHECK(s.flow[19] == 0.0);
+    // The dispatch's flows are grid dcpf's on the same file at that dispatch and the step's loads.
+    grid::Case at = grid::load_case(cut);
+    double pg = 0;
+    for (int g = 0; g < at.n_gen(); ++g) pg += at.gen[g].pg_mw = s.last[g];
+    double pd = 0;
+    for (const auto& b : env->params().grid_case.bus) pd += b.type == 4 ? 0.0 : b.pd_mw;
+    for (auto& b : at.bus) b.pd_mw *= pg / pd;  // the step's loads: base PD × one factor
+    for (auto& b : at.bus) b.gs_mw = 0;
+    const grid::DcPfResult r = grid::run_dcpf(at);
+    REQUIRE(r.success);
+    if (s.opf_result.ok() && std::abs(s.opf_result.balance_slack_mw) < 1e-9)
+      for (int l = 0; l < at.n_branch(); ++l) CHECK(std::abs(r.branch_pf_mw[l] - s.flow[l]) < 1e-6);
   }
 }

@@ -9,6 +9,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
+#include "powerzoo/grid/energized.hpp"
 
 namespace pz::envs {
 namespace {
@@ -17,6 +18,11 @@ constexpr double kViolationTolMw = 1e-6;  // same threshold as the eval violatio
 }  // namespace
 
 TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
+  // The case as the `grid` commands read it (grid/energized): a reference bus without an
+  // in-service gen hands over to the first PV bus with one (it used to stay the slack and inject
+  // the missing power for free), islands without a gen and type-4 buses are de-energized and
+  // their loads not served, branches and gens touching them are out.
+  p_.grid_case = grid::energize(p_.grid_case);
   const grid::Case& c = p_.grid_case;
   for (int g = 0; g < c.n_gen(); ++g) {
     if (c.gen[g].status <= 0) continue;
@@ -43,7 +49,7 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
     pmax_ = p_.pmax_override;
   }
   for (int b = 0; b < c.n_bus(); ++b) {
-    if (c.bus[b].pd_mw != 0.0) {
+    if (c.bus[b].pd_mw != 0.0 && c.bus[b].type != 4) {
       load_bus_.push_back(b);
       load_pd_.push_back(c.bus[b].pd_mw);
     }

@@ -134,6 +134,21 @@ std::string RunDirectory::choose(const Spec& spec, const std::string& out_dir, b
   return dir.string();
 }
 
+namespace {
+// An output file carries its format's extension: `baseline --out x.csv` wrote HDF5 under a CSV
+// name, which a reader of the name (or summarize's CSV reader) then mistook.
+void check_output_extension(const std::string& path, const std::string& what,
+                            RunDirectory::OutputKind kind) {
+  const std::string ext = fs::path(path).extension().string();
+  const bool csv = kind == RunDirectory::OutputKind::kSummaryCsv;
+  if (csv ? ext == ".csv" : (ext == ".h5" || ext == ".hdf5")) return;
+  throw core::ConfigError(
+      what + " " + core::echo(path) + ": expected a file name ending in " +
+      (csv ? "'.csv' (the summary is CSV)" : "'.h5' or '.hdf5' (the file is HDF5)") + ", found " +
+      (ext.empty() ? std::string("no extension") : "'" + core::echo(ext) + "'"));
+}
+}  // namespace
+
 void RunDirectory::check_output_file(const std::string& path, const std::string& what,
                                      OutputKind kind) {
   const fs::path p = fs::absolute(fs::path(path)).lexically_normal();
@@ -161,7 +176,7 @@ void RunDirectory::check_output_file(const std::string& path, const std::string&
                             ": expected a new file, found a file of a run or sweep (run.h5, "
                             "progress.csv, run.lock, sweep.json or a checkpoint), which it would "
                             "overwrite; choose another path");
-  if (!fs::exists(fs::symlink_status(p, ec))) return;
+  if (!fs::exists(fs::symlink_status(p, ec))) return check_output_extension(path, what, kind);
   // An existing file is replaced only when it is an earlier output of the same kind: the input
   // spec itself (and any other file) had been overwritten with exit 0.
   bool same_kind = fs::is_regular_file(p, ec);
@@ -184,6 +199,7 @@ void RunDirectory::check_output_file(const std::string& path, const std::string&
         (kind == OutputKind::kSummaryCsv ? "summary CSV" : "eval or baseline file") + ", found " +
         core::file_kind(p.string()) +
         " that is not one, which it would overwrite; choose another path");
+  check_output_extension(path, what, kind);
 }
 
 std::string RunDirectory::resolve_checkpoint(const std::string& p) {

@@ -128,55 +128,19 @@ AcNetwork::AcNetwork(const Case& c) : n_bus_(c.n_bus()), base_mva_(c.base_mva) {
     y_[p[2]] += branch_y_[l].ytf;
     y_[p[3]] += branch_y_[l].ytt;
   }
-  // Islands: breadth-first over the pattern.
-  island_.assign(nb, -1);
-  n_islands_ = 0;
-  std::vector<int> queue;
-  for (int s = 0; s < nb; ++s) {
-    if (!bus_on_[s] || island_[s] >= 0) continue;
-    queue.assign(1, s);
-    island_[s] = n_islands_;
-    for (size_t q = 0; q < queue.size(); ++q)
-      for (int k = row_ptr_[queue[q]]; k < row_ptr_[queue[q] + 1]; ++k)
-        if (island_[col_idx_[k]] < 0) {
-          island_[col_idx_[k]] = n_islands_;
-          queue.push_back(col_idx_[k]);
-        }
-    ++n_islands_;
-  }
+  // Islands: the same components as every other reader of the case (grid/energized).
+  Islands isl = find_islands(c);
+  island_ = std::move(isl.island);
+  n_islands_ = isl.n;
 }
 
 void ac_bus_types(const AcNetwork& net, const Case& c, const std::vector<char>& gen_on,
                   const std::vector<int>& type, std::vector<AcBusType>& out) {
-  const int nb = net.n_bus();
   thread_local std::vector<char> has_gen;
-  has_gen.assign(nb, 0);
+  has_gen.assign(net.n_bus(), 0);
   for (int g = 0; g < c.n_gen(); ++g)
     if (gen_on[g] && net.bus_on()[c.gen_bus_idx[g]]) has_gen[c.gen_bus_idx[g]] = 1;
-  out.assign(nb, AcBusType::kPq);
-  thread_local std::vector<int> ref_of, pv_of;  // per island: a REF bus / the first PV bus
-  ref_of.assign(net.n_islands(), -1);
-  pv_of.assign(net.n_islands(), -1);
-  for (int b = 0; b < nb; ++b) {
-    const int isl = net.island()[b];
-    if (isl < 0) {
-      out[b] = AcBusType::kOff;
-      continue;
-    }
-    if (has_gen[b] && type[b] == 3) {
-      out[b] = AcBusType::kRef;
-      ref_of[isl] = b;
-    } else if (has_gen[b] && type[b] == 2) {
-      out[b] = AcBusType::kPv;
-      if (pv_of[isl] < 0) pv_of[isl] = b;
-    }
-  }
-  for (int isl = 0; isl < net.n_islands(); ++isl)
-    if (ref_of[isl] < 0 && pv_of[isl] >= 0) out[pv_of[isl]] = AcBusType::kRef;
-  for (int b = 0; b < nb; ++b) {
-    const int isl = net.island()[b];
-    if (isl >= 0 && ref_of[isl] < 0 && pv_of[isl] < 0) out[b] = AcBusType::kOff;
-  }
+  bus_types(net.island(), net.n_islands(), has_gen, type, out);
 }
 
 }  // namespace pz::grid

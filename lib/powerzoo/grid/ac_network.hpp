@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/energized.hpp"
 
 namespace pz::grid {
 
@@ -26,9 +27,6 @@ BranchAdmittance branch_admittance(const Branch& br);
 /// r = x = 0, RATE_A ≥ 0 and VMIN ≤ VMAX. Throws core::ConfigError naming the case file, the
 /// matrix row (1-based) and the column (MATPOWER name), what was expected and what was found.
 void validate_ac_case(const Case& c);
-
-/// MATPOWER bus types of the energized network (bustypes, per island).
-enum class AcBusType : signed char { kPq = 1, kPv = 2, kRef = 3, kOff = 0 };
 
 /// The in-service AC network of a case. Buses of type 4 (isolated) and branches or gens touching
 /// them are out, as in MATPOWER's ext2int. Islands are the connected components of the remaining
@@ -77,11 +75,9 @@ class AcNetwork {
   int n_islands_ = 0;
 };
 
-/// MATPOWER bustypes applied per island. `gen_on[g]` says which gens count as in service (the
-/// Q-limit loop turns some off); `type[b]` is the bus type to start from (the case's, possibly
-/// changed to PQ by the Q-limit loop). A bus is REF if its type is 3 and it has a gen that is on,
-/// PV if type 2 with a gen on, PQ otherwise; an island without a REF bus promotes its first PV bus;
-/// an island with neither is de-energized (kOff), as are type-4 buses. Writes `out` [n_bus].
+/// MATPOWER bustypes applied per island (grid::bus_types). `gen_on[g]` says which gens count as in
+/// service (the Q-limit loop turns some off); `type[b]` is the bus type to start from (the case's,
+/// possibly changed to PQ by the Q-limit loop). Writes `out` [n_bus].
 void ac_bus_types(const AcNetwork& net, const Case& c, const std::vector<char>& gen_on,
                   const std::vector<int>& type, std::vector<AcBusType>& out);
 

@@ -9,6 +9,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/dense_lu.hpp"
+#include "powerzoo/grid/energized.hpp"
 
 namespace pz::grid {
 
@@ -16,12 +17,15 @@ namespace {
 
 constexpr double kDegToRad = std::numbers::pi / 180.0;
 
-/// Series susceptance status/(x·tap) of every branch (0 for out-of-service), p.u.
+/// Series susceptance status/(x·tap) of every branch (0 for out-of-service and for a branch with
+/// an end of type 4, which MATPOWER's ext2int removes with the bus), p.u.
 std::vector<double> branch_susceptance(const Case& c) {
   std::vector<double> b(c.branch.size(), 0.0);
   for (size_t l = 0; l < c.branch.size(); ++l) {
     const Branch& br = c.branch[l];
-    if (br.status <= 0) continue;
+    if (br.status <= 0 || c.bus[c.branch_from_idx[l]].type == 4 ||
+        c.bus[c.branch_to_idx[l]].type == 4)
+      continue;
     const double d = br.x_pu * br.effective_tap();
     if (d == 0.0 || !std::isfinite(d)) {
       throw core::ConfigError("case '" + c.name + "': expected nonzero reactance on branch " +
@@ -85,19 +89,23 @@ std::vector<double> make_ptdf(const Case& c, int slack_idx) {
   }
   const std::vector<double> b = branch_susceptance(c);
   const std::vector<int> comp = components(c, b);
+  if (c.bus[slack_idx].type == 4)
+    throw core::ConfigError("case '" + c.name + "': expected the slack bus " +
+                            std::to_string(c.bus[slack_idx].id) + " energized, found type 4");
   for (int k = 0; k < nb; ++k) {
-    if (comp[k] != comp[slack_idx]) {
+    if (c.bus[k].type != 4 && comp[k] != comp[slack_idx]) {
       throw core::ConfigError("case '" + c.name + "': expected a connected network, found bus " +
                               std::to_string(c.bus[k].id) + " islanded from slack bus " +
                               std::to_string(c.bus[slack_idx].id) + " (in-service branches only)");
     }
   }
   const std::vector<double> B = make_bbus(c, b);
-  // Reduced B without the slack row/column; position map bus -> reduced index (-1 for slack).
-  const int m = nb - 1;
+  // Reduced B without the slack row/column and the type-4 buses (out of the network, their
+  // columns zero); position map bus -> reduced index (-1 for those).
   std::vector<int> red(nb, -1);
-  for (int k = 0, r = 0; k < nb; ++k) {
-    if (k != slack_idx) red[k] = r++;
+  int m = 0;
+  for (int k = 0; k < nb; ++k) {
+    if (k != slack_idx && c.bus[k].type != 4) red[k] = m++;
   }
   std::vector<double> Br(static_cast<size_t>(m) * m);
   for (int i = 0; i < nb; ++i) {
@@ -136,8 +144,12 @@ std::vector<double> make_ptdf(const Case& c, int slack_idx) {
   return ptdf;
 }
 
-DcPfResult run_dcpf(const Case& c) {
-  check_indices(c);
+DcPfResult run_dcpf(const Case& in) {
+  check_indices(in);
+  // The energized reading (grid/energized): bus types per island as MATPOWER's bustypes, an island
+  // without an in-service gen de-energized (type 4), what touches a type-4 bus out of service.
+  std::vector<int> dead;
+  const Case c = energize(in, &dead);
   const int nb = c.n_bus(), nl = c.n_branch(), ng = c.n_gen();
   DcPfResult res;
   res.bus_va_deg.resize(nb);
@@ -145,27 +157,12 @@ DcPfResult run_dcpf(const Case& c) {
   res.branch_pf_mw.assign(nl, 0.0);
   res.gen_pg_mw.assign(ng, 0.0);
   for (int g = 0; g < ng; ++g) res.gen_pg_mw[g] = c.gen[g].status > 0 ? c.gen[g].pg_mw : 0.0;
-
-  // Bus types as MATPOWER bustypes(): a ref bus needs an in-service gen; else the first PV bus with
-  // one becomes the reference.
-  std::vector<int> n_on(nb, 0);
-  for (int g = 0; g < ng; ++g) {
-    if (c.gen[g].status > 0) ++n_on[c.gen_bus_idx[g]];
-  }
-  std::vector<int> refs;
-  for (int k = 0; k < nb; ++k) {
-    if (c.bus[k].type == 3 && n_on[k] > 0) refs.push_back(k);
-  }
-  if (refs.empty()) {
-    for (int k = 0; k < nb; ++k) {
-      if (c.bus[k].type == 2 && n_on[k] > 0) {
-        refs.push_back(k);
-        break;
-      }
-    }
-  }
-  // MATPOWER's bustypes finds no reference bus either; without one nothing balances the load
-  // (the reference bus of an off gen used to export the whole load with exit 0).
+  res.dead_buses = std::move(dead);
+  std::vector<int> refs;  // one REF bus per energized island (or more, as the case gives them)
+  for (int k = 0; k < nb; ++k)
+    if (c.bus[k].type == 3) refs.push_back(k);
+  // Without any reference nothing balances the load (the reference bus of an off gen used to
+  // export the whole load with exit 0).
   if (refs.empty()) {
     res.message = "case '" + c.name +
                   "': expected an in-service gen at a reference bus (type 3) or at a PV bus "
@@ -194,7 +191,8 @@ DcPfResult run_dcpf(const Case& c) {
   for (int g = 0; g < ng; ++g) {
     if (c.gen[g].status > 0) pbus[c.gen_bus_idx[g]] += c.gen[g].pg_mw / c.base_mva;
   }
-  for (int k = 0; k < nb; ++k) pbus[k] -= (c.bus[k].pd_mw + c.bus[k].gs_mw) / c.base_mva;
+  for (int k = 0; k < nb; ++k)
+    if (c.bus[k].type != 4) pbus[k] -= (c.bus[k].pd_mw + c.bus[k].gs_mw) / c.base_mva;
 
   std::vector<double> theta(nb);
   for (int k = 0; k < nb; ++k) theta[k] = c.bus[k].va_deg * kDegToRad;
@@ -205,23 +203,6 @@ DcPfResult run_dcpf(const Case& c) {
     if (!is_ref[k] && c.bus[k].type != 4) pvpq.push_back(k);
   }
   const int m = static_cast<int>(pvpq.size());
-  // Each unknown bus must reach a reference bus, else the system is singular.
-  const std::vector<int> comp = components(c, b);
-  std::vector<char> comp_has_ref(nb, 0);
-  for (int k : refs) comp_has_ref[comp[k]] = 1;
-  for (int k : pvpq) {
-    if (comp_has_ref[comp[k]]) continue;
-    std::string ids;
-    int n = 0;
-    for (int j : pvpq)
-      if (comp[j] == comp[k] && n++ < 10)
-        ids += (ids.empty() ? "" : ", ") + std::to_string(c.bus[j].id);
-    res.message = "case '" + c.name + "': expected every bus to reach a reference bus, found " +
-                  (n == 1 ? "bus " : "buses ") + ids + (n > 10 ? ", ..." : "") +
-                  " in an island without a reference bus (in-service branches; a bus of type 4 "
-                  "is left out)";
-    return res;
-  }
   if (m > 0) {
     std::vector<double> Br(static_cast<size_t>(m) * m);
     std::vector<double> rhs(m);

@@ -22,13 +22,18 @@ struct DcPfResult {
   std::vector<double> branch_pf_mw;  ///< [n_branch] from-end flow, 0 for out-of-service
   std::vector<double>
       gen_pg_mw;  ///< [n_gen] scheduled PG; first in-service gen at ref absorbs the mismatch
-  /// Why there is no solution when the case itself is the cause ("" otherwise): the buses of an
-  /// island without a reference bus, or a zero reactance. `grid dcpf` reports it as bad input.
+  /// Buses (0-based) de-energized by the case's reading (grid::energize): an island without an
+  /// in-service gen. Their loads are not served, their angles keep the case's VA.
+  std::vector<int> dead_buses;
+  /// Why there is no solution when the case itself is the cause ("" otherwise): no in-service
+  /// gen to take the reference, or a zero reactance. `grid dcpf` reports it as bad input.
   std::string message;
 };
 
-/// Solves the case's own injections as MATPOWER's rundcpf (PG − PD − GS, phase shifters),
-/// slack = reference bus. Never throws on a singular system: success = false.
+/// Solves the case's own injections as MATPOWER's rundcpf (PG − PD − GS, phase shifters) on the
+/// energized case (grid::energize): each island with its own reference bus, whose first
+/// in-service gen takes the mismatch; islands without a gen are de-energized. Never throws on a
+/// singular system: success = false.
 DcPfResult run_dcpf(const Case& c);
 
 }  // namespace pz::grid

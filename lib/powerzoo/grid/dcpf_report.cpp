@@ -49,6 +49,9 @@ std::string dcpf_report(const Case& c, const DcPfResult& r, bool json) {
     j["branch_pf_mw"] = r.branch_pf_mw;
     j["gen_bus"] = gen_bus;
     j["gen_pg_mw"] = r.gen_pg_mw;
+    std::vector<int> dead_bus;
+    for (int k : r.dead_buses) dead_bus.push_back(c.bus[k].id);
+    j["dead_bus"] = dead_bus;
     return j.dump() + "\n";
   }
   std::string out;
@@ -60,7 +63,19 @@ std::string dcpf_report(const Case& c, const DcPfResult& r, bool json) {
   }
   out += fmt("DC power flow: %s (%zu buses, %zu branches, %zu gens, baseMVA %g) %s\n",
              c.name.c_str(), nb, nl, ng, c.base_mva, r.success ? "converged" : "FAILED");
-  out += fmt("total PG %.4f MW, PD %.4f MW, GS %.4f MW\n\n", total_pg, total_pd, total_gs);
+  out += fmt("total PG %.4f MW, PD %.4f MW, GS %.4f MW\n", total_pg, total_pd, total_gs);
+  if (!r.dead_buses.empty()) {  // MATPOWER leaves them dark; say so rather than drop the load
+    std::string ids;
+    double dead_pd = 0;
+    for (int k : r.dead_buses) {
+      ids += (ids.empty() ? "" : ", ") + std::to_string(c.bus[k].id);
+      dead_pd += c.bus[k].pd_mw;
+    }
+    out +=
+        fmt("de-energized (island without an in-service gen): bus %s, %.4f MW of PD not served\n",
+            ids.c_str(), dead_pd);
+  }
+  out += "\n";
 
   out += "Buses\n";
   out += fmt("%6s %4s %12s %12s %12s\n", "bus", "type", "Pd (MW)", "Gs (MW)", "Va (deg)");

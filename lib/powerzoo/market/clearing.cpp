@@ -21,7 +21,7 @@ OfferMarket::OfferMarket(const grid::Case& c, std::vector<OfferUnit> units, int 
                               std::to_string(case_.n_gen()) + " gens)");
     if (seen[u.gen_row]++)
       throw core::ConfigError("market: gen row " + std::to_string(u.gen_row + 1) + " offers twice");
-    if (!(u.pmax_mw > u.pmin_mw))
+    if (u.in_service && !(u.pmax_mw > u.pmin_mw))
       throw core::ConfigError("market: expected pmax > pmin for gen row " +
                               std::to_string(u.gen_row + 1));
   }
@@ -37,16 +37,19 @@ OfferMarket::OfferMarket(const grid::Case& c, std::vector<OfferUnit> units, int 
   for (size_t u = 0; u < units_.size(); ++u) {
     const OfferUnit& un = units_[u];
     grid::Gen& g = case_.gen[un.gen_row];
+    // An out-of-service unit stays a model-1 column (the offer prices are matched to those in
+    // row order) with bounds 0; its curve spans a nominal [0, 1] MW so its segments have width.
     g.status = 1;
-    g.pmin_mw = un.pmin_mw;
-    g.pmax_mw = un.pmax_mw;
+    g.pmin_mw = un.in_service ? un.pmin_mw : 0.0;
+    g.pmax_mw = un.in_service ? un.pmax_mw : 0.0;
     grid::GenCost& gc = case_.gencost[un.gen_row];
     gc.model = 1;
     gc.coeffs.clear();
-    const double w = (un.pmax_mw - un.pmin_mw) / k_;
+    const double x0 = un.in_service ? un.pmin_mw : 0.0;
+    const double w = un.in_service ? (un.pmax_mw - un.pmin_mw) / k_ : 1.0 / k_;
     double y = 0;
     for (int s = 0; s <= k_; ++s) {
-      gc.coeffs.push_back(un.pmin_mw + s * w);
+      gc.coeffs.push_back(x0 + s * w);
       gc.coeffs.push_back(y);
       if (s < k_) y += base_[u * k_ + s] * w;
     }
@@ -116,8 +119,8 @@ void Clearing::clear(std::span<const double> bus_pd_mw, std::span<const double> 
   for (size_t b = 0; b < pd_.size(); ++b) load += (pd_[b] = bus_pd_mw[b]);
   for (int u = 0; u < nu; ++u) {
     const OfferUnit& un = m.units()[u];
-    const double l = lo.empty() ? un.pmin_mw : lo[u];
-    const double h = hi.empty() ? un.pmax_mw : hi[u];
+    const double l = !un.in_service ? 0.0 : lo.empty() ? un.pmin_mw : lo[u];
+    const double h = !un.in_service ? 0.0 : hi.empty() ? un.pmax_mw : hi[u];
     out.window_lo_mw[u] = std::min(l, h);  // an inverted window pins to hi (DcOpf's rule)
     out.window_hi_mw[u] = h;
     o_.pmin_mw[un.gen_row] = l;

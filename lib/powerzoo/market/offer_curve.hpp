@@ -14,6 +14,10 @@ struct OfferUnit {
   int gen_row = 0;  ///< 0-based row of the unit in the case's gen table
   double pmin_mw = 0, pmax_mw = 0;
   double mc_a = 0, mc_b = 0, mc_c = 0;
+  /// false: the unit is out of service (its case row's GEN_STATUS is 0 or its bus is
+  /// de-energized). It keeps its place (and its agent) but clears 0 MW: its bounds are 0 in every
+  /// clearing, pmin_mw = pmax_mw = 0.
+  bool in_service = true;
   /// TC(P) in $/h.
   double total_cost(double p_mw) const;
   /// MC(P) in $/MWh.

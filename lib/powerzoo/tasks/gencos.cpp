@@ -1,5 +1,5 @@
-// GenCos task factory and baselines (PowerZooJax powerzoojax/tasks/gencos.py and
-// benchmarks/gencos/configs; docs/tasks/gencos.md); registers "gencos".
+// GenCos task factory and baselines (tasks-benchmarks.md §1.4, envs-market-resources.md §1.8);
+// registers "gencos".
 #include "powerzoo/tasks/gencos.hpp"
 
 #include <algorithm>
@@ -12,24 +12,59 @@
 #include "powerzoo/data/profile_cache.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/energized.hpp"
 
 namespace pz::tasks {
 namespace {
 
-// The task's units (as PowerZooJax's tasks/gencos.py): gen row i of case5 at bus kUnitBus[i],
-// MC = c (a = b = 0).
+// The task's units: gen rows 1..5 of case5 at buses kUnitBus. Status, PMAX and the linear cost
+// c ($/MWh) are the case's rows (plain case5: c = 14, 15, 30, 40, 10 and PMAX = 40, 170, 520,
+// 200, 600, the task's table); PMIN is the case's if positive, else the task's minimum stable
+// output kUnitPmin (case5's PMIN is 0 on every row), at most PMAX.
 constexpr int kUnits = 5;
 constexpr int kUnitBus[kUnits] = {1, 1, 3, 4, 5};
-constexpr double kUnitC[kUnits] = {14, 15, 30, 40, 10};
-constexpr double kUnitPmax[kUnits] = {40, 170, 520, 200, 600};
 constexpr double kUnitPmin[kUnits] = {5, 10, 20, 10, 20};
 // Loads at buses 2, 3, 4 with d_max 500/600/400 MW and d_min 0.
 constexpr int kLoadBus[3] = {2, 3, 4};
 const std::vector<double> kDMax = {500, 600, 400};
 const std::vector<double> kDMin = {0, 0, 0};
 
-/// The task's units on case `c`; throws core::ConfigError (message without prefix) if the case's
-/// gen rows 1..5 are not at buses 1, 1, 3, 4, 5 or buses 2, 3, 4 are missing.
+/// Where a gen or gencost cell of `c` is, for messages: "<file>: mpc.gen row 4 column 9 (PMAX)".
+std::string cell(const grid::Case& c, const char* table, int row, int col, const char* name,
+                 int line = 0) {
+  const std::string file = c.source_path.empty() ? c.name : c.source_path;
+  return file + (line > 0 ? ":" + std::to_string(line) : "") + ": mpc." + table + " row " +
+         std::to_string(row + 1) + " column " + std::to_string(col) + " (" + name + ")";
+}
+
+/// Unit i's marginal cost c ($/MWh) from its gencost row: a polynomial (model 2) that is linear
+/// (no quadratic or higher term, no constant: the task's offers and profits have no other cost).
+double linear_cost(const grid::Case& c, int i) {
+  if (static_cast<int>(c.gencost.size()) <= i)
+    throw core::ConfigError((c.source_path.empty() ? c.name : c.source_path) +
+                            ": expected an mpc.gencost row per GenCos unit, found " +
+                            std::to_string(c.gencost.size()) + " rows");
+  const grid::GenCost& gc = c.gencost[i];
+  if (gc.model != 2)
+    throw core::ConfigError(cell(c, "gencost", i, 1, "MODEL", gc.source_line) +
+                            ": expected 2 (polynomial; the GenCos offers are built from a linear "
+                            "marginal cost), found " +
+                            std::to_string(gc.model));
+  const int n = static_cast<int>(gc.coeffs.size());
+  for (int k = 0; k < n; ++k) {
+    const int order = n - 1 - k;
+    if (order == 1 || gc.coeffs[k] == 0.0) continue;
+    throw core::ConfigError(
+        cell(c, "gencost", i, 5 + k, order == 0 ? "c0" : "c2+", gc.source_line) +
+        ": expected 0 (the GenCos task prices a linear cost c·P only), found " +
+        core::format_number(gc.coeffs[k]));
+  }
+  return n >= 2 ? gc.coeffs[n - 2] : 0.0;
+}
+
+/// The task's units on case `c` (read through grid::energize); throws core::ConfigError (message
+/// without prefix) if the case's gen rows 1..5 are not at buses 1, 1, 3, 4, 5, buses 2, 3, 4 are
+/// missing, or an in-service row's limits or cost cannot be offered.
 std::vector<market::OfferUnit> gencos_units(const grid::Case& c) {
   std::ostringstream found;
   for (int g = 0; g < c.n_gen(); ++g) found << (g ? ", " : "") << c.gen[g].bus;
@@ -47,10 +82,22 @@ std::vector<market::OfferUnit> gencos_units(const grid::Case& c) {
         core::echo(c.name) + "' with gens at buses " + found.str());
   std::vector<market::OfferUnit> units(kUnits);
   for (int i = 0; i < kUnits; ++i) {
+    const grid::Gen& g = c.gen[i];
     units[i].gen_row = i;
-    units[i].pmin_mw = kUnitPmin[i];
-    units[i].pmax_mw = kUnitPmax[i];
-    units[i].mc_c = kUnitC[i];
+    units[i].mc_c = linear_cost(c, i);
+    units[i].in_service = g.status > 0;
+    if (!units[i].in_service) continue;  // clears 0 MW, bounds 0
+    if (!(g.pmax_mw > 0))
+      throw core::ConfigError(cell(c, "gen", i, 9, "PMAX") +
+                              ": expected a positive PMAX for an in-service GenCos unit (or "
+                              "GEN_STATUS 0), found " +
+                              core::format_number(g.pmax_mw));
+    units[i].pmax_mw = g.pmax_mw;
+    units[i].pmin_mw = g.pmin_mw > 0 ? g.pmin_mw : std::min(kUnitPmin[i], 0.5 * g.pmax_mw);
+    if (!(units[i].pmax_mw > units[i].pmin_mw))
+      throw core::ConfigError(cell(c, "gen", i, 10, "PMIN") + ": expected PMIN < PMAX (" +
+                              core::format_number(g.pmax_mw) + "), found " +
+                              core::format_number(g.pmin_mw));
   }
   return units;
 }
@@ -111,7 +158,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   double mult = 1.0;
   std::string window = split;
   if (split == "demand_shift" || split == "renewable_shock") {
-    window = "iid";  // both OOD splits are built on the iid window (as PowerZooJax)
+    window = "iid";  // both OOD splits are built on the iid window (§1.8)
     mult = split == "demand_shift" ? 1.10 : 1.05;
   } else if (split != "train" && split != "iid") {
     throw core::ConfigError(ctx.at("split") +
@@ -121,7 +168,8 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   }
   envs::GencosParams p;
   try {
-    p.grid_case = grid::load_case(grid::resolve_case_path(e.str("case")));
+    // The network and the units' status as every reader of the case sees it (grid/energized).
+    p.grid_case = grid::energize(grid::load_case(grid::resolve_case_path(e.str("case"))));
     p.units = gencos_units(p.grid_case);
   } catch (const core::ConfigError& err) {
     throw core::ConfigError(ctx.at("case") + "[env] case: " + err.what());
@@ -146,7 +194,15 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
     p.ramp_up_mw.push_back(ramp_frac * u.pmax_mw);
     p.ramp_down_mw.push_back(ramp_frac * u.pmax_mw);
   }
-  for (int b : kLoadBus) p.load_bus_idx.push_back(p.grid_case.bus_index(b));
+  for (int b : kLoadBus) {
+    const int k = p.grid_case.bus_index(b);
+    if (p.grid_case.bus[k].type == 4)  // its demand would have nowhere to go
+      throw core::ConfigError(ctx.at("case") + "[env] case: expected the GenCos load bus " +
+                              std::to_string(b) +
+                              " energized, found it in an island without "
+                              "an in-service generator (or of type 4)");
+    p.load_bus_idx.push_back(k);
+  }
   std::vector<double> mw;
   try {
     mw = window_values(*prof, data::split_by_name(window));

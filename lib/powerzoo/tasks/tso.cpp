@@ -20,6 +20,7 @@
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/energized.hpp"
 
 namespace pz::tasks {
 namespace {
@@ -142,11 +143,24 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
                             core::format_number(step_h) + " h, found " +
                             core::format_number(dt_hours));
   envs::UnitCommitmentParams p;
-  p.grid_case = base->c;
+  // The network as every reader of the case sees it (grid/energized). The unit table commits
+  // every gen row, so a row that is out of service (or on a de-energized bus) is refused rather
+  // than silently switched back on; loads of de-energized buses are not served.
+  p.grid_case = grid::energize(base->c);
+  for (int g = 0; g < p.grid_case.n_gen(); ++g)
+    if (p.grid_case.gen[g].status <= 0)
+      throw core::ConfigError(
+          ctx.at("case") + "[env] case: " +
+          (base->c.source_path.empty() ? base->c.name : base->c.source_path) + ": mpc.gen row " +
+          std::to_string(g + 1) + " column 8 (GEN_STATUS): expected an in-service unit (task " +
+          "\"tso\" commits every row of its unit table), found " +
+          (base->c.gen[g].status <= 0 ? "status " + std::to_string(base->c.gen[g].status)
+                                      : std::string("its bus in an island without a generator")));
   apply_tso_line_ratings(p.grid_case, rating_mult);
   p.units = base->units;
   p.base_pd.resize(p.grid_case.n_bus());
-  for (int b = 0; b < p.grid_case.n_bus(); ++b) p.base_pd[b] = p.grid_case.bus[b].pd_mw;
+  for (int b = 0; b < p.grid_case.n_bus(); ++b)
+    p.base_pd[b] = p.grid_case.bus[b].type == 4 ? 0.0 : p.grid_case.bus[b].pd_mw;
   const data::Split sp = data::split_by_name(window);
   try {  // too long a horizon for the split's data is the horizon's fault, not the profile's
     p.episode_starts = data::episode_starts(prof, sp, horizon);

@@ -1,5 +1,6 @@
 function mpc = tiny3
-%TINY3  A 3-bus test case for the bad-input catalogue (a triangle, two generators).
+%TINY3  A 5-bus test case for the bad-input catalogue: a triangle with two generators and an
+%island 4-5 with its own generator at bus 4 (two energized islands: one PTDF cannot hold them).
 mpc.version = '2';
 mpc.baseMVA = 100;
 %% bus_i type Pd Qd Gs Bs area Vm Va baseKV zone Vmax Vmin
@@ -14,6 +15,7 @@ mpc.bus = [
 mpc.gen = [
 	1	0	0	100	-100	1	100	1	200	0;
 	3	0	0	100	-100	1	100	1	100	0;
+	4	0	0	100	-100	1	100	1	100	0;
 ];
 %% fbus tbus r x b rateA rateB rateC ratio angle status angmin angmax
 mpc.branch = [
@@ -25,4 +27,5 @@ mpc.branch = [
 mpc.gencost = [
 	2	0	0	2	20	0;
 	2	0	0	2	30	0;
+	2	0	0	2	40	0;
 ];
