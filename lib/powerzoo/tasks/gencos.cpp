@@ -1,5 +1,5 @@
-// GenCos task factory and baselines (tasks-benchmarks.md §1.4, envs-market-resources.md §1.8);
-// registers "gencos".
+// GenCos task factory and baselines (PowerZooJax powerzoojax/tasks/gencos.py and
+// benchmarks/gencos/configs; docs/tasks/gencos.md); registers "gencos".
 #include "powerzoo/tasks/gencos.hpp"
 
 #include <algorithm>
@@ -158,7 +158,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   double mult = 1.0;
   std::string window = split;
   if (split == "demand_shift" || split == "renewable_shock") {
-    window = "iid";  // both OOD splits are built on the iid window (§1.8)
+    window = "iid";  // both OOD splits are built on the iid window (as PowerZooJax)
     mult = split == "demand_shift" ? 1.10 : 1.05;
   } else if (split != "train" && split != "iid") {
     throw core::ConfigError(ctx.at("split") +
