@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/rng.hpp"
@@ -143,7 +144,7 @@ int cmd_bench(const Args& args) {
   if (positional.empty() && !vm.count("only") && !vm.count("envs")) {
     std::vector<exp::ScoreRow> rows;
     for (const auto& rel : exp::scoreboard_specs())
-      rows.push_back(exp::score_spec(std::string(PZ_SOURCE_DIR) + "/" + rel, seconds));
+      rows.push_back(exp::score_spec(std::string(pz::core::source_dir()) + "/" + rel, seconds));
     const auto dcopf = bench_dcopf_cases();
     if (vm.count("json")) {
       std::cout << exp::scoreboard_json(rows, dcopf, core::blas_kernel_name());
@@ -157,7 +158,7 @@ int cmd_bench(const Args& args) {
     return 0;
   }
   const std::string spec_path = positional.empty()
-                                    ? std::string(PZ_SOURCE_DIR) + "/experiments/quickstart.toml"
+                                    ? std::string(pz::core::source_dir()) + "/experiments/quickstart.toml"
                                     : positional[0];
   const exp::Spec spec = exp::load_spec(
       spec_path, positional.size() > 1

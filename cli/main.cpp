@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::cout << "powerzoo " << PZ_VERSION << " (" << PZ_GIT_SHA << ")\n";
+    std::cout << "powerzoo " << pz::core::version() << " (" << pz::core::git_sha() << ")\n";
     return 0;
   }
   const std::string cmd = argv[1];

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 
@@ -12,7 +13,7 @@ namespace pz::core {
 
 std::string data_dir() {
   if (const char* env = std::getenv("POWERZOO_DATA"); env && *env) return env;
-  const std::filesystem::path built = std::filesystem::path(PZ_SOURCE_DIR) / "data";
+  const std::filesystem::path built = std::filesystem::path(core::source_dir()) / "data";
   if (std::filesystem::is_directory(built)) return built.string();
   return "data";
 }

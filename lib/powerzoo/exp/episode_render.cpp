@@ -15,6 +15,7 @@
 #include <iostream>
 #include <vector>
 
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
 
 extern char** environ;
@@ -74,7 +75,7 @@ RenderTool render_tool() {
   else
     t.python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   const char* s = std::getenv("POWERZOO_SCRIPTS");
-  t.script = ((s && *s) ? fs::path(s) : fs::path(PZ_SOURCE_DIR) / "scripts") / "plot_episode.py";
+  t.script = ((s && *s) ? fs::path(s) : fs::path(core::source_dir()) / "scripts") / "plot_episode.py";
   return t;
 }
 

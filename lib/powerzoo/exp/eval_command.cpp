@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/registry.hpp"
@@ -104,7 +105,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   auto f =
       io::RunFile::create(res.eval_file,
                           {{"schema_version", "1"},
-                           {"powerzoo_version", PZ_VERSION},
+                           {"powerzoo_version", core::version()},
                            {"checkpoint", fs::absolute(ckpt).string()},
                            {"split", split},
                            {"env_id", esp.id},

@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/fault.hpp"
 #include "powerzoo/core/stop_signal.hpp"
@@ -199,8 +200,8 @@ RunFileHeader run_file_header(const Spec& spec, const envs::EnvSpec& esp, int N,
                               const std::string& resolved, const std::string& data_text) {
   return {
       {{"schema_version", "1"},
-       {"powerzoo_version", PZ_VERSION},
-       {"git_sha", PZ_GIT_SHA},
+       {"powerzoo_version", core::version()},
+       {"git_sha", core::git_sha()},
        {"env_id", esp.id},
        {"created_utc", core::utc_now()},
        {"hostname", hostname()},
