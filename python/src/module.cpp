@@ -119,7 +119,7 @@ pyb::tuple step(PyVecEnv& e, pyb::handle actions) {
   return step_result(e);
 }
 
-pyb::dict rollout(PyVecEnv& e, pyb::handle actions) {
+pyb::dict rollout(PyVecEnv& e, pyb::handle actions, bool trace_vectors) {
   e.s.check_ready("rollout");
   pyb::array probe = pyb::array::ensure(actions);
   if (!probe || probe.ndim() != 3) {
@@ -135,7 +135,7 @@ pyb::dict rollout(PyVecEnv& e, pyb::handle actions) {
   RolloutRecord r;
   {
     pyb::gil_scoped_release rel;
-    r = run_rollout(e.s, a.data(), static_cast<int>(T));
+    r = run_rollout(e.s, a.data(), static_cast<int>(T), trace_vectors);
   }
   const envs::EnvSpec& sp = e.s.env_spec();
   const ssize_t t = r.T, n = N(e), od = sp.obs_dim, k = static_cast<ssize_t>(sp.cost_names.size());
@@ -166,6 +166,7 @@ pyb::dict rollout(PyVecEnv& e, pyb::handle actions) {
   const size_t w = static_cast<size_t>(envs::trace_vector_width(sp));
   size_t off = 0;
   for (const auto& tv : sp.trace_vectors) {
+    if (!trace_vectors) break;
     const size_t sz = static_cast<size_t>(tv.size);
     std::vector<float> block(static_cast<size_t>(t * n) * sz);
     for (size_t q = 0; q < static_cast<size_t>(t * n); ++q)
@@ -294,8 +295,9 @@ PYBIND11_MODULE(_core, m) {
            "Resets every env -> (obs [N, obs_dim] float32, info {}).")
       .def("step", &step, pyb::arg("actions"),
            "actions [N, act_dim] -> (obs, reward [N], terminated [N], truncated [N], info).")
-      .def("rollout", &rollout, pyb::arg("actions"),
-           "actions [T, N, act_dim] -> dict of [T, N, ...] arrays (obs, reward, costs, ...).")
+      .def("rollout", &rollout, pyb::arg("actions"), pyb::arg("trace_vectors") = true,
+           "actions [T, N, act_dim] -> dict of [T, N, ...] arrays (obs, reward, costs, ...); "
+           "trace_vectors=False leaves out the per-step vectors of info (faster).")
       .def("state_dict", &state_dict)
       .def("load_state_dict", &load_state_dict, pyb::arg("state"))
       .def("close",

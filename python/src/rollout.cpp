@@ -9,16 +9,32 @@
 
 namespace pz::py {
 
-RolloutRecord run_rollout(VecSession& s, const float* actions, int T) {
+RolloutRecord run_rollout(VecSession& s, const float* actions, int T, bool trace_vectors) {
   s.check_ready("rollout");
   vec::VectorEnv& v = s.venv();
   const envs::EnvSpec& sp = s.env_spec();
   const size_t N = static_cast<size_t>(s.n_envs());
   const size_t od = sp.obs_dim, ad = sp.act_dim, k = sp.cost_names.size();
   const size_t nt = sp.trace_names.size();
-  const size_t wt = static_cast<size_t>(envs::trace_vector_width(sp));
+  const size_t wt = trace_vectors ? static_cast<size_t>(envs::trace_vector_width(sp)) : 0;
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   RolloutRecord r;
+  // Reserved up front: growing these [T, N, ...] buffers step by step re-allocates and page-faults
+  // them again and again (most of a rollout's time on the quickstart before).
+  const size_t rows = static_cast<size_t>(std::max(T, 0)) * N;
+  r.obs.reserve(rows * od);
+  r.final_obs.reserve(rows * od);
+  r.reward.reserve(rows);
+  r.agent_reward.reserve(rows * v.n_agents());
+  r.shaped_reward.reserve(rows * v.n_agents());
+  r.costs.reserve(rows * k);
+  r.terminated.reserve(rows);
+  r.truncated.reserve(rows);
+  r.episode_return.reserve(rows);
+  r.episode_length.reserve(rows);
+  r.episode_cost.reserve(rows * k);
+  r.trace.reserve(rows * nt);
+  r.trace_vec.reserve(rows * wt);
   std::vector<uint8_t> was_ended(N, 0);
   for (int t = 0; t < T; ++t) {
     bool all_ended = s.eval();

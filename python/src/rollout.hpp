@@ -28,7 +28,8 @@ struct RolloutRecord {
 /// Steps `s` (reset, open) with actions [T, N, act_dim] (finite, checked by the caller). In
 /// evaluation mode the rollout stops when every episode has ended, as evaluate() does, and rows
 /// of ended episodes are zero; in training mode trace vectors of a step that ended an episode are
-/// zero (the state was already reset).
-RolloutRecord run_rollout(VecSession& s, const float* actions, int T);
+/// zero (the state was already reset). trace_vectors = false skips Env::write_trace (the
+/// per-step vectors cost the DSO env about 4x its step), leaving `trace_vec` empty.
+RolloutRecord run_rollout(VecSession& s, const float* actions, int T, bool trace_vectors);
 
 }  // namespace pz::py

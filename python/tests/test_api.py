@@ -106,6 +106,11 @@ def test_eval_mode_walks_the_same_episodes_each_reset():
     assert r1["obs"].shape[0] == env.horizon  # ends with the episodes, as eval does
     obs2, _ = env.reset()
     np.testing.assert_array_equal(obs1, obs2)
+    r2 = env.rollout(np.zeros((env.horizon, 4, env.act_dim), np.float32), trace_vectors=False)
+    np.testing.assert_array_equal(r1["obs"], r2["obs"])  # the same episodes again
+    vectors = [k for k, v in r1["info"].items() if v.ndim == 3]
+    assert vectors and not any(k in r2["info"] for k in vectors)
+    obs2, _ = env.reset()
     assert len({obs1[i].tobytes() for i in range(4)}) == 4  # four different episodes
     with pytest.raises(ValueError, match="has ended; call reset"):
         for _ in range(env.horizon + 1):
