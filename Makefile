@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPEC ?= experiments/quickstart.toml
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all deps configure build test run clean sanitize tsan fuzz
+.PHONY: all deps configure build python test run clean sanitize tsan fuzz
 
 all: build
 
@@ -21,6 +21,10 @@ configure: $(BUILD)/CMakeCache.txt
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python module into $(BUILD)/python/powerzoo (PYTHONPATH=$(BUILD)/python /usr/bin/python3).
+python: configure
+	cmake --build $(BUILD) -j $(JOBS) --target python
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure

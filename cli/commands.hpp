@@ -14,6 +14,7 @@ int cmd_envs(const Args& args);
 int cmd_cases(const Args& args);
 int cmd_grid(const Args& args);
 int cmd_baseline(const Args& args);
+int cmd_rollout(const Args& args);
 int cmd_sweep(const Args& args);
 int cmd_summarize(const Args& args);
 int cmd_bench(const Args& args);

@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "  envs                            list environments with their dimensions\n"
     "  cases                           list bundled MATPOWER cases\n"
     "  baseline SPEC.toml --policy P   evaluate a non-learning policy (zero_action)\n"
+    "  rollout SPEC.toml --actions F   replay a fixed action sequence through the eval protocol\n"
     "  sweep SPEC.toml [key=v1,v2 ...] expand a sweep into trials; run, list or emit SLURM script\n"
     "  summarize DIR                   mean, std and bootstrap 95% CI over seeds per "
     "configuration\n"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     if (cmd == "cases") return pz::cli::cmd_cases(args);
     if (cmd == "grid") return pz::cli::cmd_grid(args);
     if (cmd == "baseline") return pz::cli::cmd_baseline(args);
+    if (cmd == "rollout") return pz::cli::cmd_rollout(args);
     if (cmd == "sweep") return pz::cli::cmd_sweep(args);
     if (cmd == "summarize") return pz::cli::cmd_summarize(args);
     if (cmd == "bench") return pz::cli::cmd_bench(args);

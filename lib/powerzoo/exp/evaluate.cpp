@@ -8,15 +8,13 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/fault.hpp"
 #include "powerzoo/envs/network_view.hpp"
-#include "powerzoo/envs/penalty.hpp"
+#include "powerzoo/exp/eval_venv.hpp"
 #include "powerzoo/exp/log_levels.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
 namespace {
-constexpr uint64_t kEvalStreamBase = 1ull << 40;
-
 void mean_std(const std::vector<double>& x, double& mean, double& stdev) {
   mean = 0;
   for (double v : x) mean += v;
@@ -38,10 +36,8 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
                                        const std::vector<double>& penalty, core::ThreadPool& pool,
                                        Trajectories* traj, const std::vector<double>& percentiles) {
   const envs::EnvSpec sp = env->spec();
-  vec::VectorEnv venv(envs::with_penalty(env, penalty), n_episodes, eval_seed, kEvalStreamBase,
-                      pool);
-  venv.set_auto_reset(false);
-  venv.reset_all(envs::ResetOptions{0, n_episodes});
+  const auto venv_ptr = make_eval_venv(env, n_episodes, eval_seed, penalty, pool);
+  vec::VectorEnv& venv = *venv_ptr;
   const size_t K = static_cast<size_t>(n_episodes);
   const size_t k = sp.cost_names.size();
   std::vector<float> actions(K * sp.act_dim);

@@ -25,6 +25,7 @@ VectorEnv::VectorEnv(std::shared_ptr<const envs::Env> env, int n_envs, uint64_t 
                             " are supported");
   reward.assign(static_cast<size_t>(n_) * n_agents_, 0.0f);
   shaped_reward.assign(reward.size(), 0.0f);
+  team_reward.assign(static_cast<size_t>(n_), 0.0f);
   costs.assign(static_cast<size_t>(n_) * k, 0.0f);
   terminated.assign(n_, 0);
   truncated.assign(n_, 0);
@@ -96,6 +97,7 @@ void VectorEnv::step_all(const float* actions) {
       if (!auto_reset_ && finished_flag_[i]) {
         std::fill_n(&reward[i * na], na, 0.0f);
         std::fill_n(&shaped_reward[i * na], na, 0.0f);
+        team_reward[i] = 0.0f;
         std::fill(c, c + k, 0.0f);
         terminated[i] = truncated[i] = 0;
         continue;
@@ -121,6 +123,7 @@ void VectorEnv::step_all(const float* actions) {
           ep.agent_ret[a] += st.agent_reward[a];
         }
       }
+      team_reward[i] = st.reward;
       terminated[i] = st.terminated;
       truncated[i] = st.truncated && !st.terminated;
       ep.ret += st.reward;

@@ -52,6 +52,7 @@ class VectorEnv {
   std::vector<float> obs;            ///< [N, obs_dim] current observation (after auto-reset)
   std::vector<float> final_obs;      ///< [N, obs_dim] pre-reset obs where done
   std::vector<float> reward;         ///< [N, A] objective reward per agent (A = n_agents)
+  std::vector<float> team_reward;    ///< [N] Step::reward (the team reward; = reward if A = 1)
   std::vector<float> shaped_reward;  ///< [N, A] learner reward (Step::shaped_reward if set)
   std::vector<float> costs;          ///< [N, n_costs]
   std::vector<uint8_t> terminated, truncated;  ///< [N]
