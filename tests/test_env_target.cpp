@@ -219,7 +219,7 @@ TEST_SUITE("env_target") {
         std::filesystem::temp_directory_path() / ("pz_test_target_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     const auto spec = exp::parse_spec(
-        "[env]\nid = \"test_target\"\n[vec]\nn_envs = 4\n[ppo]\ntotal_steps = 256\n"
+        "[env]\nid = \"test_target\"\n[vec]\nn_envs = 4\n[learner]\ntotal_steps = 256\n"
         "rollout_length = 8\nn_minibatches = 2\n[eval]\nevery_steps = 128\nn_episodes = 2\n"
         "[output]\ntrajectories = \"none\"\n",
         "t.toml");

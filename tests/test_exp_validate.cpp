@@ -17,7 +17,7 @@ using namespace pz;
 
 namespace {
 
-// "sec.key" of every key line of key_reference ("  ppo.total_steps  (integer) ...").
+// "sec.key" of every key line of key_reference ("  learner.total_steps  (integer) ...").
 std::set<std::string> listed_keys(const std::string& text) {
   std::set<std::string> out;
   static const std::regex line(R"(^  (\S+)  \()");
@@ -56,7 +56,7 @@ TEST_SUITE("exp_validate") {
         const exp::Spec spec = exp::parse_spec(text, "minimal.toml");
         const auto listed = listed_keys(exp::key_reference(e->id, "", false));
         CHECK(listed == resolved_keys(exp::to_toml(spec)));
-        CHECK(listed.count("ppo.total_steps") == 1);
+        CHECK(listed.count("learner.total_steps") == 1);
         ++n;
       }
     CHECK(n >= 10);  // 5 envs and 5 tasks at least
@@ -90,13 +90,13 @@ TEST_SUITE("exp_validate") {
     // case5 trans_grid: obs 16, act 5, 4 cost channels. Per transition 16 + 5 floats and
     // 6 + 4 x 4 = 22 per agent (one agent): 43 floats = 172 bytes.
     const exp::Spec ppo = exp::parse_spec(
-        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[ppo]\nrollout_length = 20\n", "m.toml");
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[learner]\nrollout_length = 20\n", "m.toml");
     const auto m = exp::estimate_memory(ppo);
     CHECK(m.rollout_bytes == doctest::Approx(8 * 20 * 172));
     CHECK(m.replay_bytes == 0);
     // SAC: 2 x 16 + 5 + 2 + 4 = 43 floats per stored transition.
     const exp::Spec sac = exp::parse_spec(
-        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[ppo]\nalgo = \"sac\"\n[sac]\nbuffer_size = "
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[learner]\nalgo = \"sac\"\n[sac]\nbuffer_size = "
         "1000\n",
         "m.toml");
     CHECK(exp::estimate_memory(sac).replay_bytes == doctest::Approx(4.0 * 1000 * 43));

@@ -29,7 +29,7 @@ SeedStats seed_stats(const std::vector<double>& xs, int resamples = kBootstrapRe
 /// One result file found under the directory.
 struct RunRecord {
   std::string file;
-  std::string kind;  ///< "ppo" for run.h5, "baseline:<policy>" for baseline files
+  std::string kind;  ///< "run" for run.h5, "baseline:<policy>" for baseline files
   int64_t seed = 0;
   std::string config_key;  ///< kind + canonical TOML with experiment seed/name/out_dir cleared
   std::string resolved;    ///< /config/resolved as stored

@@ -13,6 +13,7 @@
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/toml_schema.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
 namespace {
@@ -68,19 +69,13 @@ std::string range_text(const core::ParamDef& d) {
 MemoryEstimate estimate_memory(const Spec& spec) {
   const auto env = make_learner_env(spec, spec.env.split, true);
   const envs::EnvSpec esp = env->spec();
-  const double agents = std::max<double>(1.0, static_cast<double>(esp.agents.size()));
-  const double costs = static_cast<double>(esp.cost_names.size());
   MemoryEstimate m;
-  // obs, action, then per agent log-prob, value, reward, done, advantage, return and per cost
-  // channel its cost, value, advantage and return.
-  const double per_step = esp.obs_dim + esp.act_dim + agents * (6 + 4 * costs);
-  if (spec.ppo.algo == rl::Algo::kSac) {
-    // obs and next obs, action, reward, done, costs per transition.
-    m.replay_bytes = 4.0 * spec.sac.buffer_size * (2.0 * esp.obs_dim + esp.act_dim + 2 + costs);
-    m.rollout_bytes = 4.0 * spec.vec.n_envs * (esp.obs_dim + esp.act_dim);
-  } else {
-    m.rollout_bytes = 4.0 * spec.vec.n_envs * spec.ppo.rollout_length * per_step;
-  }
+  const rl::LearnerEntry& e = rl::learner_entry(spec.learner.algo);
+  if (!e.memory) return m;
+  const rl::LearnerMemory lm = e.memory(learner_context(spec, esp, spec.vec.n_envs),
+                                        static_cast<int>(esp.cost_names.size()));
+  m.rollout_bytes = lm.rollout_bytes;
+  m.replay_bytes = lm.replay_bytes;
   return m;
 }
 
@@ -91,8 +86,8 @@ std::string validate_spec(const Spec& spec) {
     << (spec.env.task.empty() ? spec.env.id : "task " + spec.env.task) << ")\n";
   o << "envs built: train split '" << spec.env.split << "'";
   for (const auto& s : spec.eval.splits) o << ", eval split '" << s << "'";
-  o << "\nlearner: " << rl::algo_name(spec.ppo.algo) << ", " << spec.vec.n_envs << " envs, "
-    << spec.ppo.total_steps << " steps\n";
+  o << "\nlearner: " << spec.learner.algo << ", " << spec.vec.n_envs << " envs, "
+    << spec.learner.total_steps << " steps\n";
   const MemoryEstimate m = estimate_memory(spec);
   const double total = meminfo("MemTotal"), avail = meminfo("MemAvailable");
   o << "memory: rollout " << mib(m.rollout_bytes) << ", replay " << mib(m.replay_bytes)
@@ -101,7 +96,7 @@ std::string validate_spec(const Spec& spec) {
     throw core::ConfigError(spec.source_path + ": the buffers need about " + mib(m.total()) +
                             " (rollout " + mib(m.rollout_bytes) + ", replay " +
                             mib(m.replay_bytes) + "), more than this machine's " + mib(total) +
-                            "; lower vec.n_envs, ppo.rollout_length or sac.buffer_size");
+                            "; lower vec.n_envs, learner.rollout_length or the learner's buffer size");
   if (avail > 0 && m.total() > 0.5 * avail)
     o << "warning: the buffers take more than half of the available memory\n";
   if (const std::string w = unused_settings_warning(spec); !w.empty())

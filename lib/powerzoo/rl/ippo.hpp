@@ -21,6 +21,11 @@ struct AgentGroup {
   int obs_dim = 0, act_dim = 0;
 };
 
+/// The [ippo] section of a context as an IppoConfig (defaults for keys it does not hold), and
+/// the inverse (for learners built in code). Defined with the section in rl/ippo_entry.cpp.
+IppoConfig ippo_config(const LearnerContext& ctx);
+void set_ippo_section(LearnerContext& ctx, const IppoConfig& cfg);
+
 /// Partition of `agents` (empty = one agent seeing the whole env, size obs_dim × act_dim) by
 /// `sharing`: kFull one group "all"; kTyped one group per name prefix before the first '_' (the
 /// whole name if it has none), sorted by type name as the reference does; kIndependent one group
@@ -53,7 +58,7 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// before any work, so every thread count gives the same bytes.
 class IppoLearner final : public Learner {
  public:
-  /// Groups by ctx.ippo.sharing (ippo_groups), then builds the groups' PpoLearners in group
+  /// Groups by [ippo] sharing (ippo_groups), then builds the groups' PpoLearners in group
   /// order from `init_rng`. Throws core::ConfigError for mismatched sizes in a group, a
   /// Lagrangian learner without constraints, or minibatches that do not divide a group's N·A_g
   /// columns.

@@ -252,15 +252,4 @@ void SacLearner::set_context(const LearnerContext& ctx) {
   set_pool(ctx.pool);
 }
 
-void register_sac_learner() {
-  register_learner("sac", [](const LearnerContext& ctx, core::Rng& init_rng) {
-    if (ctx.agents.size() > 1)
-      throw core::ConfigError("sac is a single-agent learner; the env has " +
-                              std::to_string(ctx.agents.size()) + " agents");
-    auto l = std::make_unique<SacLearner>(ctx.obs_dim, ctx.act_dim, ctx.ppo, ctx.sac, init_rng);
-    l->set_context(ctx);
-    return std::unique_ptr<Learner>(std::move(l));
-  });
-}
-
 }  // namespace pz::rl
