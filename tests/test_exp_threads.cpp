@@ -182,7 +182,8 @@ checkpoint_every_steps = 1152
 // The same with IPPO-Lagrangian on the three team costs.
 std::string ders_lagrangian_spec() {
   std::string s = kDersSpec;
-  s.replace(s.find("algo = \"ippo\""), 13, "algo = \"ippo_lagrangian\"\nlambda_lr = 0.05");
+  s.replace(s.find("algo = \"ippo\""), 13, "algo = \"ippo_lagrangian\"");
+  s.replace(s.find("[ippo]"), 6, "[lagrangian]\nlambda_lr = 0.05\n[ippo]");
   s.replace(s.find("[eval]"), 6,
             "[safety]\nconstraints = [\"voltage_violation\", \"thermal_overload\", "
             "\"resource\"]\n[eval]");

@@ -2,6 +2,7 @@
 // accepted with its default, buffer estimates. (docs/spec-reference.md: test_cli.)
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -12,6 +13,7 @@
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/validate.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 using namespace pz;
 
@@ -54,7 +56,12 @@ TEST_SUITE("exp_validate") {
         const std::string text =
             std::string("[env]\n") + (e->is_task ? "task" : "id") + " = \"" + e->id + "\"\n";
         const exp::Spec spec = exp::parse_spec(text, "minimal.toml");
-        const auto listed = listed_keys(exp::key_reference(e->id, "", false));
+        // keys lists every learner section; the resolved spec has the default learner's.
+        auto listed = listed_keys(exp::key_reference(e->id, "", false));
+        const auto& own = rl::learner_entry(spec.learner.algo).sections;
+        for (const rl::LearnerSection* ls : rl::registered_learner_sections())
+          if (std::find(own.begin(), own.end(), ls->name) == own.end())
+            for (const auto& d : ls->keys) CHECK(listed.erase(ls->name + "." + d.key) == 1);
         CHECK(listed == resolved_keys(exp::to_toml(spec)));
         CHECK(listed.count("learner.total_steps") == 1);
         ++n;
@@ -74,7 +81,21 @@ TEST_SUITE("exp_validate") {
       CAPTURE(l);
       const std::string key = m[1], def = m[2];
       if (key == "env.task" || key == "env.id") continue;  // they select the schema itself
-      CHECK_NOTHROW(exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", {key + "=" + def}));
+      // A key of a learner section: with a learner that reads it (and what that learner needs).
+      std::vector<std::string> ov = {key + "=" + def};
+      const std::string sec = key.substr(0, key.find('.'));
+      const auto& own = rl::learner_entry(rl::default_learner()).sections;
+      if (rl::find_learner_section(sec) && std::find(own.begin(), own.end(), sec) == own.end()) {
+        for (const rl::LearnerEntry* le : rl::registered_learners())
+          if (std::find(le->sections.begin(), le->sections.end(), sec) != le->sections.end()) {
+            ov.push_back("learner.algo=" + le->name);
+            if (le->uses_constraints)
+              ov.insert(ov.end(), {"safety.constraints=[\"voltage_violation\"]",
+                                   "safety.thresholds=[1.0]"});
+            break;
+          }
+      }
+      CHECK_NOTHROW(exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", ov));
       ++n;
     }
     CHECK(n > 70);

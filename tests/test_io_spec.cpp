@@ -232,7 +232,7 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     e = error_of([] { parse_spec("\n\n[ppo]\nlearning_rate = -0.001\n", "spec.toml"); });
     CHECK(e == "spec.toml:4: [ppo] learning_rate: expected a number > 0, found -0.001");
     e = error_of([] { parse_spec("[learner]\ntotal_steps = 1.5\n", "spec.toml"); });
-    CHECK(contains(e, "[ppo] total_steps: expected an integer >= 1, found 1.5"));
+    CHECK(contains(e, "[learner] total_steps: expected an integer >= 1, found 1.5"));
     e = error_of([] { parse_spec("[ppo]\nhidden = [64, 0]\n", "spec.toml"); });
     CHECK(contains(e, "[ppo] hidden"));
     e = error_of([] { parse_spec("[ppo]\nhidden = []\n", "spec.toml"); });

@@ -234,7 +234,21 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
         const auto task = peek("env", "task");
         entry = &envs::resolve_entry(id.value_or(EnvSection{}.id), task.value_or(""),
                                      id.has_value(), where("env", "id"), where("env", "task"));
-        return schema_for(*entry);
+        // Every learner section is read (one the learner does not read is refused after, with
+        // a message naming its readers); the selected learner's come first, for did-you-mean.
+        auto schema = schema_for(*entry);
+        const rl::LearnerEntry* le = rl::find_learner(peek("learner", "algo").value_or(""));
+        if (!le) le = rl::find_learner(rl::default_learner());
+        if (le) {
+          auto first = std::find_if(schema.begin(), schema.end(), [](const io::SectionSchema& x) {
+            return rl::find_learner_section(x.name) != nullptr;
+          });
+          std::stable_partition(first, schema.end(), [&](const io::SectionSchema& x) {
+            return std::find(le->sections.begin(), le->sections.end(), x.name) !=
+                   le->sections.end();
+          });
+        }
+        return schema;
       });
   Spec s;
   s.source_path = file;

@@ -118,9 +118,23 @@ std::string key_reference(const std::string& env_entry_id, const std::string& se
   std::ostringstream o;
   for (const auto& sec : schema) {
     if (!section.empty() && sec.name != section) continue;
+    const rl::LearnerSection* ls = rl::find_learner_section(sec.name);
+    const std::string readers = ls ? rl::learners_reading(sec.name) : "";
     if (markdown) {
       o << "### [" << sec.name << "]\n\n";
       if (sec.free_form) o << "Free-form: any keys, see `powerzoo sweep --help`.\n\n";
+      if (ls)
+        o << ls->doc << ". Read by `[learner] algo` = " << readers
+          << "; set with another learner it is refused.\n\n";
+      if (sec.name == "learner") {
+        o << "Registered learners (`algo`):\n\n";
+        for (const rl::LearnerEntry* e : rl::registered_learners()) {
+          std::string reads;
+          for (const auto& r : e->sections) reads += (reads.empty() ? "[" : ", [") + r + "]";
+          o << "- `" << e->name << "`: " << e->description << "; reads " << reads << "\n";
+        }
+        o << "\n";
+      }
       if (sec.keys.empty()) continue;
       o << "| key | kind | default | expected | description |\n|---|---|---|---|---|\n";
       for (const auto& d : sec.keys) {
@@ -133,7 +147,15 @@ std::string key_reference(const std::string& env_entry_id, const std::string& se
       o << "\n";
     } else {
       o << "[" << sec.name << "]"
-        << (sec.free_form ? "  (free-form: see `powerzoo sweep --help`)" : "") << "\n";
+        << (sec.free_form ? "  (free-form: see `powerzoo sweep --help`)" : "");
+      if (ls) o << "  (" << ls->doc << "; read by [learner] algo = " << readers << ")";
+      o << "\n";
+      if (sec.name == "learner")
+        for (const rl::LearnerEntry* e : rl::registered_learners()) {
+          std::string reads;
+          for (const auto& r : e->sections) reads += (reads.empty() ? "[" : ", [") + r + "]";
+          o << "  learner " << e->name << ": " << e->description << "; reads " << reads << "\n";
+        }
       for (const auto& d : sec.keys) {
         o << "  " << sec.name << "." << d.key << "  (" << kind_name(d.kind) << ")  default "
           << io::toml_value(d.kind, d.def);
