@@ -208,9 +208,10 @@ TEST_SUITE("env_target") {
     exp::TrainOptions opt;
     opt.out_dir = (std::filesystem::temp_directory_path() / "pz_test_target_never").string();
     opt.quiet = true;
-    CHECK_THROWS_WITH_AS(exp::train(spec, opt),
-                         "t.toml: [learner] algo: ppo is a single-agent learner; the env has 2 agents",
-                         core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        exp::train(spec, opt),
+        "t.toml: [learner] algo: ppo is a single-agent learner; the env has 2 agents",
+        core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }
 

@@ -138,8 +138,9 @@ TEST_SUITE("exp_sweep") {
     CHECK(pz::exp::split_grid_values("\"a,b\",c") == std::vector<std::string>{"\"a,b\"", "c"});
     ts = pz::exp::expand_sweep(kTiny, "s", {"ppo.hidden=[16,16],[8]"});
     REQUIRE(ts.size() == 2);
-    CHECK(pz::exp::parse_spec(kTiny, "s", ts[1].overrides).learner_sections.at("ppo").at("hidden") ==
-          pz::core::ParamValue(std::vector<int64_t>{8}));
+    CHECK(
+        pz::exp::parse_spec(kTiny, "s", ts[1].overrides).learner_sections.at("ppo").at("hidden") ==
+        pz::core::ParamValue(std::vector<int64_t>{8}));
     // Bad values are caught before anything runs, naming the trial and key.
     CHECK_THROWS_AS(pz::exp::expand_sweep(kTiny, "s", {"ppo.learning_rate=1e-4,-1"}),
                     pz::core::ConfigError);

@@ -90,8 +90,8 @@ TEST_SUITE("exp_validate") {
           if (std::find(le->sections.begin(), le->sections.end(), sec) != le->sections.end()) {
             ov.push_back("learner.algo=" + le->name);
             if (le->uses_constraints)
-              ov.insert(ov.end(), {"safety.constraints=[\"voltage_violation\"]",
-                                   "safety.thresholds=[1.0]"});
+              ov.insert(ov.end(),
+                        {"safety.constraints=[\"voltage_violation\"]", "safety.thresholds=[1.0]"});
             break;
           }
       }
@@ -117,7 +117,8 @@ TEST_SUITE("exp_validate") {
     CHECK(m.replay_bytes == 0);
     // SAC: 2 x 16 + 5 + 2 + 4 = 43 floats per stored transition.
     const exp::Spec sac = exp::parse_spec(
-        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[learner]\nalgo = \"sac\"\n[sac]\nbuffer_size = "
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[learner]\nalgo = \"sac\"\n[sac]\nbuffer_size "
+        "= "
         "1000\n",
         "m.toml");
     CHECK(exp::estimate_memory(sac).replay_bytes == doctest::Approx(4.0 * 1000 * 43));

@@ -332,11 +332,12 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     Spec s = parse_spec(kDesignExample, "spec.toml");
     s.experiment.name = "quote\"back\\slash\ttab-ünï";
     s.experiment.out_dir = "line\nbreak";
-    s.set_learner_key("ppo", "learning_rate", 0.1 + 0.2);  // not exactly representable in short decimal
+    s.set_learner_key("ppo", "learning_rate",
+                      0.1 + 0.2);  // not exactly representable in short decimal
     s.set_learner_key("ppo", "gamma", 1.0);
     s.set_learner_key("ppo", "init_log_std", -0.5);
     s.set_learner_key("ppo", "adam_eps", 1e-8);
-        s.set_learner_key("ppo", "truncation", std::string("zero_td"));
+    s.set_learner_key("ppo", "truncation", std::string("zero_td"));
     s.penalty = {{"thermal_overload", 10.0}, {"odd name", 0.125}};
     s.set_learner_key("ppo", "hidden", std::vector<int64_t>{128, 64, 32});
     s.eval.splits = {"iid", "train"};

@@ -285,12 +285,13 @@ TEST_SUITE("rl_beta") {
                          pz::core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
     // IPPO groups may mix action boxes: the Beta policy is refused there, naming the key.
-    CHECK_THROWS_WITH_AS(pz::exp::parse_spec("[env]\nid = \"test_target\"\nagents = 2\n[learner]\nalgo = "
-                                             "\"ippo\"\n[ppo]\npolicy = \"beta\"\n",
-                                             "i.toml"),
-                         "i.toml:7: [ppo] policy = \"beta\": ippo supports the Gaussian policy "
-                         "only (expected \"gaussian\")",
-                         pz::core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        pz::exp::parse_spec("[env]\nid = \"test_target\"\nagents = 2\n[learner]\nalgo = "
+                            "\"ippo\"\n[ppo]\npolicy = \"beta\"\n",
+                            "i.toml"),
+        "i.toml:7: [ppo] policy = \"beta\": ippo supports the Gaussian policy "
+        "only (expected \"gaussian\")",
+        pz::core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }
 }

@@ -7,13 +7,13 @@
 #include <cstring>
 #include <filesystem>
 
-#include "test_rl_context.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/rl/ippo.hpp"
+#include "test_rl_context.hpp"
 
 using namespace pz;
 
@@ -133,18 +133,22 @@ TEST_SUITE("rl_ippo") {
     core::Rng init(1, 0);
     CHECK_THROWS_AS(rl::make_learner("ippo", ctx, init), core::ConfigError);
     // Independent sharing has no such constraint.
-    pz::test::ippo_set(ctx, [&](pz::rl::IppoConfig& c_) { c_.sharing = rl::Sharing::kIndependent; });
+    pz::test::ippo_set(ctx,
+                       [&](pz::rl::IppoConfig& c_) { c_.sharing = rl::Sharing::kIndependent; });
     CHECK(rl::make_learner("ippo", ctx, init)->name() == "ippo");
   }
 
   TEST_CASE("spec: [ippo] keys are parsed and checked before any work") {
-    const std::string base = "[env]\nid = \"test_target\"\nagents = 2\n[learner]\nalgo = \"ippo\"\n";
+    const std::string base =
+        "[env]\nid = \"test_target\"\nagents = 2\n[learner]\nalgo = \"ippo\"\n";
     const auto s =
         exp::parse_spec(base + "[ippo]\nsharing = \"typed\"\nfull_batch = false\n", "t.toml");
     CHECK(s.learner.algo == "ippo");
     CHECK(s.learner_sections.at("ippo").str("sharing") == "typed");
     CHECK_FALSE(s.learner_sections.at("ippo").boolean("full_batch"));
-    CHECK(exp::parse_spec(base, "t.toml").learner_sections.at("ippo").boolean("full_batch"));  // the reference's default
+    CHECK(exp::parse_spec(base, "t.toml")
+              .learner_sections.at("ippo")
+              .boolean("full_batch"));  // the reference's default
     try {
       exp::parse_spec(base + "[ippo]\nsharing = \"shared\"\n", "t.toml");
       FAIL("no error");
@@ -249,7 +253,8 @@ TEST_SUITE("rl_ippo") {
         core::ThreadPool pool(threads);
         auto ctx = make_ctx(4, 16, sharing, &pool);
         ctx.rollout_length = 8;
-        pz::test::ippo_set(ctx, [&](pz::rl::IppoConfig& c_) { c_.full_batch = sharing != rl::Sharing::kTyped; });
+        pz::test::ippo_set(
+            ctx, [&](pz::rl::IppoConfig& c_) { c_.full_batch = sharing != rl::Sharing::kTyped; });
         core::Rng init(9, 0), rng(10, 0);
         rl::IppoLearner l(ctx, init);
         Feeder f(16, 4);

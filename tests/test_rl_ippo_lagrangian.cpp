@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "test_rl_context.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/ippo.hpp"
+#include "test_rl_context.hpp"
 
 using namespace pz;
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "test_rl_context.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/rl/learner.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/rl/ppo.hpp"
+#include "test_rl_context.hpp"
 
 using namespace pz;
 

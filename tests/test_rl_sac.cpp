@@ -497,10 +497,11 @@ TEST_SUITE("rl_sac") {
     pz::exp::TrainOptions opt;
     opt.out_dir = (std::filesystem::temp_directory_path() / "pz_sac_never").string();
     opt.quiet = true;
-    CHECK_THROWS_WITH_AS(pz::exp::train(u, opt),
-                         "u.toml:5: [learner] algo = \"sac\": expected an env with a bounded action "
-                         "box, found action 0 of test_target in [-inf, inf]",
-                         pz::core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        pz::exp::train(u, opt),
+        "u.toml:5: [learner] algo = \"sac\": expected an env with a bounded action "
+        "box, found action 0 of test_target in [-inf, inf]",
+        pz::core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }
 

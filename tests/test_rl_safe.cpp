@@ -402,10 +402,11 @@ TEST_SUITE("rl_safe") {
 
   TEST_CASE("[safety] spec: parse, validation, round trip, channel names") {
     const std::string base = "[safety]\nconstraints = [\"power_balance\", \"thermal_overload\"]\n";
-    auto s = pz::exp::parse_spec(base +
-                                     "thresholds = [0, 2.5]\ncost_scale = 10\n"
-                                     "[learner]\nalgo = \"ppo_lagrangian\"\n[lagrangian]\nlambda_lr = 0.01\n",
-                                 "t.toml");
+    auto s = pz::exp::parse_spec(
+        base +
+            "thresholds = [0, 2.5]\ncost_scale = 10\n"
+            "[learner]\nalgo = \"ppo_lagrangian\"\n[lagrangian]\nlambda_lr = 0.01\n",
+        "t.toml");
     CHECK(s.learner.algo == "ppo_lagrangian");
     CHECK(s.learner_sections.at("lagrangian").number("lambda_lr") == 0.01);
     CHECK(s.safety.thresholds == std::vector<double>{0, 2.5});

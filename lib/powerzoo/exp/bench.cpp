@@ -11,9 +11,9 @@
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/build.hpp"
 #include "powerzoo/exp/learners.hpp"
-#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {

@@ -16,6 +16,7 @@
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec_migrate.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
 namespace fs = std::filesystem;
@@ -49,7 +50,8 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const std::string& ckpt = res.checkpoint;
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
-  const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
+  // A checkpoint of an earlier version stores its spec in the layout before [learner].
+  const Spec spec = parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)");
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
   check_split_option(spec, split);

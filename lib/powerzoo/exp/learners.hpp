@@ -13,8 +13,9 @@
 
 namespace pz::exp {
 
-/// The Safe-RL view of a spec on an env (as OmniSafe's and Safety-Gymnasium's cost channels): [safety] constraints resolved
-/// to cost-channel indices, thresholds (empty → 0) and cost_scale broadcast to one per channel.
+/// The Safe-RL view of a spec on an env (as OmniSafe's and Safety-Gymnasium's cost channels):
+/// [safety] constraints resolved to cost-channel indices, thresholds (empty → 0) and cost_scale
+/// broadcast to one per channel.
 struct SafetyView {
   std::vector<int> channels;  ///< indices into EnvSpec::cost_names
   std::vector<std::string> names;

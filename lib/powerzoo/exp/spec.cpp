@@ -190,8 +190,7 @@ void Spec::set_learner(const std::string& algo) {
     learner_sections[n] = core::ParamTable::defaults(rl::find_learner_section(n)->keys);
 }
 
-void Spec::set_learner_key(const std::string& section, const std::string& key,
-                           core::ParamValue v) {
+void Spec::set_learner_key(const std::string& section, const std::string& key, core::ParamValue v) {
   auto it = learner_sections.find(section);
   if (it == learner_sections.end())
     throw ConfigError("[" + section + "]: not read by [learner] algo = \"" + learner.algo + "\"");

@@ -216,9 +216,8 @@ const std::vector<Field>& spec_fields() {
 
 const std::vector<std::string>& section_order() {
   // The learner sections (rl's registry) come right after [learner].
-  static const std::vector<std::string> kOrder = {"experiment", "env", "vec",  "learner",
-                                                  "reward",     "safety", "eval", "log",
-                                                  "output",     "sweep"};
+  static const std::vector<std::string> kOrder = {"experiment", "env",  "vec", "learner", "reward",
+                                                  "safety",     "eval", "log", "output",  "sweep"};
   return kOrder;
 }
 

@@ -27,10 +27,11 @@
 #include "powerzoo/exp/evaluate.hpp"
 #include "powerzoo/exp/log_levels.hpp"
 #include "powerzoo/exp/progress_line.hpp"
-#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
+#include "powerzoo/exp/spec_migrate.hpp"
 #include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/vec/rollout_collector.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
@@ -162,7 +163,8 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
 void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const std::string& ck_path,
                        const std::string& resolved) {
   // Only the budget may change (train longer); anything else would not be the same run.
-  Spec ck_spec = parse_spec(ck_resolved, ck_path + " (config/resolved)");
+  Spec ck_spec =
+      parse_spec(migrate_stored_spec(ck_resolved, ck_path), ck_path + " (config/resolved)");
   ck_spec.learner.total_steps = spec.learner.total_steps;
   ck_spec.eval.render_every_steps = spec.eval.render_every_steps;
   ck_spec.source_path = spec.source_path;
@@ -282,8 +284,9 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
   const long long per_iter = static_cast<long long>(N) * T, asked = spec.learner.total_steps;
   const long long planned = (asked + per_iter - 1) / per_iter * per_iter;
   if (planned != asked)
-    std::cout << "  learner.total_steps " << asked << " is not a multiple of n_envs x rollout_length ("
-              << per_iter << "): the run ends after " << planned << " steps" << std::endl;
+    std::cout << "  learner.total_steps " << asked
+              << " is not a multiple of n_envs x rollout_length (" << per_iter
+              << "): the run ends after " << planned << " steps" << std::endl;
 }
 
 // " (run stopped at global step S, iteration I; ...)": where a fault stopped the run and the
@@ -388,7 +391,8 @@ std::string unused_settings_warning(const Spec& spec) {
   for (const rl::LearnerEntry* e : rl::registered_learners())
     if (e->uses_constraints) users += (users.empty() ? "" : ", ") + e->name;
   return "[safety] constraints is set, but [learner] algo = \"" + spec.learner.algo +
-         "\" does not use it (" + users + " do); the cost "
+         "\" does not use it (" + users +
+         " do); the cost "
          "channels are only reported";
 }
 

@@ -93,10 +93,10 @@ std::string validate_spec(const Spec& spec) {
   o << "memory: rollout " << mib(m.rollout_bytes) << ", replay " << mib(m.replay_bytes)
     << "; this machine has " << mib(avail) << " available of " << mib(total) << "\n";
   if (total > 0 && m.total() > total)
-    throw core::ConfigError(spec.source_path + ": the buffers need about " + mib(m.total()) +
-                            " (rollout " + mib(m.rollout_bytes) + ", replay " +
-                            mib(m.replay_bytes) + "), more than this machine's " + mib(total) +
-                            "; lower vec.n_envs, learner.rollout_length or the learner's buffer size");
+    throw core::ConfigError(
+        spec.source_path + ": the buffers need about " + mib(m.total()) + " (rollout " +
+        mib(m.rollout_bytes) + ", replay " + mib(m.replay_bytes) + "), more than this machine's " +
+        mib(total) + "; lower vec.n_envs, learner.rollout_length or the learner's buffer size");
   if (avail > 0 && m.total() > 0.5 * avail)
     o << "warning: the buffers take more than half of the available memory\n";
   if (const std::string w = unused_settings_warning(spec); !w.empty())

@@ -421,7 +421,7 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
     for (const auto& sd : schema)
       for (const auto& kd : sd.keys) all.push_back(sd.name + "." + kd.key);
     std::string dym;
-    if (parts.size() == 1) {  // a bare key: its home section, else the closest key name
+    if (parts.size() == 1) {         // a bare key: its home section, else the closest key name
       for (const auto& sd : schema)  // the first section that has it
         if (dym.empty() && core::find_param(sd.keys, parts[0])) dym = sd.name + "." + parts[0];
       std::vector<std::string> names = {"seed"};

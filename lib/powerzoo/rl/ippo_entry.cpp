@@ -13,9 +13,8 @@ namespace {
 
 using keys::Bound;
 
-const keys::Names<Sharing> kSharing = {{"full", Sharing::kFull},
-                                       {"typed", Sharing::kTyped},
-                                       {"independent", Sharing::kIndependent}};
+const keys::Names<Sharing> kSharing = {
+    {"full", Sharing::kFull}, {"typed", Sharing::kTyped}, {"independent", Sharing::kIndependent}};
 
 const std::vector<Bound<IppoConfig>>& ippo_keys() {
   static const std::vector<Bound<IppoConfig>> k = {
@@ -36,8 +35,7 @@ void check_ippo_spec(const LearnerContext& ctx) {
   check_ppo_spec(ctx);
   // A group's agents may have different action boxes; the Beta policy maps one box per network.
   if (ppo_config(ctx).policy == Policy::kBeta)
-    throw core::ConfigError(ctx.where("ppo.policy") +
-                            "[ppo] policy = \"beta\": " + ctx.algo +
+    throw core::ConfigError(ctx.where("ppo.policy") + "[ppo] policy = \"beta\": " + ctx.algo +
                             " supports the Gaussian policy only (expected \"gaussian\")");
 }
 
@@ -77,8 +75,11 @@ LearnerEntry ippo_entry(bool lagrangian) {
   return e;
 }
 
-const LearnerRegistrar kIppoSection{LearnerSection{
-    "ippo", "parameter sharing and batch mode of ippo and ippo_lagrangian", keys::defs(ippo_keys()), {}}};
+const LearnerRegistrar kIppoSection{
+    LearnerSection{"ippo",
+                   "parameter sharing and batch mode of ippo and ippo_lagrangian",
+                   keys::defs(ippo_keys()),
+                   {}}};
 const LearnerRegistrar kIppo{ippo_entry(false)};
 const LearnerRegistrar kIppoLagrangian{ippo_entry(true)};
 

@@ -59,9 +59,9 @@ struct LearnerContext {
   std::vector<std::string> constraint_names;
   std::vector<double> thresholds, cost_scale;
   // [learner]: the keys every learner shares.
-  std::string algo;                  ///< registered learner name
-  int64_t total_steps = 1'000'000;   ///< env steps to train
-  int rollout_length = 48;           ///< vector steps per train row (PPO's T)
+  std::string algo;                 ///< registered learner name
+  int64_t total_steps = 1'000'000;  ///< env steps to train
+  int rollout_length = 48;          ///< vector steps per train row (PPO's T)
   /// Values of the learner sections (section name -> keys); a missing section or key reads as
   /// its declared default (rl::make_learner completes them).
   std::map<std::string, core::ParamTable> sections;

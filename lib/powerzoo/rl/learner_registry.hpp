@@ -28,7 +28,7 @@ struct LearnerSection {
 
 /// What the bench measures of a learner on its spec and env.
 struct LearnerBenchShape {
-  double macs_per_sample = 0;   ///< executed GEMM multiply-adds per sample of one update
+  double macs_per_sample = 0;      ///< executed GEMM multiply-adds per sample of one update
   bool counts_grad_steps = false;  ///< true: report gradient steps/s (off-policy)
   int grad_steps_per_update = 1;   ///< gradient steps of one update() call
   int samples_per_grad_step = 0;   ///< samples per gradient step (0: all collected samples)
@@ -44,10 +44,10 @@ struct LearnerMemory {
 
 /// A registered learner.
 struct LearnerEntry {
-  std::string name;         ///< [learner] algo
-  std::string description;  ///< one line for `powerzoo keys learner` and the docs
+  std::string name;                   ///< [learner] algo
+  std::string description;            ///< one line for `powerzoo keys learner` and the docs
   std::vector<std::string> sections;  ///< the learner sections it reads, in order
-  bool multi_agent = false;  ///< needs an env with agents (else: refuses one)
+  bool multi_agent = false;           ///< needs an env with agents (else: refuses one)
   /// Needs [safety] constraints (a non-empty list) and acts on them (cost critics, budgets).
   bool uses_constraints = false;
   /// Cross-key checks on the spec (ctx without the env: obs_dim = 0). Throws core::ConfigError

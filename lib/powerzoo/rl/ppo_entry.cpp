@@ -28,8 +28,7 @@ bool unit(double x) { return x >= 0 && x <= 1; }
 ParamDef I(const char* key, int64_t lo, int64_t hi, const char* doc) {
   return core::int_param(key, 0, lo, hi, doc);
 }
-ParamDef F(const char* key, std::function<bool(double)> ok, const char* expected,
-           const char* doc) {
+ParamDef F(const char* key, std::function<bool(double)> ok, const char* expected, const char* doc) {
   return core::float_param(key, 0.0, std::move(ok), expected, doc);
 }
 ParamDef B(const char* key, const char* doc) { return core::bool_param(key, false, doc); }
@@ -54,8 +53,7 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
         PZ_KEY(PpoConfig, I("n_epochs", 1, INT_MAX, "passes over each rollout"), n_epochs),
         PZ_KEY(PpoConfig, I("n_minibatches", 1, INT_MAX, "minibatches over the env axis"),
                n_minibatches),
-        PZ_KEY(PpoConfig, F("learning_rate", pos, "a number > 0", "Adam step size"),
-               learning_rate),
+        PZ_KEY(PpoConfig, F("learning_rate", pos, "a number > 0", "Adam step size"), learning_rate),
         PZ_KEY(PpoConfig, F("gamma", unit, "a number in [0, 1]", "discount"), gamma),
         PZ_KEY(PpoConfig, F("gae_lambda", unit, "a number in [0, 1]", "GAE λ"), gae_lambda),
         PZ_KEY(PpoConfig, F("clip_range", pos, "a number > 0", "PPO ratio clip ε"), clip_range),
@@ -81,8 +79,8 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
                normalize_advantages),
         PZ_KEY(PpoConfig, B("normalize_rewards", "divide rewards by the running return std"),
                normalize_rewards),
-        PZ_ENUM_KEY(PpoConfig, "truncation", "how a time-limit truncation enters GAE",
-                    truncation, kTruncation),
+        PZ_ENUM_KEY(PpoConfig, "truncation", "how a time-limit truncation enters GAE", truncation,
+                    kTruncation),
         PZ_ENUM_KEY(PpoConfig, "squash", "none = clipped Gaussian, tanh = squashed", squash,
                     kSquash),
         PZ_ENUM_KEY(PpoConfig, "policy",
@@ -97,16 +95,14 @@ const std::vector<Bound<PpoConfig>>& lagrangian_keys() {
   static const std::vector<Bound<PpoConfig>> k = {
       PZ_KEY(PpoConfig, F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), lambda_lr),
       PZ_KEY(PpoConfig, F("lambda_init", pos, "a number > 0", "initial λ"), lambda_init),
-      PZ_KEY(PpoConfig, F("log_lambda_max", pos, "a number > 0", "|log λ| bound"),
-             log_lambda_max),
+      PZ_KEY(PpoConfig, F("log_lambda_max", pos, "a number > 0", "|log λ| bound"), log_lambda_max),
       PZ_KEY(PpoConfig, F("cost_gamma", unit, "a number in [0, 1]", "discount of the cost GAE"),
              cost_gamma),
       PZ_ENUM_KEY(PpoConfig, "dual", "dual rule of PPO-Lagrangian", dual, kDual),
       PZ_KEY(PpoConfig, F("pid_kp", nonneg, "a number >= 0", "PID dual: proportional gain"),
              pid_kp),
       PZ_KEY(PpoConfig, F("pid_ki", nonneg, "a number >= 0", "PID dual: integral gain"), pid_ki),
-      PZ_KEY(PpoConfig, F("pid_kd", nonneg, "a number >= 0", "PID dual: derivative gain"),
-             pid_kd),
+      PZ_KEY(PpoConfig, F("pid_kd", nonneg, "a number >= 0", "PID dual: derivative gain"), pid_kd),
   };
   return k;
 }
@@ -130,8 +126,8 @@ std::string fmt_bound(float x) {
 }
 
 std::unique_ptr<Learner> make_ppo(const LearnerContext& ctx, core::Rng& init_rng, int n_costs) {
-  auto l = std::make_unique<PpoLearner>(ctx.obs_dim, ctx.act_dim, ppo_config(ctx), init_rng,
-                                        n_costs);
+  auto l =
+      std::make_unique<PpoLearner>(ctx.obs_dim, ctx.act_dim, ppo_config(ctx), init_rng, n_costs);
   l->set_context(ctx.algo, ctx);
   return l;
 }
@@ -145,7 +141,9 @@ LearnerEntry ppo_family_entry(const std::string& name, const std::string& descri
   e.check = check_ppo_spec;
   e.check_training = check_ppo_training;
   e.check_env = check_ppo_action_box;
-  e.make = [](const LearnerContext& ctx, core::Rng& init_rng) { return make_ppo(ctx, init_rng, 0); };
+  e.make = [](const LearnerContext& ctx, core::Rng& init_rng) {
+    return make_ppo(ctx, init_rng, 0);
+  };
   e.memory = ppo_memory;
   e.bench = ppo_bench;
   return e;
@@ -206,8 +204,8 @@ LearnerSection ppo_section() {
 }
 
 const LearnerRegistrar kPpoSection{ppo_section()};
-const LearnerRegistrar kLagrangianSection{
-    LearnerSection{"lagrangian", "the duals of the Lagrangian learners", keys::defs(lagrangian_keys()), {}}};
+const LearnerRegistrar kLagrangianSection{LearnerSection{
+    "lagrangian", "the duals of the Lagrangian learners", keys::defs(lagrangian_keys()), {}}};
 const LearnerRegistrar kSauteSection{
     LearnerSection{"saute", "the Sauté env of saute_ppo", keys::defs(saute_keys()), {}}};
 const LearnerRegistrar kPpo{ppo_family_entry(
@@ -243,9 +241,9 @@ void check_ppo_spec(const LearnerContext& ctx) {
                             "[ppo] squash: the Beta policy is bounded by construction; expected "
                             "\"none\" with policy = \"beta\", found \"tanh\"");
   if (!ctx.acting_only && ctx.n_envs % c.n_minibatches != 0) {
-    const std::string at =
-        ctx.given("ppo.n_minibatches") || !ctx.given("vec.n_envs") ? ctx.where("ppo.n_minibatches")
-                                                                    : ctx.where("vec.n_envs");
+    const std::string at = ctx.given("ppo.n_minibatches") || !ctx.given("vec.n_envs")
+                               ? ctx.where("ppo.n_minibatches")
+                               : ctx.where("vec.n_envs");
     throw core::ConfigError(at + "[ppo] n_minibatches = " + std::to_string(c.n_minibatches) +
                             " must divide [vec] n_envs = " + std::to_string(ctx.n_envs) +
                             " (minibatches split the env axis)");

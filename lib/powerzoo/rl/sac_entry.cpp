@@ -28,8 +28,7 @@ struct SacKeys {
 bool pos(double x) { return x > 0; }
 bool nonneg(double x) { return x >= 0; }
 bool unit(double x) { return x >= 0 && x <= 1; }
-ParamDef F(const char* key, std::function<bool(double)> ok, const char* expected,
-           const char* doc) {
+ParamDef F(const char* key, std::function<bool(double)> ok, const char* expected, const char* doc) {
   return core::float_param(key, 0.0, std::move(ok), expected, doc);
 }
 ParamDef I(const char* key, int64_t lo, int64_t hi, const char* doc) {
@@ -85,8 +84,8 @@ const std::vector<Bound<SacKeys>>& sac_keys() {
                    "target_entropy_per_dim", [](double x) { return std::isfinite(x); },
                    "a finite number", "target entropy = this × act_dim (−act_dim)"),
                sac.target_entropy_per_dim),
-        PZ_ENUM_KEY(SacKeys, "activation", "hidden activation of actor and critics",
-                    sac.activation, kActivation),
+        PZ_ENUM_KEY(SacKeys, "activation", "hidden activation of actor and critics", sac.activation,
+                    kActivation),
     };
   }();
   return k;
@@ -110,11 +109,10 @@ std::string fmt_bound(float x) {
 void check_sac_spec(const LearnerContext& ctx) {
   const SacConfig s = sac_settings(ctx).sac;
   if (!ctx.acting_only && s.buffer_size < ctx.n_envs)
-    throw core::ConfigError(ctx.where("sac.buffer_size") +
-                            "[sac] buffer_size: expected at least [vec] n_envs = " +
-                            std::to_string(ctx.n_envs) +
-                            " (one vector step of transitions), found " +
-                            std::to_string(s.buffer_size));
+    throw core::ConfigError(
+        ctx.where("sac.buffer_size") +
+        "[sac] buffer_size: expected at least [vec] n_envs = " + std::to_string(ctx.n_envs) +
+        " (one vector step of transitions), found " + std::to_string(s.buffer_size));
 }
 
 void check_sac_training(const LearnerContext& ctx) {
@@ -127,10 +125,9 @@ void check_sac_training(const LearnerContext& ctx) {
                             std::to_string(ctx.total_steps) + " (else no update runs), found " +
                             std::to_string(s.learning_starts));
   if (s.batch_size > s.buffer_size)
-    throw core::ConfigError(ctx.where("sac.batch_size") +
-                            "[sac] batch_size: expected at most [sac] buffer_size = " +
-                            std::to_string(s.buffer_size) + " transitions, found " +
-                            std::to_string(s.batch_size));
+    throw core::ConfigError(
+        ctx.where("sac.batch_size") + "[sac] batch_size: expected at most [sac] buffer_size = " +
+        std::to_string(s.buffer_size) + " transitions, found " + std::to_string(s.batch_size));
 }
 
 // The squashed Gaussian maps onto the box: loc + scale·tanh(u).
@@ -193,8 +190,9 @@ LearnerBenchShape sac_bench(const LearnerContext& ctx) {
 LearnerEntry sac_entry() {
   LearnerEntry e;
   e.name = "sac";
-  e.description = "soft actor-critic, off-policy: replay, twin critics, Polyak targets, learned "
-                  "temperature ([sac])";
+  e.description =
+      "soft actor-critic, off-policy: replay, twin critics, Polyak targets, learned "
+      "temperature ([sac])";
   e.sections = {"sac"};
   e.check = check_sac_spec;
   e.check_training = check_sac_training;
@@ -211,8 +209,10 @@ LearnerEntry sac_entry() {
 }
 
 const LearnerRegistrar kSacSection{
-    LearnerSection{"sac", "soft actor-critic: networks, replay, targets, temperature",
-                   keys::defs(sac_keys()), {}}};
+    LearnerSection{"sac",
+                   "soft actor-critic: networks, replay, targets, temperature",
+                   keys::defs(sac_keys()),
+                   {}}};
 const LearnerRegistrar kSac{sac_entry()};
 
 }  // namespace

@@ -80,22 +80,23 @@ core::ParamTable table(const std::vector<Bound<Cfg>>& keys, const Cfg& cfg) {
 }  // namespace pz::rl::keys
 
 // A key bound to a plain member of the config struct.
-#define PZ_KEY(CFG, DEF, MEMBER)                                                           \
-  ::pz::rl::keys::Bound<CFG> {                                                             \
-    DEF, [](const CFG& c) -> ::pz::core::ParamValue { return ::pz::rl::keys::to_value(c.MEMBER); }, \
-        [](CFG& c, const ::pz::core::ParamValue& v) { ::pz::rl::keys::from_value(v, c.MEMBER); } \
+#define PZ_KEY(CFG, DEF, MEMBER)                                                                   \
+  ::pz::rl::keys::Bound<CFG> {                                                                     \
+    DEF,                                                                                           \
+        [](const CFG& c) -> ::pz::core::ParamValue { return ::pz::rl::keys::to_value(c.MEMBER); }, \
+        [](CFG& c, const ::pz::core::ParamValue& v) { ::pz::rl::keys::from_value(v, c.MEMBER); }   \
   }
 // A key bound to an enum member through its choice names.
-#define PZ_ENUM_KEY(CFG, KEY, DOC, MEMBER, NAMES)                                        \
-  ::pz::rl::keys::Bound<CFG> {                                                           \
-    ::pz::core::choice_param(KEY, "", ::pz::rl::keys::choice_list(NAMES), DOC),          \
-        [](const CFG& c) -> ::pz::core::ParamValue {                                     \
-          for (const auto& [n, e] : NAMES)                                               \
-            if (e == c.MEMBER) return std::string(n);                                    \
-          return std::string();                                                          \
-        },                                                                               \
-        [](CFG& c, const ::pz::core::ParamValue& v) {                                    \
-          for (const auto& [n, e] : NAMES)                                               \
-            if (std::get<std::string>(v) == n) c.MEMBER = e;                             \
-        }                                                                                \
+#define PZ_ENUM_KEY(CFG, KEY, DOC, MEMBER, NAMES)                               \
+  ::pz::rl::keys::Bound<CFG> {                                                  \
+    ::pz::core::choice_param(KEY, "", ::pz::rl::keys::choice_list(NAMES), DOC), \
+        [](const CFG& c) -> ::pz::core::ParamValue {                            \
+          for (const auto& [n, e] : NAMES)                                      \
+            if (e == c.MEMBER) return std::string(n);                           \
+          return std::string();                                                 \
+        },                                                                      \
+        [](CFG& c, const ::pz::core::ParamValue& v) {                           \
+          for (const auto& [n, e] : NAMES)                                      \
+            if (std::get<std::string>(v) == n) c.MEMBER = e;                    \
+        }                                                                       \
   }
