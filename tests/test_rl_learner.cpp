@@ -73,8 +73,9 @@ Step make_step(int t, int N, int k, core::Rng& rng) {
 TEST_SUITE("rl_learner") {
   TEST_CASE("the factory knows the PPO, IPPO and SAC learners and names the rest") {
     const auto names = rl::learner_names();
+    // The built-in learners, plus the test-only one of tests/test_rl_registry.cpp.
     CHECK(names == std::vector<std::string>{"ippo", "ippo_lagrangian", "ppo", "ppo_lagrangian",
-                                            "sac", "saute_ppo"});
+                                            "sac", "saute_ppo", "test_constant"});
     core::Rng init(1, 1);
     CHECK(rl::make_learner("saute_ppo", small_context(4), init)->name() == "saute_ppo");
     const auto sac = rl::make_learner("sac", small_context(4), init);
