@@ -449,7 +449,7 @@ TEST_SUITE("rl_sac") {
     CHECK(x1 == x2);
   }
 
-  TEST_CASE("[sac] keys: defaults of rl.md §3.1, round trip, cross-key checks name the key") {
+  TEST_CASE("[sac] keys: Rejax 0.1.2 defaults, round trip, cross-key checks name the key") {
     using pz::exp::parse_spec;
     const auto s = parse_spec("[learner]\nalgo = \"sac\"\n[sac]\nnum_epochs = 2\n", "s.toml");
     CHECK(s.learner.algo == "sac");

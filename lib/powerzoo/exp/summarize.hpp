@@ -1,5 +1,6 @@
 // Summaries over seeds: group runs by configuration (everything but the seed), per metric mean,
-// std, IQM and a percentile-bootstrap 95 % CI of the mean (tasks-benchmarks.md protocol).
+// std, IQM and a percentile-bootstrap 95 % CI of the mean (the protocol of Agarwal et al. 2021,
+// arXiv:2108.13264).
 #pragma once
 
 #include <cstdint>

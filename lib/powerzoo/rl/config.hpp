@@ -12,24 +12,25 @@ namespace pz::rl {
 /// How a time-limit truncation enters GAE.
 enum class Truncation {
   kBootstrap,  ///< δ_t = r_t + γ·V(final_obs_t) − V_t, no continuation past t (SB3/CleanRL fix)
-  kZeroTd,     ///< δ_t = 0 at a truncated step (reference seed trainer, rl.md §1.6)
+  kZeroTd,     ///< δ_t = 0 at a truncated step (PowerZooJax's seed PPO trainer)
 };
 
-/// How the Gaussian sample becomes the env action (rl.md §1.10, §2.5).
+/// How the Gaussian sample becomes the env action (PowerZooJax's policy heads).
 enum class Squash {
   kNone,  ///< action = u = μ + σ·ξ, unbounded (the env clips); deterministic action μ
   kTanh,  ///< action = tanh(u), u stored in the rollout; log π adds −Σ log(1 − tanh²u);
           ///< deterministic action tanh(μ)
 };
 
-/// The PPO policy family (rl.md §2.5).
+/// The PPO policy family (PowerZooJax's BoundedBetaPolicy).
 enum class Policy {
   kGaussian,  ///< diagonal Gaussian, state-independent log σ (Squash decides the env action)
   kBeta,  ///< per-dimension Beta(α, β), α, β = 1 + softplus(head) clamped to [1 + 1e-6, 20],
           ///< u ∈ (0, 1) stored, env action low + u·(high − low); deterministic: the mode
 };
 
-/// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
+/// How PPO-Lagrangian moves λ once per update (Ray, Achiam & Amodei 2019; Stooke, Achiam & Abbeel
+/// 2020).
 enum class DualRule {
   kLogAscent,  ///< log λ ← clip(log λ + lambda_lr·(Ĵ_C − d), ±log_lambda_max) (the reference)
   kPid,        ///< PID Lagrangian (OmniSafe form): I ← clip(I + K_i·e, 0, e^L), e = Ĵ_C − d,
@@ -78,7 +79,8 @@ struct PpoConfig {
   double saute_unsafe_reward = 0.0;                 ///< Sauté reward once the budget is spent
 };
 
-/// Which agents of a multi-agent env share one set of parameters under IPPO (rl.md §2.8).
+/// Which agents of a multi-agent env share one set of parameters under IPPO (de Witt et al. 2020,
+/// arXiv:2011.09533, as PowerZooJax's ippo.py).
 enum class Sharing {
   kFull,         ///< one network for every agent (the reference's `ippo`)
   kTyped,        ///< one network per name prefix before the first '_' (`ippo_typed`)
@@ -89,16 +91,16 @@ enum class Sharing {
 /// hyperparameters come from [ppo].
 struct IppoConfig {
   Sharing sharing = Sharing::kFull;
-  /// true (the reference, rl.md §2.8): each epoch is one gradient step on all T·A_g·N samples of
-  /// a group, advantages not normalized ([ppo] n_minibatches and normalize_advantages unused);
-  /// false: [ppo] minibatching over the (env, agent) columns of the group.
+  /// true (the reference, PowerZooJax's ippo.py): each epoch is one gradient step on all T·A_g·N
+  /// samples of a group, advantages not normalized ([ppo] n_minibatches and normalize_advantages
+  /// unused); false: [ppo] minibatching over the (env, agent) columns of the group.
   bool full_batch = true;
 };
 
 /// Hidden-layer activation of an MLP.
 enum class Activation {
   kTanh,  ///< the PPO networks
-  kRelu,  ///< Rejax SAC's networks (rl.md §2.10)
+  kRelu,  ///< Rejax SAC's networks (Haarnoja et al. 2018, arXiv:1812.05905, as Rejax 0.1.2)
 };
 
 /// SAC's own keys of [sac] (Haarnoja et al. 2018, arXiv:1812.05905; defaults of Rejax 0.1.2's

@@ -1,6 +1,7 @@
-// IPPO learner (rl.md §2.8): agents partitioned into parameter groups, one PpoLearner per group
-// over the group's (env, agent) columns; per-agent GAE with the team done; IPPO-Lagrangian's team
-// duals; registration "ippo" and "ippo_lagrangian".
+// IPPO learner (de Witt et al. 2020, arXiv:2011.09533, as PowerZooJax's ippo.py): agents
+// partitioned into parameter groups, one PpoLearner per group over the group's (env, agent)
+// columns; per-agent GAE with the team done; IPPO-Lagrangian's team duals; registration "ippo" and
+// "ippo_lagrangian".
 #include "powerzoo/rl/ippo.hpp"
 
 #include <algorithm>
@@ -77,7 +78,7 @@ struct IppoLearner::Impl {
   std::vector<PpoLearner> learners;
   std::vector<GroupBuffers> buf;
   core::ThreadPool* pool = nullptr;
-  // IPPO-Lagrangian (rl.md §2.8 ippo_typed_lagrangian): every group's cost critics learn the
+  // IPPO-Lagrangian (PowerZooJax's ippo_typed_lagrangian): every group's cost critics learn the
   // team costs; one team dual per constraint, moved once per update from the team's episodes.
   int n_costs = 0, horizon = 0;
   std::vector<int> channels;

@@ -1,4 +1,5 @@
-// IPPO (rl.md §2.8): independent PPO on a multi-agent env, one PpoLearner per parameter group.
+// IPPO (de Witt et al. 2020, arXiv:2011.09533, as PowerZooJax's ippo.py): independent PPO on a
+// multi-agent env, one PpoLearner per parameter group.
 #pragma once
 
 #include <map>
@@ -37,13 +38,14 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// IPPO learner: per group g with A_g agents, a PpoLearner on obs [obs_g] → act [act_g] whose
 /// "env columns" are the N·A_g (env i, agent k) pairs, column i·A_g + k. Each agent's column sees
 /// its own observation slice, action slice and reward (StepView::shaped_reward [N, A]); done and
-/// truncation are the team's, so GAE runs per agent with the team done (rl.md §2.8). full_batch
-/// (the reference) makes each epoch one gradient step on all T·A_g·N samples of the group without
-/// advantage normalization; otherwise [ppo] n_minibatches split the group's columns.
-/// Each group keeps its own Adam state and its own global-norm clip (the reference clips the sum
-/// of the per-type losses jointly under one optimizer; docs/deviations.md).
+/// truncation are the team's, so GAE runs per agent with the team done (de Witt et al. 2020,
+/// arXiv:2011.09533, as PowerZooJax's ippo.py). full_batch (the reference) makes each epoch one
+/// gradient step on all T·A_g·N samples of the group without advantage normalization; otherwise
+/// [ppo] n_minibatches split the group's columns. Each group keeps its own Adam state and its own
+/// global-norm clip (the reference clips the sum of the per-type losses jointly under one
+/// optimizer; docs/deviations.md).
 ///
-/// IPPO-Lagrangian (lagrangian = true, rl.md §2.8 ippo_typed_lagrangian): every group's
+/// IPPO-Lagrangian (lagrangian = true, PowerZooJax's ippo_typed_lagrangian): every group's
 /// PpoLearner also has one cost critic per [safety] constraint, trained on the team's cost row
 /// (the same at each of the group's columns, divided by cost_scale); advantages are normalized
 /// per group (Â_R and each Â_C over the group's full batch) and the actor uses

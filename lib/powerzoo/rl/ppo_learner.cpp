@@ -109,8 +109,9 @@ std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
   auto metrics = update_policy(rng);
   const int K = s.n_costs;
   if (K > 0) {
-    // Dual step (rl.md §2.7 step 7) with Ĵ_C = mean scaled cost of the episodes that finished
-    // in this rollout; if none finished, the reference's estimate mean per-step cost × horizon.
+    // Dual step (PPO-Lagrangian, Ray, Achiam & Amodei 2019, as PowerZooJax's cmdp.py) with Ĵ_C =
+    // mean scaled cost of the episodes that finished in this rollout; if none finished, the
+    // reference's estimate mean per-step cost × horizon.
     std::vector<double> j_c(K);
     for (int j = 0; j < K; ++j) {
       if (c.episodes > 0) {

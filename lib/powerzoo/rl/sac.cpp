@@ -1,6 +1,7 @@
-// SAC learner (rl.md §2.10): construction, acting with the squashed Gaussian, replay pushes, the
-// per-vector-step update (gradient steps, Polyak) and the registration of "sac". The losses are in
-// sac_loss.cpp, parameters and checkpoints in sac_state.cpp.
+// SAC learner (Haarnoja et al. 2018, arXiv:1812.05905, as Rejax 0.1.2): construction, acting with
+// the squashed Gaussian, replay pushes, the per-vector-step update (gradient steps, Polyak) and the
+// registration of "sac". The losses are in sac_loss.cpp, parameters and checkpoints in
+// sac_state.cpp.
 #include "powerzoo/rl/sac.hpp"
 
 #include <algorithm>
