@@ -96,7 +96,7 @@ TEST_SUITE("exp_legacy") {
     pz::io::read_checkpoint(kLegacy + "sac_step_192.h5", &resolved);
     REQUIRE(resolved.find("\nalgo = \"sac\"") != std::string::npos);
     REQUIRE(resolved.find("[learner]") == std::string::npos);
-    const auto s = pz::exp::parse_spec(pz::exp::migrate_stored_spec(resolved, "x"), "x");
+    const auto s = pz::exp::parse_spec(pz::exp::migrate_stored_spec(resolved, "x"), "x", {}, true);
     CHECK(s.learner.algo == "sac");
     CHECK(s.learner.total_steps == 192);
     CHECK(s.learner.rollout_length == 12);

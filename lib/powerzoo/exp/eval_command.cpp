@@ -51,7 +51,8 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
   // A checkpoint of an earlier version stores its spec in the layout before [learner].
-  const Spec spec = parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)");
+  const Spec spec =
+      parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)", {}, true);
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
   check_split_option(spec, split);

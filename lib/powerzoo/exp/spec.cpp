@@ -157,13 +157,41 @@ std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry,
   return out;
 }
 
+/// A key that has no effect given the other values of its section, when the spec sets it, is
+/// bad input (its ParamDef::inapplicable says why).
+void check_applicable(const io::SectionValues& v, const std::string& section,
+                      const std::vector<core::ParamDef>& defs, core::ParamTable& values,
+                      std::vector<std::string>* dropped) {
+  auto it = v.sections.find(section);
+  if (it == v.sections.end()) return;
+  for (const auto& [key, _] : it->second.items()) {
+    const core::ParamDef* d = core::find_param(defs, key);
+    if (!d || !d->inapplicable) continue;
+    const std::string why = d->inapplicable(values);
+    if (why.empty()) continue;
+    if (dropped) {
+      dropped->push_back("[" + section + "] " + key + " has no effect in some trials (" + why +
+                         "); dropped there");
+      values.set(key, d->def);
+      continue;
+    }
+    throw ConfigError(v.at(section + "." + key) + "[" + section + "] " + key +
+                      ": has no effect here: " + why + " (remove the key)");
+  }
+}
+
 /// A learner section the spec sets but its learner does not read is bad input (its keys would
 /// do nothing). Names the learners that read it and, for a key the learner has elsewhere, where.
-void check_unread_sections(const Spec& s, const io::SectionValues& v) {
+void check_unread_sections(Spec& s, const io::SectionValues& v, bool sweep_trial) {
   const rl::LearnerEntry& le = rl::learner_entry(s.learner.algo);
   for (const auto& [name, table] : v.sections) {
     if (!rl::find_learner_section(name) || table.items().empty()) continue;
     if (std::find(le.sections.begin(), le.sections.end(), name) != le.sections.end()) continue;
+    if (sweep_trial) {
+      s.dropped.push_back("[" + name + "] is not read by [learner] algo = \"" + le.name +
+                          "\" (read by " + rl::learners_reading(name) + "); dropped there");
+      continue;
+    }
     const std::string first = table.items().front().first;
     std::string hint;
     for (const auto& own : le.sections)
@@ -225,7 +253,7 @@ std::vector<io::SectionSchema> spec_schema(const std::string& env_entry_id) {
 }
 
 Spec parse_spec(const std::string& toml_text, const std::string& file,
-                const std::vector<std::string>& overrides) {
+                const std::vector<std::string>& overrides, bool sweep_trial) {
   const envs::EnvEntry* entry = nullptr;
   io::SectionValues v = io::read_toml(
       toml_text, file, overrides, [&](const io::PeekFn& peek, const io::WhereFn& where) {
@@ -272,7 +300,11 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   if (entry->is_task) s.env.task = entry->id;          // `id` alone may select a preset: record it
   s.where = v.where;
   check_run_name(s.experiment.name, v);
-  check_unread_sections(s, v);
+  check_unread_sections(s, v, sweep_trial);
+  std::vector<std::string>* dropped = sweep_trial ? &s.dropped : nullptr;
+  check_applicable(v, "env", entry->params, s.env.params, dropped);
+  for (auto& [name, table] : s.learner_sections)
+    check_applicable(v, name, rl::find_learner_section(name)->keys, table, dropped);
   check_cross(s, v);
   check_splits(s, *entry);
   return s;
@@ -316,8 +348,13 @@ std::string to_toml(const Spec& s) {
   for (const auto& f : spec_fields()) values[f.section].set(f.def.key, f.get(s));
   for (const auto& [key, val] : s.env.params.items()) values["env"].set(key, val);
   for (const auto& [name, table] : s.learner_sections) values[name] = table;
-  return io::write_toml(schema_for(entry, &rl::learner_entry(s.learner.algo)), values,
-                        {{"sweep", s.sweep_toml}});
+  // Keys without effect in this configuration are left out, so the resolved spec reads back.
+  auto schema = schema_for(entry, &rl::learner_entry(s.learner.algo));
+  for (auto& sec : schema)
+    std::erase_if(sec.keys, [&](const core::ParamDef& d) {
+      return d.inapplicable && !d.inapplicable(values[sec.name]).empty();
+    });
+  return io::write_toml(schema, values, {{"sweep", s.sweep_toml}});
 }
 
 std::string spec_reference(const std::string& env_entry_id) {

@@ -88,6 +88,8 @@ struct Spec {
   EvalSection eval;
   LogSection log;
   OutputSection output;
+  /// Sweep trials (parse_spec sweep_trial): what was dropped and why, for one warning each.
+  std::vector<std::string> dropped;
   std::string sweep_toml;  ///< the [sweep] table, kept verbatim (TOML) for `powerzoo sweep`
   /// Where each key the spec set came from ("env.case" -> "spec.toml:7: " or "command line
   /// override 'env.case=x': "), for errors found after parsing. Not part of the resolved TOML.
@@ -111,8 +113,11 @@ rl::LearnerContext spec_learner_context(const Spec& s);
 /// TOML value, bare words as strings). Strict: unknown sections/keys are errors with a
 /// did-you-mean; wrong types and out-of-range values are errors naming file, key, expected and
 /// found; an unknown [env] id or task names the registered ones. Throws core::ConfigError.
+/// sweep_trial: a trial of `powerzoo sweep`, whose spec is shared by trials that vary the learner
+/// or a key deciding applicability: a learner section the learner does not read and a key
+/// without effect are dropped with a message in Spec::dropped instead of refused.
 Spec parse_spec(const std::string& toml_text, const std::string& file,
-                const std::vector<std::string>& overrides = {});
+                const std::vector<std::string>& overrides = {}, bool sweep_trial = false);
 
 /// Reads `path` and calls parse_spec. Throws core::ConfigError if the file cannot be read.
 Spec load_spec(const std::string& path, const std::vector<std::string>& overrides = {});

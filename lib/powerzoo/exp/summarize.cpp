@@ -127,7 +127,7 @@ bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
 /// Canonical configuration text: resolved spec with experiment seed, name and out_dir cleared.
 std::string config_text(const std::string& resolved, const std::string& file) {
   try {
-    Spec s = parse_spec(migrate_stored_spec(resolved, file), file);
+    Spec s = parse_spec(migrate_stored_spec(resolved, file), file, {}, true);
     s.experiment.seed = 0;
     s.experiment.name.clear();
     s.experiment.out_dir.clear();

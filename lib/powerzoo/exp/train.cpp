@@ -163,8 +163,8 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
 void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const std::string& ck_path,
                        const std::string& resolved) {
   // Only the budget may change (train longer); anything else would not be the same run.
-  Spec ck_spec =
-      parse_spec(migrate_stored_spec(ck_resolved, ck_path), ck_path + " (config/resolved)");
+  Spec ck_spec = parse_spec(migrate_stored_spec(ck_resolved, ck_path),
+                            ck_path + " (config/resolved)", {}, true);
   ck_spec.learner.total_steps = spec.learner.total_steps;
   ck_spec.eval.render_every_steps = spec.eval.render_every_steps;
   ck_spec.source_path = spec.source_path;

@@ -142,7 +142,8 @@ std::string key_reference(const std::string& env_entry_id, const std::string& se
         for (std::string* s : {&def, &rng})  // '|' would end the table cell
           for (size_t p = 0; (p = s->find('|', p)) != std::string::npos; p += 2) s->insert(p, "\\");
         o << "| `" << d.key << "` | " << kind_name(d.kind) << " | `" << def << "` | " << rng
-          << " | " << d.doc << " |\n";
+          << " | " << d.doc << (d.applies.empty() ? "" : " Applies with " + d.applies + ".")
+          << " |\n";
       }
       o << "\n";
     } else {
@@ -160,7 +161,8 @@ std::string key_reference(const std::string& env_entry_id, const std::string& se
         o << "  " << sec.name << "." << d.key << "  (" << kind_name(d.kind) << ")  default "
           << io::toml_value(d.kind, d.def);
         if (const std::string r = range_text(d); !r.empty()) o << "  expected " << r;
-        o << "\n      " << d.doc << "\n";
+        o << "\n      " << d.doc << (d.applies.empty() ? "" : " (applies with " + d.applies + ")")
+          << "\n";
       }
     }
   }

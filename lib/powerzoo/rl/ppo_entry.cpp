@@ -91,6 +91,19 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
   return k;
 }
 
+// squash and init_log_std shape the Gaussian policy; the Beta policy has neither.
+std::vector<ParamDef> ppo_defs() {
+  std::vector<ParamDef> defs = keys::defs(ppo_keys());
+  for (auto& d : defs)
+    if (d.key == "squash" || d.key == "init_log_std") {
+      d.applies = "policy = \"gaussian\"";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        return t.str("policy") == "beta" ? "the Gaussian policy's, found policy = \"beta\"" : "";
+      };
+    }
+  return defs;
+}
+
 const std::vector<Bound<PpoConfig>>& lagrangian_keys() {
   static const std::vector<Bound<PpoConfig>> k = {
       PZ_KEY(PpoConfig, F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), lambda_lr),
@@ -195,7 +208,7 @@ LearnerEntry saute_entry() {
 
 // The layout before [learner] had the shared keys, the duals and Sauté's reward in [ppo].
 LearnerSection ppo_section() {
-  LearnerSection s{"ppo", "the PPO update and policy", keys::defs(ppo_keys()), {}};
+  LearnerSection s{"ppo", "the PPO update and policy", ppo_defs(), {}};
   for (const char* k : {"algo", "total_steps", "rollout_length"})
     s.moved[k] = std::string("[learner] ") + k;
   for (const auto& k : lagrangian_keys()) s.moved[k.def.key] = "[lagrangian] " + k.def.key;
