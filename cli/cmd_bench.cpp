@@ -179,18 +179,13 @@ int cmd_bench(const Args& args) {
       }
   }
   if (wants("learner")) {
-    const bool sac = spec.ppo.algo == rl::Algo::kSac;
-    std::printf("learner %s (hidden", exp::learner_name(spec).c_str());
-    for (int h : spec.ppo.hidden) std::printf(" %d", h);
-    if (sac)
-      std::printf(", batch %d, %d gradient steps per vector step of N %d):\n", spec.sac.batch_size,
-                  spec.sac.num_epochs, spec.vec.n_envs);
-    else
-      std::printf(", T %d x N %d, %d epochs x %d minibatches):\n", spec.ppo.rollout_length,
-                  spec.vec.n_envs, spec.ppo.n_epochs, spec.ppo.n_minibatches);
+    const auto env = exp::make_learner_env(spec, spec.env.split, true);
+    const auto shape = exp::learner_bench_shape(spec, env->spec(), spec.vec.n_envs);
+    const bool grad_steps = shape.counts_grad_steps;
+    std::printf("learner %s (%s):\n", exp::learner_name(spec).c_str(), shape.text.c_str());
     for (int t : thread_list) {
       const auto r = exp::bench_learner(spec, seconds, t);
-      if (sac)
+      if (grad_steps)
         std::printf("  threads %2d  %10.0f gradient steps/s (%10.0f samples/s)", r.threads,
                     r.grad_steps_per_sec, r.samples_per_sec);
       else

@@ -60,7 +60,7 @@ int run_one(const std::string& spec_text, const std::string& spec_file, const fs
               << "\n";
     return 0;
   }
-  const exp::Spec spec = exp::parse_spec(spec_text, spec_file, ts.trial.overrides);
+  const exp::Spec spec = exp::parse_spec(spec_text, spec_file, ts.trial.overrides, true);
   exp::TrainOptions topt;
   topt.out_dir = run_dir.string();
   topt.threads = threads;
@@ -112,7 +112,9 @@ void validate_trials(const std::string& spec_text, const std::string& spec_file,
                      const std::vector<exp::Trial>& trials) {
   std::set<std::string> warned;
   for (const auto& t : trials) {
-    const exp::Spec spec = exp::parse_spec(spec_text, spec_file, t.overrides);
+    const exp::Spec spec = exp::parse_spec(spec_text, spec_file, t.overrides, true);
+    for (const auto& d : spec.dropped)
+      if (warned.insert(d).second) std::cerr << "powerzoo sweep: warning: " << d << std::endl;
     try {
       exp::validate_train(spec);
     } catch (const core::ConfigError& e) {
@@ -311,7 +313,7 @@ int cmd_sweep(const Args& args) {
   std::vector<std::string> fixed;
   for (const auto& a : sweep_args)
     if (exp::split_grid_values(a.substr(a.find('=') + 1)).size() == 1) fixed.push_back(a);
-  const exp::Spec base = exp::parse_spec(spec_text, spec_file, fixed);
+  const exp::Spec base = exp::parse_spec(spec_text, spec_file, fixed, true);
   const fs::path sweep_dir = fs::absolute(exp::sweep_dir_for(base, out)).lexically_normal();
   const std::string abs_spec = fs::absolute(spec_file).lexically_normal().string();
 

@@ -43,9 +43,9 @@ CORETYPE = "Haswell"
 # name -> (spec, overrides): the runs the architecture issue names, at its step counts.
 RUNS = {
     "quickstart": ("experiments/quickstart.toml", []),
-    "dso_ppo": ("experiments/dso_ppo.toml", ["ppo.total_steps=200000", "eval.every_steps=100000"]),
-    "tso_ppo_short": ("experiments/tso_ppo_short.toml", ["ppo.total_steps=100000"]),
-    "case5_safe": ("experiments/case5_safe.toml", ["ppo.total_steps=200000"]),
+    "dso_ppo": ("experiments/dso_ppo.toml", ["learner.total_steps=200000", "eval.every_steps=100000"]),
+    "tso_ppo_short": ("experiments/tso_ppo_short.toml", ["learner.total_steps=100000"]),
+    "case5_safe": ("experiments/case5_safe.toml", ["learner.total_steps=200000"]),
 }
 
 def hash_metrics(run_file):

@@ -43,9 +43,11 @@ horizon = 12
 reward_scale = 1e-4
 [vec]
 n_envs = 4
-[ppo]
+[learner]
 total_steps = 960
 rollout_length = 12
+
+[ppo]
 n_minibatches = 2
 hidden = [16, 16]
 [reward]

@@ -32,9 +32,11 @@ horizon = 12
 reward_scale = 1e-4
 [vec]
 n_envs = 4
-[ppo]
+[learner]
 total_steps = 960
 rollout_length = 12
+
+[ppo]
 n_minibatches = 2
 hidden = [16, 16]
 [reward]
@@ -127,7 +129,7 @@ TEST_SUITE("cli") {
     // so every checkpoint of ders_ippo_minibatch*.toml (8 minibatches) was refused with exit 2.
     const fs::path d = tmp_dir("eval_ippo_mb");
     const auto r = sh(kBin + " run experiments/ders_ippo_minibatch_short.toml " +
-                      "ppo.total_steps=3072 vec.n_envs=16 eval.every_steps=3072 " +
+                      "learner.total_steps=3072 vec.n_envs=16 eval.every_steps=3072 " +
                       "eval.n_episodes=2 output.checkpoint_every_steps=3072 --quiet --threads 1 " +
                       "--out " + (d / "run").string());
     REQUIRE_MESSAGE(r.code == 0, r.out);
@@ -295,7 +297,7 @@ TEST_SUITE("cli") {
     CHECK(sh(kBin + " run " + good + " --out " + good).code == 2);  // --out is a file
     // An existing run directory is never overwritten.
     REQUIRE(
-        sh(kBin + " run " + good + " --quiet ppo.total_steps=48 eval.every_steps=0 --out " + out)
+        sh(kBin + " run " + good + " --quiet learner.total_steps=48 eval.every_steps=0 --out " + out)
             .code == 0);
     const auto before = fs::last_write_time(fs::path(out) / "run.h5");
     const auto again = sh(kBin + " run " + good + " --quiet --out " + out);
@@ -309,14 +311,14 @@ TEST_SUITE("cli") {
   TEST_CASE("the banner says when total_steps rounds up to whole iterations") {
     const fs::path d = tmp_dir("round");
     const auto spec = write(d / "tiny.toml", kTinySpec);
-    const auto r = sh(kBin + " run " + spec + " ppo.total_steps=50 eval.every_steps=0 --out " +
+    const auto r = sh(kBin + " run " + spec + " learner.total_steps=50 eval.every_steps=0 --out " +
                       (d / "r").string());
     REQUIRE_MESSAGE(r.code == 0, r.out);
-    CHECK_MESSAGE(r.out.find("ppo.total_steps 50 is not a multiple of n_envs x rollout_length "
+    CHECK_MESSAGE(r.out.find("learner.total_steps 50 is not a multiple of n_envs x rollout_length "
                              "(48): the run ends after 96 steps") != std::string::npos,
                   r.out);
     CHECK(r.out.find("done: 96 steps") != std::string::npos);
-    const auto exact = sh(kBin + " run " + spec + " ppo.total_steps=96 eval.every_steps=0 --out " +
+    const auto exact = sh(kBin + " run " + spec + " learner.total_steps=96 eval.every_steps=0 --out " +
                           (d / "e").string());
     REQUIRE_MESSAGE(exact.code == 0, exact.out);
     CHECK(exact.out.find("is not a multiple") == std::string::npos);

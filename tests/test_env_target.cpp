@@ -208,9 +208,10 @@ TEST_SUITE("env_target") {
     exp::TrainOptions opt;
     opt.out_dir = (std::filesystem::temp_directory_path() / "pz_test_target_never").string();
     opt.quiet = true;
-    CHECK_THROWS_WITH_AS(exp::train(spec, opt),
-                         "t.toml: [ppo] algo: ppo is a single-agent learner; the env has 2 agents",
-                         core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        exp::train(spec, opt),
+        "t.toml: [learner] algo: ppo is a single-agent learner; the env has 2 agents",
+        core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }
 
@@ -219,8 +220,8 @@ TEST_SUITE("env_target") {
         std::filesystem::temp_directory_path() / ("pz_test_target_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     const auto spec = exp::parse_spec(
-        "[env]\nid = \"test_target\"\n[vec]\nn_envs = 4\n[ppo]\ntotal_steps = 256\n"
-        "rollout_length = 8\nn_minibatches = 2\n[eval]\nevery_steps = 128\nn_episodes = 2\n"
+        "[env]\nid = \"test_target\"\n[vec]\nn_envs = 4\n[learner]\ntotal_steps = 256\n"
+        "rollout_length = 8\n[ppo]\nn_minibatches = 2\n[eval]\nevery_steps = 128\nn_episodes = 2\n"
         "[output]\ntrajectories = \"none\"\n",
         "t.toml");
     exp::TrainOptions opt;

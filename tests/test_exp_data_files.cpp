@@ -32,9 +32,11 @@ horizon = 12
 reward_scale = 1e-4
 [vec]
 n_envs = 4
-[ppo]
+[learner]
 total_steps = 192
 rollout_length = 12
+
+[ppo]
 n_minibatches = 2
 hidden = [8, 8]
 [eval]
@@ -63,7 +65,7 @@ TEST_SUITE("exp_data_files") {
     const std::string out = (d / "run").string();
     // Started from / : the relative case is found next to the spec, not in the working directory.
     auto r = sh("cd / && " + kBin + " run " + spec + " --quiet --threads 1 --out " + out +
-                " ppo.total_steps=96");
+                " learner.total_steps=96");
     REQUIRE_MESSAGE(r.code == 0, r.out);
     const std::string recorded = pz::io::read_string_attr(out + "/run.h5", "data_files");
     CHECK(recorded.find("env.case\t" + mine.string() + "\t" + pz::core::sha256_file(mine.string()) +

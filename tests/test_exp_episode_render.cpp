@@ -128,7 +128,7 @@ TEST_SUITE("exp_episode_render") {
     }
     const fs::path d = test::tmp_dir("pz_render", "run");
     auto spec = exp::load_spec(
-        kTiny, {"ppo.total_steps=144", "eval.every_steps=48", "eval.render_every_steps=96"});
+        kTiny, {"learner.total_steps=144", "eval.every_steps=48", "eval.render_every_steps=96"});
     exp::TrainOptions opt;
     opt.out_dir = (d / "run").string();
     opt.quiet = true;
@@ -150,7 +150,7 @@ TEST_SUITE("exp_episode_render") {
     // Regression: a run directory with plots/ refused --resume ("which no run writes"). The
     // cadence may change on resume; the budget grows to 192.
     opt.resume = true;
-    exp::train(exp::load_spec(kTiny, {"ppo.total_steps=192", "eval.every_steps=48",
+    exp::train(exp::load_spec(kTiny, {"learner.total_steps=192", "eval.every_steps=48",
                                       "eval.render_every_steps=48"}),
                opt);
     CHECK(fs::exists(plots / "episode_iid_step192_ep0.png"));

@@ -30,7 +30,7 @@ TEST_SUITE("exp_nonfinite") {
     const fs::path d = pz::test::tmp_dir("pz_nonfinite", "lr");
     const std::string out = (d / "run").string();
     const std::string cmd =
-        kBin + " run " + kSpec + " ppo.learning_rate=10 ppo.total_steps=2000 --quiet --out " + out;
+        kBin + " run " + kSpec + " ppo.learning_rate=10 learner.total_steps=2000 --quiet --out " + out;
     const auto r = sh(cmd);
     CHECK(r.code == 1);
     CHECK(r.out.find("run failed: non-finite action from the learner for env ") !=

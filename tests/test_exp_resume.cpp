@@ -35,9 +35,11 @@ reward_scale = 1e-4
 [vec]
 n_envs = 8
 threads = 2
-[ppo]
+[learner]
 total_steps = 184320
 rollout_length = 24
+
+[ppo]
 n_minibatches = 2
 hidden = [64, 64]
 [reward]
@@ -165,10 +167,12 @@ task = "gencos"
 [vec]
 n_envs = 8
 threads = 2
-[ppo]
+[learner]
 algo = "ippo"
 total_steps = 27648
 rollout_length = 48
+
+[ppo]
 hidden = [32, 32]
 normalize_rewards = true
 [ippo]
@@ -195,9 +199,11 @@ reward_scale = 1e-2
 [vec]
 n_envs = 16
 threads = 2
-[ppo]
+[learner]
 total_steps = 46080
 rollout_length = 48
+
+[ppo]
 hidden = [32, 32]
 [reward]
 penalty = { power_balance = 0.02, thermal_overload = 0.05, voltage_violation = 50.0 }
@@ -220,10 +226,12 @@ task = "ders"
 [vec]
 n_envs = 8
 threads = 2
-[ppo]
+[learner]
 algo = "ippo"
 total_steps = 18432
 rollout_length = 48
+
+[ppo]
 hidden = [32, 32]
 normalize_obs = false
 [ippo]
@@ -249,12 +257,12 @@ reward_scale = 1e-4
 [vec]
 n_envs = 8
 threads = 2
-[ppo]
+[learner]
 algo = "sac"
 total_steps = 36864
 rollout_length = 24
-hidden = [32, 32]
 [sac]
+hidden = [32, 32]
 buffer_size = 4096
 learning_starts = 512
 batch_size = 64
@@ -277,9 +285,11 @@ task = "dc_microgrid"
 [vec]
 n_envs = 8
 threads = 2
-[ppo]
+[learner]
 total_steps = 46080
 rollout_length = 96
+
+[ppo]
 n_minibatches = 2
 hidden = [32, 32]
 [eval]
@@ -319,9 +329,9 @@ TEST_SUITE("exp_resume") {
     std::ofstream(spec) << kSpec;
     const std::string run = (d / "r").string();
     REQUIRE(wait_exit(
-                spawn({kBin, "run", spec, "--quiet", "ppo.total_steps=3840", "--out", run})) == 0);
+                spawn({kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
     const auto refused = pz::test::sh(std::string(kBin) + " run " + spec +
-                                      " --quiet --resume ppo.total_steps=3840"
+                                      " --quiet --resume learner.total_steps=3840"
                                       " ppo.learning_rate=1e-3 --out " +
                                       run);
     CHECK(refused.code == 2);
@@ -329,7 +339,7 @@ TEST_SUITE("exp_resume") {
     CHECK(refused.out.find("ppo.learning_rate: expected 0.0003 (checkpoint), found 0.001") !=
           std::string::npos);
     // A larger budget is allowed: the run continues to the new total.
-    CHECK(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "ppo.total_steps=7680",
+    CHECK(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "learner.total_steps=7680",
                            "--out", run})) == 0);
     CHECK(pz::io::read_column(run + "/run.h5", "metrics/train/global_step").back() == 7680.0);
   }
@@ -344,7 +354,7 @@ TEST_SUITE("exp_resume") {
     std::ofstream(spec) << kSpec;
     const std::string run = (d / "r").string();
     REQUIRE(wait_exit(
-                spawn({kBin, "run", spec, "--quiet", "ppo.total_steps=3840", "--out", run})) == 0);
+                spawn({kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
     std::vector<std::string> before;
     for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
       before.push_back(e.path().filename().string());
@@ -361,7 +371,7 @@ TEST_SUITE("exp_resume") {
       sd.i64[key] = {value};
       pz::io::write_checkpoint(last, sd, toml);
       const auto r = pz::test::sh(std::string(kBin) + " run " + spec +
-                                  " --quiet --resume ppo.total_steps=7680 --out " + run);
+                                  " --quiet --resume learner.total_steps=7680 --out " + run);
       CHECK(r.code == 2);
       CHECK_MESSAGE(r.out.find("checkpoint: counters: expected") != std::string::npos, r.out);
       std::vector<std::string> after;

@@ -61,9 +61,11 @@ horizon = 12
 reward_scale = 1e-4
 [vec]
 n_envs = 4
-[ppo]
+[learner]
 total_steps = 5000000
 rollout_length = 12
+
+[ppo]
 n_minibatches = 2
 hidden = [8, 8]
 [eval]
@@ -166,7 +168,7 @@ TEST_SUITE("exp_run_lock") {
     CHECK(WIFSIGNALED(st));
     REQUIRE(fs::exists(fs::path(out) / RunLock::kFile));  // left behind by the killed run
     const auto third =
-        pz::test::sh(bin + " run " + spec + " ppo.total_steps=480 --quiet --resume --out " + out);
+        pz::test::sh(bin + " run " + spec + " learner.total_steps=480 --quiet --resume --out " + out);
     CHECK_MESSAGE(third.code == 0, third.out);
     CHECK(third.out.find("warning: taking over the lock of " + out + " left by pid " +
                          std::to_string(first) + " on host " + host()) != std::string::npos);

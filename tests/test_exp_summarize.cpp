@@ -22,7 +22,7 @@ TEST_SUITE("exp_summarize") {
     s.metrics = {"return_mean"};
     exp::ConfigSummary c;
     c.label = "ppo.hidden=[" + std::string(600, '7') + "]";
-    c.kind = "ppo";
+    c.kind = "run";
     for (int i = 0; i < 200; ++i) c.seeds.push_back(1000 + i);
     c.stats["return_mean"] = exp::SeedStats{200, -1.5, 0.25, -1.4, -1.6, -1.4};
     s.configs.push_back(c);
@@ -44,7 +44,7 @@ TEST_SUITE("exp_summarize") {
     auto record = [](const std::string& file, int64_t seed, double ret) {
       exp::RunRecord r;
       r.file = file;
-      r.kind = "ppo";
+      r.kind = "run";
       r.seed = seed;
       r.resolved = "[experiment]\nseed = " + std::to_string(seed) + "\n";
       r.config_key = "ppo\n[ppo]\nlearning_rate = 0.001\n";
@@ -101,7 +101,7 @@ TEST_SUITE("exp_summarize") {
     auto record = [](int64_t seed, double iid, double stress) {
       exp::RunRecord r;
       r.file = "t" + std::to_string(seed) + "/run.h5";
-      r.kind = "ppo";
+      r.kind = "run";
       r.seed = seed;
       r.resolved = "[eval]\nsplits = [\"iid\", \"load_stress\"]\n";
       r.config_key = "ppo\n";
@@ -137,7 +137,7 @@ TEST_SUITE("exp_summarize") {
     auto record = [](int64_t seed, const std::string& splits, double iid, double train) {
       exp::RunRecord r;
       r.file = "t" + std::to_string(seed) + "/run.h5";
-      r.kind = "ppo";
+      r.kind = "run";
       r.seed = seed;
       r.resolved = "[eval]\nsplits = " + splits + "\n";
       r.config_key = "ppo\n";
@@ -168,7 +168,7 @@ TEST_SUITE("exp_summarize") {
     s.metrics = {"return_mean"};
     exp::ConfigSummary a, b;
     a.label = "ppo.learning_rate=0.0003 ppo.hidden=[256, 256] ppo.ent_coef=0.01 seed-free";
-    a.kind = b.kind = "ppo";
+    a.kind = b.kind = "run";
     b.label = "ppo.learning_rate=0.001";
     a.stats["return_mean"] = b.stats["return_mean"] = exp::SeedStats{2, -1, 0.5, -1, -2, 0};
     s.configs = {a, b};

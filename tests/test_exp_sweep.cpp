@@ -45,9 +45,11 @@ horizon = 12
 reward_scale = 1e-4
 [vec]
 n_envs = 4
-[ppo]
+[learner]
 total_steps = 480
 rollout_length = 12
+
+[ppo]
 n_minibatches = 2
 hidden = [16, 16]
 [reward]
@@ -102,7 +104,7 @@ TEST_SUITE("exp_sweep") {
     // Each trial's overrides give the spec they describe.
     const auto s4 = pz::exp::parse_spec(spec, "s.toml", ts[4].overrides);
     CHECK(s4.experiment.seed == 1);
-    CHECK(s4.ppo.learning_rate == 3e-4);
+    CHECK(s4.learner_sections.at("ppo").number("learning_rate") == 3e-4);
     CHECK(s4.vec.n_envs == 8);
     // Nested table form is the same axis.
     const auto nested =
@@ -115,11 +117,11 @@ TEST_SUITE("exp_sweep") {
 
   TEST_CASE("command-line grids: key=v1,v2 axes in order, replace [sweep] axes, single = fixed") {
     auto ts = pz::exp::expand_sweep(
-        kTiny, "s", {"seed=0,1", "ppo.learning_rate=1e-4,3e-4", "ppo.total_steps=960"});
+        kTiny, "s", {"seed=0,1", "ppo.learning_rate=1e-4,3e-4", "learner.total_steps=960"});
     REQUIRE(ts.size() == 4);
-    CHECK(join(ts[0].overrides) == "ppo.total_steps=960 seed=0 ppo.learning_rate=1e-4");
-    CHECK(join(ts[1].overrides) == "ppo.total_steps=960 seed=0 ppo.learning_rate=3e-4");
-    CHECK(join(ts[3].overrides) == "ppo.total_steps=960 seed=1 ppo.learning_rate=3e-4");
+    CHECK(join(ts[0].overrides) == "learner.total_steps=960 seed=0 ppo.learning_rate=1e-4");
+    CHECK(join(ts[1].overrides) == "learner.total_steps=960 seed=0 ppo.learning_rate=3e-4");
+    CHECK(join(ts[3].overrides) == "learner.total_steps=960 seed=1 ppo.learning_rate=3e-4");
     // A command-line grid replaces the [sweep] axis of the same key in place.
     const std::string spec = kTiny + "[sweep]\nseed = [0, 1, 2]\n\"ppo.n_epochs\" = [1, 2]\n";
     ts = pz::exp::expand_sweep(spec, "s", {"seed=7,8"});
@@ -136,7 +138,9 @@ TEST_SUITE("exp_sweep") {
     CHECK(pz::exp::split_grid_values("\"a,b\",c") == std::vector<std::string>{"\"a,b\"", "c"});
     ts = pz::exp::expand_sweep(kTiny, "s", {"ppo.hidden=[16,16],[8]"});
     REQUIRE(ts.size() == 2);
-    CHECK(pz::exp::parse_spec(kTiny, "s", ts[1].overrides).ppo.hidden == std::vector<int>{8});
+    CHECK(
+        pz::exp::parse_spec(kTiny, "s", ts[1].overrides).learner_sections.at("ppo").at("hidden") ==
+        pz::core::ParamValue(std::vector<int64_t>{8}));
     // Bad values are caught before anything runs, naming the trial and key.
     CHECK_THROWS_AS(pz::exp::expand_sweep(kTiny, "s", {"ppo.learning_rate=1e-4,-1"}),
                     pz::core::ConfigError);
@@ -431,7 +435,7 @@ TEST_SUITE("exp_sweep") {
     const auto& A = s.configs[0];
     const auto& B = s.configs[1];
     const auto& Z = s.configs[2];
-    CHECK(A.kind == "ppo");
+    CHECK(A.kind == "run");
     CHECK(A.label == "ppo.learning_rate=0.0001");
     CHECK(B.label == "ppo.learning_rate=0.0003");
     CHECK(Z.kind == "baseline:zero_action");
@@ -452,7 +456,7 @@ TEST_SUITE("exp_sweep") {
     CHECK(table.find("ppo.learning_rate=0.0001") != std::string::npos);
     CHECK(table.find("[-6, -2]") != std::string::npos);
     const std::string csv = pz::exp::summary_csv(s);
-    CHECK(csv.find("ppo.learning_rate=0.0003,ppo,2,0 1,480,return_mean,-4,2,-4,-6,-2\n") !=
+    CHECK(csv.find("ppo.learning_rate=0.0003,run,2,0 1,480,return_mean,-4,2,-4,-6,-2\n") !=
           std::string::npos);
     // --metric selects columns; an unknown metric is an error with a suggestion.
     CHECK(pz::exp::summarize_runs(runs, {"return_mean"}).metrics.size() == 1);
@@ -515,7 +519,7 @@ TEST_SUITE("exp_sweep") {
     const fs::path d = tmp_dir("resume");
     const auto spec = write(d / "tiny.toml", kTiny);
     const std::string args =
-        " seed=3 ppo.total_steps=96000 output.checkpoint_every_steps=4800"
+        " seed=3 learner.total_steps=96000 output.checkpoint_every_steps=4800"
         " eval.every_steps=4800 --threads 1 --quiet";
     const std::string ref = (d / "ref").string(), cut = (d / "cut").string();
     REQUIRE(sh(kBin + " sweep " + spec + args + " --out " + ref).code == 0);

@@ -30,9 +30,11 @@ horizon = 48
 reward_scale = 1e-4
 [vec]
 n_envs = 64
-[ppo]
+[learner]
 total_steps = 15360
 rollout_length = 48
+
+[ppo]
 n_minibatches = 2
 hidden = [64, 64]
 entropy_coef = 0.01
@@ -104,10 +106,12 @@ seed = 3
 task = "gencos"
 [vec]
 n_envs = 16
-[ppo]
+[learner]
 algo = "ippo"
 total_steps = 3072
 rollout_length = 48
+
+[ppo]
 hidden = [32, 32]
 normalize_rewards = true
 [eval]
@@ -131,9 +135,11 @@ horizon = 48
 reward_scale = 1e-2
 [vec]
 n_envs = 32
-[ppo]
+[learner]
 total_steps = 4608
 rollout_length = 48
+
+[ppo]
 n_minibatches = 2
 hidden = [32, 32]
 [reward]
@@ -154,10 +160,12 @@ seed = 2
 task = "ders"
 [vec]
 n_envs = 8
-[ppo]
+[learner]
 algo = "ippo"
 total_steps = 1152
 rollout_length = 48
+
+[ppo]
 hidden = [32, 32]
 normalize_obs = false
 [ippo]
@@ -174,7 +182,8 @@ checkpoint_every_steps = 1152
 // The same with IPPO-Lagrangian on the three team costs.
 std::string ders_lagrangian_spec() {
   std::string s = kDersSpec;
-  s.replace(s.find("algo = \"ippo\""), 13, "algo = \"ippo_lagrangian\"\nlambda_lr = 0.05");
+  s.replace(s.find("algo = \"ippo\""), 13, "algo = \"ippo_lagrangian\"");
+  s.replace(s.find("[ippo]"), 6, "[lagrangian]\nlambda_lr = 0.05\n[ippo]");
   s.replace(s.find("[eval]"), 6,
             "[safety]\nconstraints = [\"voltage_violation\", \"thermal_overload\", "
             "\"resource\"]\n[eval]");
@@ -192,12 +201,12 @@ horizon = 48
 reward_scale = 1e-4
 [vec]
 n_envs = 16
-[ppo]
+[learner]
 algo = "sac"
 total_steps = 6144
 rollout_length = 48
-hidden = [64, 64]
 [sac]
+hidden = [64, 64]
 learning_starts = 1024
 num_epochs = 2
 [reward]
@@ -218,9 +227,11 @@ seed = 7
 task = "dc_microgrid"
 [vec]
 n_envs = 16
-[ppo]
+[learner]
 total_steps = 4608
 rollout_length = 96
+
+[ppo]
 n_minibatches = 2
 hidden = [32, 32]
 [eval]

@@ -37,7 +37,7 @@ TEST_SUITE("exp_train") {
     const std::string split = validate_error({"eval.splits=[\"no_such_split\"]"});
     CHECK(split.find("no_such_split") != std::string::npos);
     const std::string channel =
-        validate_error({"ppo.algo=ppo_lagrangian", "safety.constraints=[\"no_such_cost\"]"});
+        validate_error({"learner.algo=ppo_lagrangian", "safety.constraints=[\"no_such_cost\"]"});
     CHECK(channel.find("[safety] constraints") != std::string::npos);
     CHECK(channel.find("no_such_cost") != std::string::npos);
   }
@@ -49,7 +49,7 @@ TEST_SUITE("exp_train") {
     CHECK(w.find("[safety] constraints") != std::string::npos);
     CHECK(w.find("\"ppo\" does not use it") != std::string::npos);
     CHECK(pz::exp::unused_settings_warning(spec_of(
-              {"ppo.algo=ppo_lagrangian", "safety.constraints=[\"power_balance\"]"})) == "");
+              {"learner.algo=ppo_lagrangian", "safety.constraints=[\"power_balance\"]"})) == "");
     CHECK(pz::exp::unused_settings_warning(spec_of({})) == "");
   }
 }

@@ -2,6 +2,7 @@
 // accepted with its default, buffer estimates. (docs/spec-reference.md: test_cli.)
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -12,12 +13,13 @@
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec.hpp"
 #include "powerzoo/exp/validate.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 using namespace pz;
 
 namespace {
 
-// "sec.key" of every key line of key_reference ("  ppo.total_steps  (integer) ...").
+// "sec.key" of every key line of key_reference ("  learner.total_steps  (integer) ...").
 std::set<std::string> listed_keys(const std::string& text) {
   std::set<std::string> out;
   static const std::regex line(R"(^  (\S+)  \()");
@@ -54,9 +56,19 @@ TEST_SUITE("exp_validate") {
         const std::string text =
             std::string("[env]\n") + (e->is_task ? "task" : "id") + " = \"" + e->id + "\"\n";
         const exp::Spec spec = exp::parse_spec(text, "minimal.toml");
-        const auto listed = listed_keys(exp::key_reference(e->id, "", false));
-        CHECK(listed == resolved_keys(exp::to_toml(spec)));
-        CHECK(listed.count("ppo.total_steps") == 1);
+        // keys lists every learner section; the resolved spec has the default learner's.
+        auto listed = listed_keys(exp::key_reference(e->id, "", false));
+        const auto& own = rl::learner_entry(spec.learner.algo).sections;
+        for (const rl::LearnerSection* ls : rl::registered_learner_sections())
+          if (std::find(own.begin(), own.end(), ls->name) == own.end())
+            for (const auto& d : ls->keys) CHECK(listed.erase(ls->name + "." + d.key) == 1);
+        // and the resolved spec leaves out keys without effect in this configuration.
+        const auto resolved = resolved_keys(exp::to_toml(spec));
+        for (const auto& d : e->params)
+          if (d.inapplicable && !d.inapplicable(spec.env.params).empty())
+            CHECK(listed.erase("env." + d.key) == 1);
+        CHECK(listed == resolved);
+        CHECK(listed.count("learner.total_steps") == 1);
         ++n;
       }
     CHECK(n >= 10);  // 5 envs and 5 tasks at least
@@ -74,7 +86,21 @@ TEST_SUITE("exp_validate") {
       CAPTURE(l);
       const std::string key = m[1], def = m[2];
       if (key == "env.task" || key == "env.id") continue;  // they select the schema itself
-      CHECK_NOTHROW(exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", {key + "=" + def}));
+      // A key of a learner section: with a learner that reads it (and what that learner needs).
+      std::vector<std::string> ov = {key + "=" + def};
+      const std::string sec = key.substr(0, key.find('.'));
+      const auto& own = rl::learner_entry(rl::default_learner()).sections;
+      if (rl::find_learner_section(sec) && std::find(own.begin(), own.end(), sec) == own.end()) {
+        for (const rl::LearnerEntry* le : rl::registered_learners())
+          if (std::find(le->sections.begin(), le->sections.end(), sec) != le->sections.end()) {
+            ov.push_back("learner.algo=" + le->name);
+            if (le->uses_constraints)
+              ov.insert(ov.end(),
+                        {"safety.constraints=[\"voltage_violation\"]", "safety.thresholds=[1.0]"});
+            break;
+          }
+      }
+      CHECK_NOTHROW(exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", ov));
       ++n;
     }
     CHECK(n > 70);
@@ -90,13 +116,14 @@ TEST_SUITE("exp_validate") {
     // case5 trans_grid: obs 16, act 5, 4 cost channels. Per transition 16 + 5 floats and
     // 6 + 4 x 4 = 22 per agent (one agent): 43 floats = 172 bytes.
     const exp::Spec ppo = exp::parse_spec(
-        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[ppo]\nrollout_length = 20\n", "m.toml");
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[learner]\nrollout_length = 20\n", "m.toml");
     const auto m = exp::estimate_memory(ppo);
     CHECK(m.rollout_bytes == doctest::Approx(8 * 20 * 172));
     CHECK(m.replay_bytes == 0);
     // SAC: 2 x 16 + 5 + 2 + 4 = 43 floats per stored transition.
     const exp::Spec sac = exp::parse_spec(
-        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[ppo]\nalgo = \"sac\"\n[sac]\nbuffer_size = "
+        "[env]\ncase = \"case5\"\n[vec]\nn_envs = 8\n[learner]\nalgo = \"sac\"\n[sac]\nbuffer_size "
+        "= "
         "1000\n",
         "m.toml");
     CHECK(exp::estimate_memory(sac).replay_bytes == doctest::Approx(4.0 * 1000 * 43));

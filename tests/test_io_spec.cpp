@@ -35,9 +35,11 @@ dt_hours = 0.5
 n_envs = 64
 threads = 0                  # 0 = all cores
 
-[ppo]
+[learner]
 total_steps = 1_000_000
 rollout_length = 48
+
+[ppo]
 n_epochs = 4
 n_minibatches = 4
 learning_rate = 3e-4
@@ -80,6 +82,22 @@ bool contains(const std::string& s, const std::string& part) {
 }
 
 /// Field-by-field equality of two specs (PpoConfig has no operator==).
+/// A [ppo] value of a spec, comparable with plain values.
+struct PV {
+  const pz::core::ParamValue& v;
+  bool operator==(double x) const {
+    return std::holds_alternative<double>(v) ? std::get<double>(v) == x
+                                             : static_cast<double>(std::get<int64_t>(v)) == x;
+  }
+  bool operator==(int x) const { return operator==(static_cast<double>(x)); }
+  bool operator==(const std::string& x) const { return std::get<std::string>(v) == x; }
+  bool operator==(const std::vector<int>& x) const {
+    return std::get<std::vector<int64_t>>(v) == std::vector<int64_t>(x.begin(), x.end());
+  }
+  operator bool() const { return std::get<bool>(v); }
+};
+PV P(const Spec& s, const char* key) { return PV{s.learner_sections.at("ppo").at(key)}; }
+
 void check_same(const Spec& a, const Spec& b) {
   CHECK(a.experiment.name == b.experiment.name);
   CHECK(a.experiment.seed == b.experiment.seed);
@@ -90,29 +108,10 @@ void check_same(const Spec& a, const Spec& b) {
   CHECK(a.env.params == b.env.params);
   CHECK(a.vec.n_envs == b.vec.n_envs);
   CHECK(a.vec.threads == b.vec.threads);
-  CHECK(a.ppo.total_steps == b.ppo.total_steps);
-  CHECK(a.ppo.rollout_length == b.ppo.rollout_length);
-  CHECK(a.ppo.n_epochs == b.ppo.n_epochs);
-  CHECK(a.ppo.n_minibatches == b.ppo.n_minibatches);
-  CHECK(a.ppo.learning_rate == b.ppo.learning_rate);
-  CHECK(a.ppo.gamma == b.ppo.gamma);
-  CHECK(a.ppo.gae_lambda == b.ppo.gae_lambda);
-  CHECK(a.ppo.clip_range == b.ppo.clip_range);
-  CHECK(a.ppo.entropy_coef == b.ppo.entropy_coef);
-  CHECK(a.ppo.critic_loss_weight == b.ppo.critic_loss_weight);
-  CHECK(a.ppo.max_grad_norm == b.ppo.max_grad_norm);
-  CHECK(a.ppo.weight_decay == b.ppo.weight_decay);
-  CHECK(a.ppo.adam_eps == b.ppo.adam_eps);
-  CHECK(a.ppo.hidden == b.ppo.hidden);
-  CHECK(a.ppo.init_log_std == b.ppo.init_log_std);
-  CHECK(a.ppo.normalize_obs == b.ppo.normalize_obs);
-  CHECK(a.ppo.normalize_advantages == b.ppo.normalize_advantages);
-  CHECK(a.ppo.normalize_rewards == b.ppo.normalize_rewards);
-  CHECK(a.ppo.dual == b.ppo.dual);
-  CHECK(a.ppo.pid_kp == b.ppo.pid_kp);
-  CHECK(a.ppo.pid_ki == b.ppo.pid_ki);
-  CHECK(a.ppo.pid_kd == b.ppo.pid_kd);
-  CHECK(a.ppo.truncation == b.ppo.truncation);
+  CHECK(a.learner.total_steps == b.learner.total_steps);
+  CHECK(a.learner.rollout_length == b.learner.rollout_length);
+  CHECK(a.learner.algo == b.learner.algo);
+  CHECK(a.learner_sections == b.learner_sections);
   CHECK(a.penalty == b.penalty);
   CHECK(a.eval.every_steps == b.eval.every_steps);
   CHECK(a.eval.n_episodes == b.eval.n_episodes);
@@ -134,8 +133,8 @@ TEST_SUITE("io_spec") {
     CHECK(s.experiment.name == "experiment");
     CHECK(s.env.params.str("case") == "case5");
     CHECK(s.vec.n_envs == 64);
-    CHECK(s.ppo.hidden == std::vector<int>{64, 64});
-    CHECK(s.ppo.truncation == pz::rl::Truncation::kBootstrap);
+    CHECK(P(s, "hidden") == std::vector<int>{64, 64});
+    CHECK(P(s, "truncation") == std::string("bootstrap"));
     CHECK(s.eval.splits == std::vector<std::string>{"iid"});
     CHECK(s.penalty.empty());
     CHECK(s.sweep_toml.empty());
@@ -154,18 +153,18 @@ TEST_SUITE("io_spec") {
     CHECK(s.env.params.number("dt_hours") == 0.5);
     CHECK(s.vec.n_envs == 64);
     CHECK(s.vec.threads == 0);
-    CHECK(s.ppo.total_steps == 1'000'000);
-    CHECK(s.ppo.rollout_length == 48);
-    CHECK(s.ppo.n_epochs == 4);
-    CHECK(s.ppo.n_minibatches == 4);
-    CHECK(s.ppo.learning_rate == 3e-4);
-    CHECK(s.ppo.gamma == 0.995);
-    CHECK(s.ppo.gae_lambda == 0.95);
-    CHECK(s.ppo.clip_range == 0.2);
-    CHECK(s.ppo.entropy_coef == 0.01);
-    CHECK(s.ppo.critic_loss_weight == 0.5);
-    CHECK(s.ppo.max_grad_norm == 0.5);
-    CHECK(s.ppo.hidden == std::vector<int>{64, 64});
+    CHECK(s.learner.total_steps == 1'000'000);
+    CHECK(s.learner.rollout_length == 48);
+    CHECK(P(s, "n_epochs") == 4);
+    CHECK(P(s, "n_minibatches") == 4);
+    CHECK(P(s, "learning_rate") == 3e-4);
+    CHECK(P(s, "gamma") == 0.995);
+    CHECK(P(s, "gae_lambda") == 0.95);
+    CHECK(P(s, "clip_range") == 0.2);
+    CHECK(P(s, "entropy_coef") == 0.01);
+    CHECK(P(s, "critic_loss_weight") == 0.5);
+    CHECK(P(s, "max_grad_norm") == 0.5);
+    CHECK(P(s, "hidden") == std::vector<int>{64, 64});
     CHECK(s.eval.every_steps == 50'000);
     CHECK(s.eval.n_episodes == 16);
     CHECK(s.eval.splits == std::vector<std::string>{"iid"});
@@ -182,33 +181,32 @@ TEST_SUITE("io_spec") {
 task = "tso"
 load_scale = 2
 reward_scale = 0.1
-[ppo]
+[learner]
 total_steps = 1e6
+
+[ppo]
 weight_decay = 0.01
 adam_eps = 1e-5
 init_log_std = -1
 normalize_obs = false
 normalize_advantages = false
 normalize_rewards = true
-dual = "pid"
-pid_kd = 2.5
 truncation = "zero_td"
+
 [reward]
 penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
 )",
                         "spec.toml");
     CHECK(s.env.task == "tso");
     CHECK(s.env.params.number("load_scale") == 2.0);
-    CHECK(s.ppo.total_steps == 1'000'000);
-    CHECK(s.ppo.weight_decay == 0.01);
-    CHECK(s.ppo.adam_eps == 1e-5);
-    CHECK(s.ppo.init_log_std == -1.0);
-    CHECK_FALSE(s.ppo.normalize_obs);
-    CHECK_FALSE(s.ppo.normalize_advantages);
-    CHECK(s.ppo.normalize_rewards);
-    CHECK(s.ppo.dual == pz::rl::DualRule::kPid);
-    CHECK(s.ppo.pid_kd == 2.5);
-    CHECK(s.ppo.truncation == pz::rl::Truncation::kZeroTd);
+    CHECK(s.learner.total_steps == 1'000'000);
+    CHECK(P(s, "weight_decay") == 0.01);
+    CHECK(P(s, "adam_eps") == 1e-5);
+    CHECK(P(s, "init_log_std") == -1.0);
+    CHECK_FALSE(P(s, "normalize_obs"));
+    CHECK_FALSE(P(s, "normalize_advantages"));
+    CHECK(P(s, "normalize_rewards"));
+    CHECK(P(s, "truncation") == std::string("zero_td"));
     CHECK(s.penalty.at("thermal_overload") == 10.0);
     CHECK(s.penalty.at("reserve_shortfall") == 2.5);
   }
@@ -233,8 +231,8 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK(e == "spec.toml:2: [ppo] learning_rate: expected a number > 0, found \"fast\"");
     e = error_of([] { parse_spec("\n\n[ppo]\nlearning_rate = -0.001\n", "spec.toml"); });
     CHECK(e == "spec.toml:4: [ppo] learning_rate: expected a number > 0, found -0.001");
-    e = error_of([] { parse_spec("[ppo]\ntotal_steps = 1.5\n", "spec.toml"); });
-    CHECK(contains(e, "[ppo] total_steps: expected an integer >= 1, found 1.5"));
+    e = error_of([] { parse_spec("[learner]\ntotal_steps = 1.5\n", "spec.toml"); });
+    CHECK(contains(e, "[learner] total_steps: expected an integer >= 1, found 1.5"));
     e = error_of([] { parse_spec("[ppo]\nhidden = [64, 0]\n", "spec.toml"); });
     CHECK(contains(e, "[ppo] hidden"));
     e = error_of([] { parse_spec("[ppo]\nhidden = []\n", "spec.toml"); });
@@ -283,15 +281,15 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     Spec s = parse_spec(kDesignExample, "spec.toml",
                         {"ppo.learning_rate=1e-4", "seed=3", "ppo.hidden=[32,32]",
                          "env.case=case14", "experiment.name=2024", "reward.penalty.x=2",
-                         "ppo.normalize_obs=false", "ppo.total_steps=2_000"});
-    CHECK(s.ppo.learning_rate == 1e-4);
+                         "ppo.normalize_obs=false", "learner.total_steps=2_000"});
+    CHECK(P(s, "learning_rate") == 1e-4);
     CHECK(s.experiment.seed == 3);
-    CHECK(s.ppo.hidden == std::vector<int>{32, 32});
+    CHECK(P(s, "hidden") == std::vector<int>{32, 32});
     CHECK(s.env.params.str("case") == "case14");
     CHECK(s.experiment.name == "2024");
     CHECK(s.penalty.at("x") == 2.0);
-    CHECK_FALSE(s.ppo.normalize_obs);
-    CHECK(s.ppo.total_steps == 2000);
+    CHECK_FALSE(P(s, "normalize_obs"));
+    CHECK(s.learner.total_steps == 2000);
 
     std::string e = error_of([] { parse_spec("", "spec.toml", {"ppo.lr=3"}); });
     CHECK(e ==
@@ -334,14 +332,14 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     Spec s = parse_spec(kDesignExample, "spec.toml");
     s.experiment.name = "quote\"back\\slash\ttab-ünï";
     s.experiment.out_dir = "line\nbreak";
-    s.ppo.learning_rate = 0.1 + 0.2;  // not exactly representable in short decimal
-    s.ppo.gamma = 1.0;
-    s.ppo.init_log_std = -0.5;
-    s.ppo.adam_eps = 1e-8;
-    s.ppo.lambda_init = 1e20;
-    s.ppo.truncation = pz::rl::Truncation::kZeroTd;
+    s.set_learner_key("ppo", "learning_rate",
+                      0.1 + 0.2);  // not exactly representable in short decimal
+    s.set_learner_key("ppo", "gamma", 1.0);
+    s.set_learner_key("ppo", "init_log_std", -0.5);
+    s.set_learner_key("ppo", "adam_eps", 1e-8);
+    s.set_learner_key("ppo", "truncation", std::string("zero_td"));
     s.penalty = {{"thermal_overload", 10.0}, {"odd name", 0.125}};
-    s.ppo.hidden = {128, 64, 32};
+    s.set_learner_key("ppo", "hidden", std::vector<int64_t>{128, 64, 32});
     s.eval.splits = {"iid", "train"};
     std::string text = pz::exp::to_toml(s);
     Spec back = parse_spec(text, "spec.toml");

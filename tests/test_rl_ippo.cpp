@@ -13,6 +13,7 @@
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/rl/ippo.hpp"
+#include "test_rl_context.hpp"
 
 using namespace pz;
 
@@ -29,11 +30,11 @@ rl::LearnerContext make_ctx(int A, int N, rl::Sharing sharing, core::ThreadPool*
   for (int a = 0; a < A; ++a)
     ctx.agents.push_back(
         rl::AgentSlice{(a % 2 ? "marker_" : "pointer_") + std::to_string(a), 2 * a, 2, a, 1});
-  ctx.ppo.rollout_length = 4;
-  ctx.ppo.hidden = {8, 8};
-  ctx.ppo.n_minibatches = 2;
-  ctx.ppo.learning_rate = 1e-2;
-  ctx.ippo.sharing = sharing;
+  ctx.rollout_length = 4;
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.hidden = {8, 8}; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.n_minibatches = 2; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.learning_rate = 1e-2; });
+  pz::test::ippo_set(ctx, [&](pz::rl::IppoConfig& c_) { c_.sharing = sharing; });
   ctx.pool = pool;
   return ctx;
 }
@@ -132,18 +133,22 @@ TEST_SUITE("rl_ippo") {
     core::Rng init(1, 0);
     CHECK_THROWS_AS(rl::make_learner("ippo", ctx, init), core::ConfigError);
     // Independent sharing has no such constraint.
-    ctx.ippo.sharing = rl::Sharing::kIndependent;
+    pz::test::ippo_set(ctx,
+                       [&](pz::rl::IppoConfig& c_) { c_.sharing = rl::Sharing::kIndependent; });
     CHECK(rl::make_learner("ippo", ctx, init)->name() == "ippo");
   }
 
   TEST_CASE("spec: [ippo] keys are parsed and checked before any work") {
-    const std::string base = "[env]\nid = \"test_target\"\nagents = 2\n[ppo]\nalgo = \"ippo\"\n";
+    const std::string base =
+        "[env]\nid = \"test_target\"\nagents = 2\n[learner]\nalgo = \"ippo\"\n";
     const auto s =
         exp::parse_spec(base + "[ippo]\nsharing = \"typed\"\nfull_batch = false\n", "t.toml");
-    CHECK(s.ppo.algo == rl::Algo::kIppo);
-    CHECK(s.ippo.sharing == rl::Sharing::kTyped);
-    CHECK_FALSE(s.ippo.full_batch);
-    CHECK(exp::parse_spec(base, "t.toml").ippo.full_batch);  // the reference's default
+    CHECK(s.learner.algo == "ippo");
+    CHECK(s.learner_sections.at("ippo").str("sharing") == "typed");
+    CHECK_FALSE(s.learner_sections.at("ippo").boolean("full_batch"));
+    CHECK(exp::parse_spec(base, "t.toml")
+              .learner_sections.at("ippo")
+              .boolean("full_batch"));  // the reference's default
     try {
       exp::parse_spec(base + "[ippo]\nsharing = \"shared\"\n", "t.toml");
       FAIL("no error");
@@ -157,9 +162,9 @@ TEST_SUITE("rl_ippo") {
 
   TEST_CASE("per-agent GAE with the team done (hand-checked)") {
     auto ctx = make_ctx(2, 1, rl::Sharing::kFull);
-    ctx.ppo.rollout_length = 3;
-    ctx.ppo.gamma = 0.9;
-    ctx.ppo.gae_lambda = 0.8;
+    ctx.rollout_length = 3;
+    pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.gamma = 0.9; });
+    pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.gae_lambda = 0.8; });
     core::Rng init(3, 0), rng(4, 0);
     rl::IppoLearner l(ctx, init);
     // Agent 0 sees obs[0..2), agent 1 obs[2..4). The team terminates at t = 1.
@@ -206,9 +211,9 @@ TEST_SUITE("rl_ippo") {
 
   TEST_CASE("full-batch mode is one Adam step per epoch on all T·A·N samples") {
     auto ctx = make_ctx(2, 4, rl::Sharing::kFull);
-    ctx.ppo.n_epochs = 1;
-    ctx.ppo.max_grad_norm = 0;
-    ctx.ppo.normalize_obs = false;
+    pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.n_epochs = 1; });
+    pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.max_grad_norm = 0; });
+    pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.normalize_obs = false; });
     core::Rng init(5, 0), rng(6, 0);
     rl::IppoLearner l(ctx, init);
     rl::PpoLearner& g = l.group_learner(0);
@@ -231,7 +236,7 @@ TEST_SUITE("rl_ippo") {
     }
     CHECK(moved > static_cast<int>(p0.size()) / 2);
     // Minibatched mode takes n_minibatches steps per epoch: a different result.
-    ctx.ippo.full_batch = false;
+    pz::test::ippo_set(ctx, [&](pz::rl::IppoConfig& c_) { c_.full_batch = false; });
     core::Rng init2(5, 0), rng2(6, 0);
     rl::IppoLearner lm(ctx, init2);
     CHECK(lm.group_learner(0).config().n_minibatches == 2);
@@ -247,8 +252,9 @@ TEST_SUITE("rl_ippo") {
       for (int threads : {1, 2, 3}) {
         core::ThreadPool pool(threads);
         auto ctx = make_ctx(4, 16, sharing, &pool);
-        ctx.ppo.rollout_length = 8;
-        ctx.ippo.full_batch = sharing != rl::Sharing::kTyped;
+        ctx.rollout_length = 8;
+        pz::test::ippo_set(
+            ctx, [&](pz::rl::IppoConfig& c_) { c_.full_batch = sharing != rl::Sharing::kTyped; });
         core::Rng init(9, 0), rng(10, 0);
         rl::IppoLearner l(ctx, init);
         Feeder f(16, 4);

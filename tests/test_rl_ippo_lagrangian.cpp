@@ -8,6 +8,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/ippo.hpp"
+#include "test_rl_context.hpp"
 
 using namespace pz;
 
@@ -25,12 +26,12 @@ rl::LearnerContext make_ctx(int N) {
   for (int a = 0; a < A; ++a)
     ctx.agents.push_back(
         rl::AgentSlice{(a % 2 ? "marker_" : "pointer_") + std::to_string(a), 2 * a, 2, a, 1});
-  ctx.ppo.rollout_length = 4;
-  ctx.ppo.hidden = {8, 8};
-  ctx.ppo.learning_rate = 1e-2;
-  ctx.ppo.lambda_lr = 0.1;
-  ctx.ppo.lambda_init = 1.0;
-  ctx.ippo.sharing = rl::Sharing::kTyped;
+  ctx.rollout_length = 4;
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.hidden = {8, 8}; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.learning_rate = 1e-2; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.lambda_lr = 0.1; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.lambda_init = 1.0; });
+  pz::test::ippo_set(ctx, [&](pz::rl::IppoConfig& c_) { c_.sharing = rl::Sharing::kTyped; });
   ctx.constraint_channels = {1};
   ctx.constraint_names = {"overshoot"};
   ctx.thresholds = {2.0};

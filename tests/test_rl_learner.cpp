@@ -8,7 +8,9 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/rl/learner.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/rl/ppo.hpp"
+#include "test_rl_context.hpp"
 
 using namespace pz;
 
@@ -20,10 +22,10 @@ rl::LearnerContext small_context(int n_envs, int k = 0) {
   ctx.act_dim = 2;
   ctx.n_envs = n_envs;
   ctx.horizon = 5;
-  ctx.ppo.rollout_length = 4;
-  ctx.ppo.n_minibatches = 2;
-  ctx.ppo.n_epochs = 2;
-  ctx.ppo.hidden = {8};
+  ctx.rollout_length = 4;
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.n_minibatches = 2; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.n_epochs = 2; });
+  pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.hidden = {8}; });
   for (int c = 0; c < k; ++c) {
     ctx.constraint_channels.push_back(c);
     ctx.constraint_names.push_back("c" + std::to_string(c));
@@ -71,8 +73,9 @@ Step make_step(int t, int N, int k, core::Rng& rng) {
 TEST_SUITE("rl_learner") {
   TEST_CASE("the factory knows the PPO, IPPO and SAC learners and names the rest") {
     const auto names = rl::learner_names();
+    // The built-in learners, plus the test-only one of tests/test_rl_registry.cpp.
     CHECK(names == std::vector<std::string>{"ippo", "ippo_lagrangian", "ppo", "ppo_lagrangian",
-                                            "sac", "saute_ppo"});
+                                            "sac", "saute_ppo", "test_constant"});
     core::Rng init(1, 1);
     CHECK(rl::make_learner("saute_ppo", small_context(4), init)->name() == "saute_ppo");
     const auto sac = rl::make_learner("sac", small_context(4), init);
@@ -88,10 +91,6 @@ TEST_SUITE("rl_learner") {
                 "ippo, ippo_lagrangian, ppo, ppo_lagrangian, sac, saute_ppo") != std::string::npos);
       CHECK(std::string(e.what()).find("'td3'") != std::string::npos);
     }
-    CHECK(rl::algo_name(rl::Algo::kPpoLagrangian) == "ppo_lagrangian");
-    CHECK(rl::algo_name(rl::Algo::kIppo) == "ippo");
-    CHECK(rl::algo_name(rl::Algo::kIppoLagrangian) == "ippo_lagrangian");
-    CHECK(rl::algo_name(rl::Algo::kSac) == "sac");
   }
 
   TEST_CASE("collecting through the interface equals update() on the same hand-built rollout") {
@@ -99,7 +98,7 @@ TEST_SUITE("rl_learner") {
     const auto ctx = small_context(N);
     core::Rng i1(5, 1), i2(5, 1);
     auto learner = rl::make_learner("ppo", ctx, i1);
-    rl::PpoLearner direct(ctx.obs_dim, ctx.act_dim, ctx.ppo, i2);
+    rl::PpoLearner direct(ctx.obs_dim, ctx.act_dim, rl::ppo_config(ctx), i2);
     CHECK(learner->collect_steps() == T);
     rl::Rollout ro;
     ro.resize(T, N, 3, 2);

@@ -449,47 +449,59 @@ TEST_SUITE("rl_sac") {
     CHECK(x1 == x2);
   }
 
-  TEST_CASE("[sac] keys: defaults of rl.md §3.1, round trip, cross-key checks name the key") {
+  TEST_CASE("[sac] keys: Rejax 0.1.2 defaults, round trip, cross-key checks name the key") {
     using pz::exp::parse_spec;
-    const auto s = parse_spec("[ppo]\nalgo = \"sac\"\n[sac]\nnum_epochs = 2\n", "s.toml");
-    CHECK(s.ppo.algo == pz::rl::Algo::kSac);
-    CHECK(s.sac.buffer_size == 131072);
-    CHECK(s.sac.learning_starts == 2048);
-    CHECK(s.sac.batch_size == 256);
-    CHECK(s.sac.num_epochs == 2);
-    CHECK(s.sac.tau == 0.01);
-    CHECK(s.sac.init_alpha == 1.0);
-    CHECK(s.sac.target_entropy_per_dim == -1.0);
-    CHECK(s.sac.activation == pz::rl::Activation::kRelu);
+    const auto s = parse_spec("[learner]\nalgo = \"sac\"\n[sac]\nnum_epochs = 2\n", "s.toml");
+    CHECK(s.learner.algo == "sac");
+    const auto& sac = s.learner_sections.at("sac");
+    CHECK(s.learner_sections.size() == 1);  // sac reads [sac] only
+    CHECK(sac.integer("buffer_size") == 131072);
+    CHECK(sac.integer("learning_starts") == 2048);
+    CHECK(sac.integer("batch_size") == 256);
+    CHECK(sac.integer("num_epochs") == 2);
+    CHECK(sac.number("tau") == 0.01);
+    CHECK(sac.number("init_alpha") == 1.0);
+    CHECK(sac.number("target_entropy_per_dim") == -1.0);
+    CHECK(sac.str("activation") == "relu");
+    // The network keys SAC used to read from [ppo]: their defaults are the old [ppo] defaults.
+    CHECK(sac.number("learning_rate") == 3e-4);
+    CHECK(sac.number("gamma") == 0.995);
+    CHECK(sac.at("hidden") == pz::core::ParamValue(std::vector<int64_t>{64, 64}));
+    CHECK(sac.number("max_grad_norm") == 0.5);
+    CHECK(sac.number("adam_eps") == 1e-8);
+    CHECK(sac.boolean("normalize_obs"));
     CHECK(pz::exp::to_toml(parse_spec(pz::exp::to_toml(s), "x")) == pz::exp::to_toml(s));
     // n_minibatches is PPO's: it need not divide n_envs under sac.
-    CHECK_NOTHROW(parse_spec("[vec]\nn_envs = 6\n[ppo]\nalgo = \"sac\"\n", "s.toml"));
+    CHECK_NOTHROW(parse_spec("[vec]\nn_envs = 6\n[learner]\nalgo = \"sac\"\n", "s.toml"));
     CHECK_THROWS_WITH_AS(
-        parse_spec("[vec]\nn_envs = 64\n[ppo]\nalgo = \"sac\"\n[sac]\nbuffer_size = 32\n",
+        parse_spec("[vec]\nn_envs = 64\n[learner]\nalgo = \"sac\"\n[sac]\nbuffer_size = 32\n",
                    "s.toml"),
         "s.toml:6: [sac] buffer_size: expected at least [vec] n_envs = 64 (one vector step of "
         "transitions), found 32",
         pz::core::ConfigError);
-    CHECK_THROWS_WITH_AS(parse_spec("[ppo]\nalgo = \"sac\"\npolicy = \"beta\"\n", "s.toml"),
-                         doctest::Contains("s.toml:3: [ppo] policy = \"beta\" is a PPO policy"),
-                         pz::core::ConfigError);
+    // [ppo] is not read by sac: its keys (policy, normalize_rewards, ...) would do nothing.
     CHECK_THROWS_WITH_AS(
-        parse_spec("[ppo]\nalgo = \"sac\"\nnormalize_rewards = true\n", "s.toml"),
-        doctest::Contains("s.toml:3: [ppo] normalize_rewards: sac does not normalize rewards"),
+        parse_spec("[learner]\nalgo = \"sac\"\n[ppo]\npolicy = \"beta\"\n", "s.toml"),
+        "s.toml:4: [ppo] is read by ippo, ippo_lagrangian, ppo, ppo_lagrangian, saute_ppo; "
+        "[learner] algo = \"sac\" does not read it",
         pz::core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        parse_spec("[learner]\nalgo = \"sac\"\n[ppo]\nlearning_rate = 1e-3\n", "s.toml"),
+        doctest::Contains("(sac's learning_rate is [sac] learning_rate)"), pz::core::ConfigError);
     CHECK_THROWS_WITH_AS(parse_spec("[sac]\ntau = 0\n", "s.toml"),
                          "s.toml:2: [sac] tau: expected a number in (0, 1], found 0",
                          pz::core::ConfigError);
     // An unbounded action box is refused before anything is written.
     const auto u = parse_spec(
-        "[env]\nid = \"test_target\"\nunbounded = true\n[ppo]\nalgo = \"sac\"\n", "u.toml");
+        "[env]\nid = \"test_target\"\nunbounded = true\n[learner]\nalgo = \"sac\"\n", "u.toml");
     pz::exp::TrainOptions opt;
     opt.out_dir = (std::filesystem::temp_directory_path() / "pz_sac_never").string();
     opt.quiet = true;
-    CHECK_THROWS_WITH_AS(pz::exp::train(u, opt),
-                         "u.toml:5: [ppo] algo = \"sac\": expected an env with a bounded action "
-                         "box, found action 0 of test_target in [-inf, inf]",
-                         pz::core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        pz::exp::train(u, opt),
+        "u.toml:5: [learner] algo = \"sac\": expected an env with a bounded action "
+        "box, found action 0 of test_target in [-inf, inf]",
+        pz::core::ConfigError);
     CHECK_FALSE(std::filesystem::exists(opt.out_dir));
   }
 

@@ -402,12 +402,13 @@ TEST_SUITE("rl_safe") {
 
   TEST_CASE("[safety] spec: parse, validation, round trip, channel names") {
     const std::string base = "[safety]\nconstraints = [\"power_balance\", \"thermal_overload\"]\n";
-    auto s = pz::exp::parse_spec(base +
-                                     "thresholds = [0, 2.5]\ncost_scale = 10\n"
-                                     "[ppo]\nalgo = \"ppo_lagrangian\"\nlambda_lr = 0.01\n",
-                                 "t.toml");
-    CHECK(s.ppo.algo == pz::rl::Algo::kPpoLagrangian);
-    CHECK(s.ppo.lambda_lr == 0.01);
+    auto s = pz::exp::parse_spec(
+        base +
+            "thresholds = [0, 2.5]\ncost_scale = 10\n"
+            "[learner]\nalgo = \"ppo_lagrangian\"\n[lagrangian]\nlambda_lr = 0.01\n",
+        "t.toml");
+    CHECK(s.learner.algo == "ppo_lagrangian");
+    CHECK(s.learner_sections.at("lagrangian").number("lambda_lr") == 0.01);
     CHECK(s.safety.thresholds == std::vector<double>{0, 2.5});
     CHECK(s.safety.cost_scale == std::vector<double>{10});
     auto back = pz::exp::parse_spec(pz::exp::to_toml(s), "x");
@@ -415,22 +416,23 @@ TEST_SUITE("rl_safe") {
     CHECK(back.safety.constraints == s.safety.constraints);
     CHECK_THROWS_WITH_AS(pz::exp::parse_spec(base + "thresholds = [1]\n", "t.toml"),
                          doctest::Contains("expected 2 values"), pz::core::ConfigError);
-    CHECK_THROWS_WITH_AS(pz::exp::parse_spec("[ppo]\nalgo = \"ppo_lagrangian\"\n", "t.toml"),
+    CHECK_THROWS_WITH_AS(pz::exp::parse_spec("[learner]\nalgo = \"ppo_lagrangian\"\n", "t.toml"),
                          doctest::Contains("needs [safety] constraints"), pz::core::ConfigError);
-    CHECK_THROWS_AS(pz::exp::parse_spec(base + "[ppo]\nalgo = \"saute_ppo\"\n", "t.toml"),
+    CHECK_THROWS_AS(pz::exp::parse_spec(base + "[learner]\nalgo = \"saute_ppo\"\n", "t.toml"),
                     pz::core::ConfigError);
-    CHECK_THROWS_AS(pz::exp::parse_spec("[ppo]\nalgo = \"td3\"\n", "t.toml"),
+    CHECK_THROWS_AS(pz::exp::parse_spec("[learner]\nalgo = \"td3\"\n", "t.toml"),
                     pz::core::ConfigError);
     auto o = pz::exp::parse_spec(
         base, "t.toml",
-        {"ppo.algo=saute_ppo", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
-    CHECK(o.ppo.algo == pz::rl::Algo::kSautePpo);
+        {"learner.algo=saute_ppo", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
+    CHECK(o.learner.algo == "saute_ppo");
     CHECK(o.safety.cost_scale == std::vector<double>{1, 2});
     // ppo.squash: default none, "tanh" parses and round-trips, anything else is rejected.
-    CHECK(s.ppo.squash == pz::rl::Squash::kNone);
+    CHECK(s.learner_sections.at("ppo").str("squash") == "none");
     auto sq = pz::exp::parse_spec(base + "[ppo]\nsquash = \"tanh\"\n", "t.toml");
-    CHECK(sq.ppo.squash == pz::rl::Squash::kTanh);
-    CHECK(pz::exp::parse_spec(pz::exp::to_toml(sq), "x").ppo.squash == pz::rl::Squash::kTanh);
+    CHECK(sq.learner_sections.at("ppo").str("squash") == "tanh");
+    CHECK(pz::exp::parse_spec(pz::exp::to_toml(sq), "x").learner_sections.at("ppo").str("squash") ==
+          "tanh");
     CHECK_THROWS_AS(pz::exp::parse_spec("[ppo]\nsquash = \"clip\"\n", "t.toml"),
                     pz::core::ConfigError);
 

@@ -243,7 +243,7 @@ TEST_SUITE("tasks_dc_microgrid") {
     const std::string spec =
         test::write(d / "s.toml",
                     "[env]\ntask = \"dc_microgrid\"\nworkload = \"w.csv\"\n[vec]\nn_envs = 2\n"
-                    "[ppo]\ntotal_steps = 576\nrollout_length = 288\nn_minibatches = 1\n");
+                    "[learner]\ntotal_steps = 576\nrollout_length = 288\n[ppo]\nn_minibatches = 1\n");
     const auto out = d / "run";
     const auto r =
         test::sh(std::string(PZ_BINARY) + " run " + spec + " --quiet --out " + out.string());

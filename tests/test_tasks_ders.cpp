@@ -184,7 +184,7 @@ TEST_SUITE("tasks_ders") {
     auto expect_bad = [&](const std::string& env_lines, const std::string& needle) {
       const std::string spec = test::write(
           d / "bad.toml", "[env]\ntask = \"ders\"\n" + env_lines +
-                              "[vec]\nn_envs = 4\n[ppo]\nalgo = \"ippo\"\ntotal_steps = 192\n");
+                              "[vec]\nn_envs = 4\n[learner]\nalgo = \"ippo\"\ntotal_steps = 192\n");
       const auto r = test::sh(std::string(PZ_BINARY) + " run " + spec + " --quiet --out " + out);
       CHECK_MESSAGE(r.code == 2, r.out);
       CHECK_MESSAGE(r.out.find(needle) != std::string::npos,

@@ -199,7 +199,7 @@ def signal_tests(binary, work, ref_plain, checks):
     import signal as sig
     # The double signal needs iterations long enough that the second arrives before the run has
     # checkpointed and exited: a bigger batch and network, with its own uninterrupted reference.
-    slow = ["vec.n_envs=64", "ppo.total_steps=30720", "ppo.hidden=[256,256]"]
+    slow = ["vec.n_envs=64", "learner.total_steps=30720", "ppo.hidden=[256,256]"]
     ref_slow, _ = reference(binary, work, "reference_slow", slow)
     cases = [("SIGTERM", [sig.SIGTERM], [], ref_plain), ("SIGINT", [sig.SIGINT], [], ref_plain),
              ("SIGUSR1", [sig.SIGUSR1], [], ref_plain),

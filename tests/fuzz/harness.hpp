@@ -178,20 +178,21 @@ inline std::unique_ptr<RunUnderTest> make_run(const std::string& toml) {
 inline std::vector<std::unique_ptr<RunUnderTest>>& runs() {
   static std::vector<std::unique_ptr<RunUnderTest>> all = [] {
     std::vector<std::unique_ptr<RunUnderTest>> v;
-    const std::string small = "[vec]\nn_envs = 2\n[ppo]\nrollout_length = 4\nn_minibatches = 1\n";
-    v.push_back(make_run("[env]\ncase = \"case5\"\nhorizon = 6\n" + small + "hidden = [4]\n"));
-    v.push_back(make_run("[env]\ntask = \"tso\"\nhorizon = 6\n" + small + "hidden = [4]\n"));
-    v.push_back(make_run("[env]\ntask = \"gencos\"\n" + small +
-                         "algo = \"ippo\"\nhidden = [4]\n[ippo]\nsharing = \"full\"\n"));
-    v.push_back(make_run("[env]\ntask = \"dso\"\n" + small + "hidden = [4]\n"));
-    v.push_back(make_run("[env]\ntask = \"ders\"\n" + small +
-                         "algo = \"ippo\"\nhidden = [4]\n[ippo]\nsharing = \"typed\"\n"));
-    v.push_back(
-        make_run("[env]\ntask = \"dc_microgrid\"\n" + small + "policy = \"beta\"\nhidden = [4]\n"));
+    const std::string small = "[vec]\nn_envs = 2\n[learner]\nrollout_length = 4\n";
+    const std::string ppo = "[ppo]\nn_minibatches = 1\nhidden = [4]\n";
+    auto ippo = [&](const char* sharing) {
+      return small + "algo = \"ippo\"\n" + ppo + "[ippo]\nsharing = \"" + sharing + "\"\n";
+    };
+    v.push_back(make_run("[env]\ncase = \"case5\"\nhorizon = 6\n" + small + ppo));
+    v.push_back(make_run("[env]\ntask = \"tso\"\nhorizon = 6\n" + small + ppo));
+    v.push_back(make_run("[env]\ntask = \"gencos\"\n" + ippo("full")));
+    v.push_back(make_run("[env]\ntask = \"dso\"\n" + small + ppo));
+    v.push_back(make_run("[env]\ntask = \"ders\"\n" + ippo("typed")));
+    v.push_back(make_run("[env]\ntask = \"dc_microgrid\"\n" + small + ppo + "policy = \"beta\"\n"));
     // SAC: the replay buffer and its cursor are part of the learner state.
     v.push_back(
-        make_run("[env]\ncase = \"case5\"\nhorizon = 6\n[vec]\nn_envs = 2\n[ppo]\n"
-                 "algo = \"sac\"\nrollout_length = 4\nn_minibatches = 1\nhidden = [4]\n[sac]\n"
+        make_run("[env]\ncase = \"case5\"\nhorizon = 6\n[vec]\nn_envs = 2\n[learner]\n"
+                 "algo = \"sac\"\nrollout_length = 4\n[sac]\nhidden = [4]\n"
                  "buffer_size = 64\nlearning_starts = 8\nbatch_size = 8\n"));
     return v;
   }();

@@ -30,6 +30,8 @@ using ParamValue =
     std::variant<std::string, int64_t, double, bool, std::vector<int64_t>, std::vector<std::string>,
                  std::vector<double>, std::map<std::string, double>>;
 
+class ParamTable;
+
 /// One declared key: the single source of its kind, default, check, doc and error texts.
 struct ParamDef {
   std::string key;
@@ -49,6 +51,13 @@ struct ParamDef {
   /// kStr: a file path (or a bundled name); a relative path is resolved against the directory of
   /// the spec file that sets it.
   bool is_path = false;
+  /// When the key has no effect given the other values of its section (every key of the
+  /// section, defaults filled in): "" (it applies) or why not ("only the AC solvers read it,
+  /// found solver = \"dc\""). Setting an inapplicable key is bad input; the resolved spec omits
+  /// it. Null: the key always applies.
+  std::function<std::string(const ParamTable& section)> inapplicable;
+  /// Where the key applies, for `powerzoo keys` (with `inapplicable`).
+  std::string applies;
 
   /// The "expected ..." text of error messages (explicit `expected`, else derived from the kind).
   std::string expected_text() const;

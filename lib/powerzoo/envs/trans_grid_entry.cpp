@@ -103,6 +103,32 @@ EnvEntry trans_grid_entry() {
   };
   e.params.push_back(band("vm_min", "AC modes: every bus's lower voltage limit (p.u.; 0 = VMIN)"));
   e.params.push_back(band("vm_max", "AC modes: every bus's upper voltage limit (p.u.; 0 = VMAX)"));
+  // Keys that have no effect in some configurations (refused when set there).
+  for (auto& d : e.params) {
+    if (d.key == "vm_min" || d.key == "vm_max") {
+      d.applies = "solver = \"acpf\" or \"acopf\"";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        return t.str("solver") == "dc" ? "only the AC solvers read it, found solver = \"dc\"" : "";
+      };
+    } else if (d.key == "enforce_q_lims") {
+      d.applies = "solver = \"acpf\"";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        return t.str("solver") == "acpf"
+                   ? ""
+                   : "only the AC power flow reads it, found solver = \"" + t.str("solver") + "\"";
+      };
+    } else if (d.key == "report_opf_gap") {
+      d.applies = "solver = \"dc\" or \"acpf\" with dispatch = \"agent\"";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        if (t.str("solver") == "acopf")
+          return "the AC-OPF dispatches, found solver = \"acopf\" (the gap is 0 by construction)";
+        if (t.str("dispatch") == "dcopf")
+          return "the DC-OPF dispatches, found dispatch = \"dcopf\" (the gap is 0 by "
+                 "construction)";
+        return "";
+      };
+    }
+  }
   e.splits = {"train", "iid"};
   e.make = make_trans_grid;
   e.describe_data = describe_trans_grid_data;

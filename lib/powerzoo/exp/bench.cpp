@@ -13,6 +13,7 @@
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::exp {
@@ -92,40 +93,12 @@ double feed_synthetic(rl::Learner& learner, const envs::EnvSpec& sp, int N, core
   return act_secs;
 }
 
-// Executed GEMM multiply-adds per sample of one gradient step of the spec's learner: forward
-// Σ in·out, weight gradients Σ in·out, input gradients Σ in·out over every layer but the first
-// (SAC's critics in the actor step: every layer, for ∂Q/∂a, and no weight gradients).
-double learner_macs_per_sample(const Spec& spec, const envs::EnvSpec& sp) {
-  const auto& hidden = spec.ppo.hidden;
-  auto macs = [&](int in, int out) {
-    double m = 0;
-    int prev = in;
-    for (int h : hidden) m += static_cast<double>(prev) * h, prev = h;
-    return m + static_cast<double>(prev) * out;
-  };
-  auto first = [&](int in, int out) {
-    return static_cast<double>(in) * (hidden.empty() ? out : hidden[0]);
-  };
-  if (spec.ppo.algo == rl::Algo::kSac) {
-    const int od = sp.obs_dim, ad = sp.act_dim;
-    const double a = macs(od, 2 * ad), a1 = first(od, 2 * ad);
-    const double c = macs(od + ad, 1), c1 = first(od + ad, 1);
-    // Actor step: actor forward, 2 critics forward and input-backward, actor backward.
-    // Critic step: actor forward (s'), 2 target and 2 critic forwards, 2 critic backwards.
-    return (a + 4 * c + 2 * a - a1) + (a + 4 * c + 2 * (2 * c - c1));
-  }
-  // Each sample is seen n_epochs times; a multi-agent sample is one row per agent through that
-  // agent's networks (its observation and action slices).
-  double m = 0;
-  auto add_agent = [&](int obs, int act) {
-    m += 3 * (macs(obs, act) + macs(obs, 1)) - first(obs, act) - first(obs, 1);
-  };
-  if (sp.agents.empty()) add_agent(sp.obs_dim, sp.act_dim);
-  for (const auto& a : sp.agents) add_agent(a.obs.size, a.act.size);
-  return m * spec.ppo.n_epochs;
-}
-
 }  // namespace
+
+rl::LearnerBenchShape learner_bench_shape(const Spec& spec, const envs::EnvSpec& sp, int n_envs) {
+  const rl::LearnerEntry& e = rl::learner_entry(spec.learner.algo);
+  return e.bench ? e.bench(learner_context(spec, sp, n_envs)) : rl::LearnerBenchShape{};
+}
 
 LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) {
   auto env = make_learner_env(spec, spec.env.split, true);
@@ -146,14 +119,14 @@ LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads) 
   double update_secs = 0, act_secs = 0;
   while (update_secs < seconds || updates == 0)
     act_secs += feed_synthetic(*learner, sp, N, rng, &update_secs, &updates, &learned);
-  const bool sac = spec.ppo.algo == rl::Algo::kSac;
-  if (sac) {
-    r.grad_steps_per_sec = static_cast<double>(updates) * spec.sac.num_epochs / update_secs;
-    r.samples_per_sec = r.grad_steps_per_sec * spec.sac.batch_size;
+  const rl::LearnerBenchShape shape = learner_bench_shape(spec, sp, N);
+  if (shape.counts_grad_steps) {
+    r.grad_steps_per_sec = static_cast<double>(updates) * shape.grad_steps_per_update / update_secs;
+    r.samples_per_sec = r.grad_steps_per_sec * shape.samples_per_grad_step;
   } else {
     r.samples_per_sec = static_cast<double>(updates) * learner->update_every() * N / update_secs;
   }
-  r.gflops = r.samples_per_sec * 2.0 * learner_macs_per_sample(spec, sp) / 1e9;
+  r.gflops = r.samples_per_sec * 2.0 * shape.macs_per_sample / 1e9;
   r.threads = static_cast<int>(pool.size());
   r.act_us = 1e6 * act_secs / (static_cast<double>(updates) / (T / learner->update_every()) * T);
   return r;

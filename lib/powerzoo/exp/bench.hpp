@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "powerzoo/envs/env.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
 
@@ -44,6 +46,9 @@ struct LearnerBenchResult {
 /// steps; SAC's replay filled past learning_starts first) with its batched work on a pool of
 /// `threads` workers; collect_act is timed apart.
 LearnerBenchResult bench_learner(const Spec& spec, double seconds, int threads = 1);
+
+/// What the bench counts of the spec's learner on an env (its registry entry's bench shape).
+rl::LearnerBenchShape learner_bench_shape(const Spec& spec, const envs::EnvSpec& sp, int n_envs);
 
 struct DcOpfBenchResult {
   std::string case_name;

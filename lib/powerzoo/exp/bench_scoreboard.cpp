@@ -41,18 +41,18 @@ double sgemm_peak_gflops(int m, int n, int k, double seconds) {
 
 GemmShape learner_gemm_shape(const Spec& spec) {
   GemmShape g;
-  g.m = spec.ppo.algo == rl::Algo::kSac
-            ? spec.sac.batch_size
-            : spec.ppo.rollout_length * spec.vec.n_envs / std::max(spec.ppo.n_minibatches, 1);
-  for (int h : spec.ppo.hidden) g.n = std::max(g.n, h);
+  const auto env = make_learner_env(spec, spec.env.split, true);
+  const rl::LearnerBenchShape shape = learner_bench_shape(spec, env->spec(), spec.vec.n_envs);
+  g.m = shape.gemm_m;
+  g.n = shape.gemm_n;
   g.k = g.n;
   return g;
 }
 
 double train_steps_per_sec(const Spec& spec_in, int threads, int iterations) {
   Spec spec = spec_in;
-  spec.ppo.total_steps =
-      static_cast<int64_t>(iterations) * spec.ppo.rollout_length * spec.vec.n_envs;
+  spec.learner.total_steps =
+      static_cast<int64_t>(iterations) * spec.learner.rollout_length * spec.vec.n_envs;
   spec.eval.every_steps = 0;
   spec.output.checkpoint_every_steps = 0;
   spec.output.trajectories = "none";
@@ -70,7 +70,7 @@ double train_steps_per_sec(const Spec& spec_in, int threads, int iterations) {
   const double el = seconds_since(t0);
   std::error_code ec;
   fs::remove_all(dir, ec);
-  return static_cast<double>(spec.ppo.total_steps) / el;
+  return static_cast<double>(spec.learner.total_steps) / el;
 }
 
 ScoreRow score_spec(const std::string& spec_path, double seconds) {

@@ -29,7 +29,8 @@ struct RunStreams {
   core::Rng shuffle;  ///< minibatch permutations
 };
 
-/// Counters of the training loop (cadence bookkeeping of the reference trainer, rl.md §1.3).
+/// Counters of the training loop (cadence bookkeeping of the reference trainer, PowerZooJax's seed
+/// PPO trainer (nnx-ppo)).
 struct LoopCounters {
   long long global_step = 0;
   long long last_eval = 0;

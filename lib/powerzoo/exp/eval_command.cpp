@@ -17,6 +17,7 @@
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec_migrate.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
 namespace fs = std::filesystem;
@@ -50,7 +51,9 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const std::string& ckpt = res.checkpoint;
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
-  const Spec spec = parse_spec(resolved, ckpt + " (config/resolved)");
+  // A checkpoint of an earlier version stores its spec in the layout before [learner].
+  const Spec spec =
+      parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)", {}, true);
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
   check_split_option(spec, split);
@@ -70,15 +73,13 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   check_global_step(sd, ckpt);
   const int episodes = opt.episodes > 0 ? opt.episodes : spec.eval.n_episodes;
   res.episodes = episodes;
-  auto env = make_learner_env(spec, split, false);  // Sauté budget obs if saute_ppo
+  auto env = make_learner_env(spec, split, false);  // as the learner's entry wraps it
   const auto& esp = env->spec();
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
-  // Evaluation only acts, one env at a time: the training batch's minibatch split (which IPPO
-  // checks against its n_envs × agents columns) does not apply to it.
-  Spec acting = spec;
-  acting.ppo.n_minibatches = 1;
-  const auto learner = make_spec_learner(acting, esp, 1, init, &pool);
+  // Evaluation only acts, one env at a time: the training batch's checks (minibatch splits,
+  // which IPPO checks against its n_envs × agents columns) do not apply to it.
+  const auto learner = make_spec_learner(spec, esp, 1, init, &pool, true);
   try {
     learner->load(sd);
   } catch (const core::ConfigError& e) {

@@ -151,8 +151,8 @@ std::map<std::string, double> evaluate(std::shared_ptr<const envs::Env> env, con
     m[sp.episode_sum_names[j]] = sum / static_cast<double>(K);
   }
   if (sp.n_agents() > 1) {
-    // Multi-agent (rl.md §2.8 monitor eval): team return Σ_t mean over agents, whatever the env's
-    // own team reward is, and each agent's return, in agent order.
+    // Multi-agent (PowerZooJax's IPPO monitor eval): team return Σ_t mean over agents, whatever the
+    // env's own team reward is, and each agent's return, in agent order.
     const auto list = sp.agent_list();
     const size_t na = list.size();
     std::vector<double> team;

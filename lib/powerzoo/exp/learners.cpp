@@ -7,22 +7,10 @@
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/envs/saute.hpp"
 #include "powerzoo/exp/build.hpp"
-#include "powerzoo/rl/ippo.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
-namespace {
-
-std::string fmt_bound(float x) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  std::ostringstream o;
-  o << x;
-  return o.str();
-}
-
-}  // namespace
-
 SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
   SafetyView v;
   const auto& sf = spec.safety;
@@ -57,91 +45,36 @@ SafetyView safety_view(const Spec& spec, const envs::EnvSpec& env_spec) {
 std::shared_ptr<const envs::Env> make_learner_env(const Spec& spec, const std::string& split,
                                                   bool training) {
   auto env = make_env(spec, split);
-  if (spec.ppo.algo != rl::Algo::kSautePpo) return env;
-  // Sauté-PPO (rl.md §2.9): train with reward shaping, evaluate with it off (budget obs kept).
-  const SafetyView sv = safety_view(spec, env->spec());
-  return std::make_shared<const envs::SauteEnv>(
-      env, sv.channels, sv.thresholds, env->spec().horizon, spec.ppo.saute_unsafe_reward, training);
+  const rl::LearnerEntry& e = rl::learner_entry(spec.learner.algo);
+  if (!e.wrap_env) return env;
+  return e.wrap_env(env, learner_context(spec, env->spec(), spec.vec.n_envs), training);
 }
 
-int learner_cost_channels(const Spec& spec) {
-  return spec.ppo.algo == rl::Algo::kPpoLagrangian || spec.ppo.algo == rl::Algo::kIppoLagrangian
-             ? static_cast<int>(spec.safety.constraints.size())
-             : 0;
+bool learner_uses_constraints(const Spec& spec) {
+  return rl::learner_entry(spec.learner.algo).uses_constraints;
 }
 
-void check_batching(const Spec& spec) {
-  if (spec.ppo.algo == rl::Algo::kSac) {  // replay minibatches: [sac] batch_size
-    // Both ran to the end with exit 0 and never took a gradient step.
-    if (spec.sac.learning_starts >= spec.ppo.total_steps)
-      throw core::ConfigError(spec.at("sac.learning_starts") +
-                              "[sac] learning_starts: expected fewer transitions than "
-                              "[ppo] total_steps = " +
-                              std::to_string(spec.ppo.total_steps) +
-                              " (else no update runs), found " +
-                              std::to_string(spec.sac.learning_starts));
-    if (spec.sac.batch_size > spec.sac.buffer_size)
-      throw core::ConfigError(spec.at("sac.batch_size") +
-                              "[sac] batch_size: expected at most [sac] buffer_size = " +
-                              std::to_string(spec.sac.buffer_size) + " transitions, found " +
-                              std::to_string(spec.sac.batch_size));
-    return;
-  }
-  const int N = spec.vec.n_envs, n_mb = spec.ppo.n_minibatches;
-  if (N % n_mb != 0)
-    throw core::ConfigError(spec.at("ppo.n_minibatches") +
-                            "[ppo] n_minibatches: expected a divisor of "
-                            "[vec] n_envs = " +
-                            std::to_string(N) + ", found " + std::to_string(n_mb));
-  // Training runs whole iterations of n_envs × rollout_length steps; a budget below one
-  // iteration trained more than it asked for.
-  const int64_t per_iter = static_cast<int64_t>(N) * spec.ppo.rollout_length;
-  if (spec.ppo.total_steps < per_iter)
-    throw core::ConfigError(spec.at("ppo.total_steps") +
-                            "[ppo] total_steps: expected at least one iteration, [vec] n_envs × "
-                            "[ppo] rollout_length = " +
-                            std::to_string(per_iter) + " steps, found " +
-                            std::to_string(spec.ppo.total_steps));
+void check_training(const Spec& spec) {
+  const rl::LearnerEntry& e = rl::learner_entry(spec.learner.algo);
+  if (e.check_training) e.check_training(spec_learner_context(spec));
 }
 
-void check_action_box(const Spec& spec, const envs::EnvSpec& env_spec) {
-  const bool beta = spec.ppo.policy == rl::Policy::kBeta;
-  const bool sac = spec.ppo.algo == rl::Algo::kSac;
-  if (!beta && !sac) return;
-  if (beta && spec.ppo.algo == rl::Algo::kIppo)
-    throw core::ConfigError(spec.at("ppo.policy") +
-                            "[ppo] policy = \"beta\": ippo supports the Gaussian policy only "
-                            "(expected \"gaussian\")");
-  // Both map a bounded distribution onto the box: low + u·(high − low), loc + scale·tanh(u).
-  for (int d = 0; d < env_spec.act_dim; ++d) {
-    const float lo = env_spec.act_low.at(d), hi = env_spec.act_high.at(d);
-    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) continue;
-    const std::string what = beta ? "[ppo] policy = \"beta\"" : "[ppo] algo = \"sac\"";
-    throw core::ConfigError(spec.at(beta ? "ppo.policy" : "ppo.algo") + what +
-                            ": expected an env with a bounded action box, found action " +
-                            std::to_string(d) + " of " + env_spec.id + " in [" + fmt_bound(lo) +
-                            ", " + fmt_bound(hi) + "]");
-  }
-}
-
-std::string learner_name(const Spec& spec) { return rl::algo_name(spec.ppo.algo); }
+const std::string& learner_name(const Spec& spec) { return spec.learner.algo; }
 
 rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_spec, int n_envs) {
-  rl::LearnerContext ctx;
+  rl::LearnerContext ctx = spec_learner_context(spec);
   ctx.obs_dim = env_spec.obs_dim;
   ctx.act_dim = env_spec.act_dim;
   ctx.n_envs = n_envs;
   ctx.horizon = env_spec.horizon;
   ctx.act_low = env_spec.act_low;
   ctx.act_high = env_spec.act_high;
+  ctx.env_id = env_spec.id;
   for (const auto& a : env_spec.agents)
     ctx.agents.push_back(
         rl::AgentSlice{a.name, a.obs.offset, a.obs.size, a.act.offset, a.act.size});
-  ctx.ppo = spec.ppo;
-  ctx.ippo = spec.ippo;
-  ctx.sac = spec.sac;
   // Resolved for every learner (a bad [safety] name is bad input even for plain PPO); only
-  // ppo_lagrangian turns them into cost critics.
+  // the learners that use constraints act on them.
   const SafetyView sv = safety_view(spec, env_spec);
   ctx.constraint_channels = sv.channels;
   ctx.constraint_names = sv.names;
@@ -152,24 +85,16 @@ rl::LearnerContext learner_context(const Spec& spec, const envs::EnvSpec& env_sp
 
 std::unique_ptr<rl::Learner> make_spec_learner(const Spec& spec, const envs::EnvSpec& env_spec,
                                                int n_envs, core::Rng& init_rng,
-                                               core::ThreadPool* pool) {
+                                               core::ThreadPool* pool, bool acting_only) {
   rl::LearnerContext ctx = learner_context(spec, env_spec, n_envs);
   ctx.pool = pool;
-  check_action_box(spec, env_spec);
-  if (spec.ppo.algo == rl::Algo::kIppo || spec.ppo.algo == rl::Algo::kIppoLagrangian) {
-    // The grouping is bad input of [ippo] sharing (mismatched sizes in one group), found here
-    // because only the env knows its agents.
-    try {
-      rl::ippo_groups(ctx.agents, spec.ippo.sharing, ctx.obs_dim, ctx.act_dim);
-    } catch (const core::ConfigError& e) {
-      throw core::ConfigError(spec.at("ippo.sharing") + "[ippo] sharing: " + e.what());
-    }
-  }
+  ctx.acting_only = acting_only;
+  const rl::LearnerEntry& e = rl::learner_entry(spec.learner.algo);
+  if (e.check_env) e.check_env(ctx);
   try {
-    return rl::make_learner(learner_name(spec), ctx, init_rng);
-  } catch (const core::ConfigError& e) {
-    throw core::ConfigError((spec.source_path.empty() ? "spec" : spec.source_path) +
-                            ": [ppo] algo: " + e.what());
+    return rl::make_learner(e.name, ctx, init_rng);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(spec.at("learner.algo") + "[learner] algo: " + err.what());
   }
 }
 

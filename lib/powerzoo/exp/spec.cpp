@@ -17,6 +17,7 @@
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec_fields.hpp"
 #include "powerzoo/io/toml_schema.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
 namespace {
@@ -40,35 +41,11 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
     throw ConfigError(v.at("safety.cost_scale") + "[safety] cost_scale: expected a number or " +
                       std::to_string(k) + " values (one per constraint), found " +
                       std::to_string(sf.cost_scale.size()));
-  const bool safe_algo = s.ppo.algo == rl::Algo::kPpoLagrangian ||
-                         s.ppo.algo == rl::Algo::kSautePpo ||
-                         s.ppo.algo == rl::Algo::kIppoLagrangian;
-  if (safe_algo && k == 0) {
-    throw ConfigError(v.at("ppo.algo") + "[ppo] algo = \"" + rl::algo_name(s.ppo.algo) +
+  const rl::LearnerEntry& le = rl::learner_entry(s.learner.algo);
+  if (le.uses_constraints && k == 0)
+    throw ConfigError(v.at("learner.algo") + "[learner] algo = \"" + le.name +
                       "\" needs [safety] constraints (a non-empty list of cost channels)");
-  }
-  const bool lagrangian =
-      s.ppo.algo == rl::Algo::kPpoLagrangian || s.ppo.algo == rl::Algo::kIppoLagrangian;
-  // λ up to e^20 ≈ 4.9e8 times the cost is far past any useful weight; beyond it (or a
-  // lambda_init beyond the bound) the first update's loss was non-finite or λ was clipped.
-  if (lagrangian && s.ppo.log_lambda_max > 20)
-    throw ConfigError(v.at("ppo.log_lambda_max") +
-                      "[ppo] log_lambda_max: expected at most 20 (λ <= e^20 ≈ 4.9e8), found " +
-                      core::format_number(s.ppo.log_lambda_max));
-  if (lagrangian && std::log(s.ppo.lambda_init) > s.ppo.log_lambda_max)
-    throw ConfigError(
-        v.at(v.where.count("ppo.lambda_init") ? "ppo.lambda_init" : "ppo.log_lambda_max") +
-        "[ppo] lambda_init: expected at most e^log_lambda_max = " +
-        core::format_number(std::exp(s.ppo.log_lambda_max)) + ", found " +
-        core::format_number(s.ppo.lambda_init) + " (λ stays within e^±log_lambda_max)");
-  if (s.ppo.algo == rl::Algo::kSautePpo) {
-    bool ok = sf.thresholds.size() == k;
-    for (double d : sf.thresholds) ok = ok && d > 0;
-    if (!ok)
-      throw ConfigError(v.at("safety.thresholds") +
-                        "[safety] thresholds: saute_ppo needs one budget > 0 per constraint "
-                        "(a zero budget makes every reward the unsafe reward)");
-  }
+  if (le.check) le.check(spec_learner_context(s));
   if (s.eval.render_every_steps > 0 && s.output.trajectories != "eval")
     throw ConfigError(v.at("eval.render_every_steps") +
                       "[eval] render_every_steps: draws the recorded evaluation episodes; "
@@ -78,35 +55,6 @@ void check_cross(const Spec& s, const io::SectionValues& v) {
     throw ConfigError(v.at("eval.render_every_steps") +
                       "[eval] render_every_steps: draws evaluation episodes; expected [eval] "
                       "every_steps > 0, found 0 (no evaluations)");
-  if (s.ppo.policy == rl::Policy::kBeta && s.ppo.squash != rl::Squash::kNone)
-    throw ConfigError(v.at("ppo.squash") +
-                      "[ppo] squash: the Beta policy is bounded by construction; expected \"none\" "
-                      "with policy = \"beta\", found \"tanh\"");
-  if (s.ppo.algo == rl::Algo::kSac) {
-    // SAC reads [sac] and a few [ppo] keys; these would be silently unused or contradict it.
-    if (s.ppo.policy == rl::Policy::kBeta)
-      throw ConfigError(v.at("ppo.policy") +
-                        "[ppo] policy = \"beta\" is a PPO policy; sac uses its own squashed "
-                        "Gaussian (expected \"gaussian\")");
-    if (s.ppo.normalize_rewards)
-      throw ConfigError(v.at("ppo.normalize_rewards") +
-                        "[ppo] normalize_rewards: sac does not normalize rewards (as Rejax's SAC); "
-                        "expected false");
-    if (s.sac.buffer_size < s.vec.n_envs)
-      throw ConfigError(v.at("sac.buffer_size") + "[sac] buffer_size: expected at least [vec] " +
-                        "n_envs = " + std::to_string(s.vec.n_envs) +
-                        " (one vector step of transitions), found " +
-                        std::to_string(s.sac.buffer_size));
-  } else if (s.vec.n_envs % s.ppo.n_minibatches != 0) {
-    std::string at = v.file + ": ";
-    if (v.where.count("ppo.n_minibatches"))
-      at = v.at("ppo.n_minibatches");
-    else if (v.where.count("vec.n_envs"))
-      at = v.at("vec.n_envs");
-    throw ConfigError(at + "[ppo] n_minibatches = " + std::to_string(s.ppo.n_minibatches) +
-                      " must divide [vec] n_envs = " + std::to_string(s.vec.n_envs) +
-                      " (minibatches split the env axis)");
-  }
 }
 
 bool looks_like_path(const std::string& value) {
@@ -178,7 +126,10 @@ void check_splits(const Spec& s, const envs::EnvEntry& entry) {
                           core::echo(s.eval.splits[i]) + "' twice");
 }
 
-std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry) {
+/// The schema of a spec with [env] `entry`: the fixed sections, with the learner sections after
+/// [learner]: those of `learner`, or every registered one (nullptr: for reading and the docs).
+std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry,
+                                          const rl::LearnerEntry* learner = nullptr) {
   std::vector<io::SectionSchema> out;
   for (const auto& name : detail::section_order()) {
     io::SectionSchema sec;
@@ -189,13 +140,105 @@ std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry) {
     if (name == "env")
       for (const auto& p : entry.params) sec.keys.push_back(p);
     out.push_back(std::move(sec));
+    if (name != "learner") continue;
+    std::vector<const rl::LearnerSection*> secs;
+    if (learner)
+      for (const auto& n : learner->sections) secs.push_back(rl::find_learner_section(n));
+    else
+      secs = rl::registered_learner_sections();
+    for (const rl::LearnerSection* ls : secs) {
+      io::SectionSchema l;
+      l.name = ls->name;
+      l.keys = ls->keys;
+      l.moved = ls->moved;
+      out.push_back(std::move(l));
+    }
   }
   return out;
 }
 
+/// A key that has no effect given the other values of its section, when the spec sets it, is
+/// bad input (its ParamDef::inapplicable says why).
+void check_applicable(const io::SectionValues& v, const std::string& section,
+                      const std::vector<core::ParamDef>& defs, core::ParamTable& values,
+                      std::vector<std::string>* dropped) {
+  auto it = v.sections.find(section);
+  if (it == v.sections.end()) return;
+  for (const auto& [key, _] : it->second.items()) {
+    const core::ParamDef* d = core::find_param(defs, key);
+    if (!d || !d->inapplicable) continue;
+    const std::string why = d->inapplicable(values);
+    if (why.empty()) continue;
+    if (dropped) {
+      dropped->push_back("[" + section + "] " + key + " has no effect in some trials (" + why +
+                         "); dropped there");
+      values.set(key, d->def);
+      continue;
+    }
+    throw ConfigError(v.at(section + "." + key) + "[" + section + "] " + key +
+                      ": has no effect here: " + why + " (remove the key)");
+  }
+}
+
+/// A learner section the spec sets but its learner does not read is bad input (its keys would
+/// do nothing). Names the learners that read it and, for a key the learner has elsewhere, where.
+void check_unread_sections(Spec& s, const io::SectionValues& v, bool sweep_trial) {
+  const rl::LearnerEntry& le = rl::learner_entry(s.learner.algo);
+  for (const auto& [name, table] : v.sections) {
+    if (!rl::find_learner_section(name) || table.items().empty()) continue;
+    if (std::find(le.sections.begin(), le.sections.end(), name) != le.sections.end()) continue;
+    if (sweep_trial) {
+      s.dropped.push_back("[" + name + "] is not read by [learner] algo = \"" + le.name +
+                          "\" (read by " + rl::learners_reading(name) + "); dropped there");
+      continue;
+    }
+    const std::string first = table.items().front().first;
+    std::string hint;
+    for (const auto& own : le.sections)
+      if (core::find_param(rl::find_learner_section(own)->keys, first))
+        hint = " (" + le.name + "'s " + first + " is [" + own + "] " + first + ")";
+    throw ConfigError(v.at(name + "." + first) + "[" + name + "] is read by " +
+                      rl::learners_reading(name) + "; [learner] algo = \"" + le.name +
+                      "\" does not read it" + hint);
+  }
+}
+
 }  // namespace
 
-Spec::Spec() { env.params = core::ParamTable::defaults(default_entry().params); }
+Spec::Spec() {
+  env.params = core::ParamTable::defaults(default_entry().params);
+  set_learner(rl::default_learner());
+}
+
+void Spec::set_learner(const std::string& algo) {
+  const rl::LearnerEntry& e = rl::learner_entry(algo);
+  learner.algo = e.name;
+  learner_sections.clear();
+  for (const auto& n : e.sections)
+    learner_sections[n] = core::ParamTable::defaults(rl::find_learner_section(n)->keys);
+}
+
+void Spec::set_learner_key(const std::string& section, const std::string& key, core::ParamValue v) {
+  auto it = learner_sections.find(section);
+  if (it == learner_sections.end())
+    throw ConfigError("[" + section + "]: not read by [learner] algo = \"" + learner.algo + "\"");
+  if (!it->second.has(key)) throw ConfigError("[" + section + "] has no key " + key);
+  it->second.set(key, std::move(v));
+}
+
+rl::LearnerContext spec_learner_context(const Spec& s) {
+  rl::LearnerContext ctx;
+  ctx.algo = s.learner.algo;
+  ctx.total_steps = s.learner.total_steps;
+  ctx.rollout_length = s.learner.rollout_length;
+  ctx.sections = s.learner_sections;
+  ctx.n_envs = s.vec.n_envs;
+  ctx.constraint_names = s.safety.constraints;
+  ctx.thresholds = s.safety.thresholds;
+  ctx.spec_where = s.where;
+  ctx.spec_file = s.source_path.empty() ? std::string("spec") : s.source_path;
+  return ctx;
+}
 
 std::string Spec::at(const std::string& dotted) const {
   if (auto it = where.find(dotted); it != where.end()) return it->second;
@@ -210,7 +253,7 @@ std::vector<io::SectionSchema> spec_schema(const std::string& env_entry_id) {
 }
 
 Spec parse_spec(const std::string& toml_text, const std::string& file,
-                const std::vector<std::string>& overrides) {
+                const std::vector<std::string>& overrides, bool sweep_trial) {
   const envs::EnvEntry* entry = nullptr;
   io::SectionValues v = io::read_toml(
       toml_text, file, overrides, [&](const io::PeekFn& peek, const io::WhereFn& where) {
@@ -218,13 +261,31 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
         const auto task = peek("env", "task");
         entry = &envs::resolve_entry(id.value_or(EnvSection{}.id), task.value_or(""),
                                      id.has_value(), where("env", "id"), where("env", "task"));
-        return schema_for(*entry);
+        // Every learner section is read (one the learner does not read is refused after, with
+        // a message naming its readers); the selected learner's come first, for did-you-mean.
+        auto schema = schema_for(*entry);
+        const rl::LearnerEntry* le = rl::find_learner(peek("learner", "algo").value_or(""));
+        if (!le) le = rl::find_learner(rl::default_learner());
+        if (le) {
+          auto first = std::find_if(schema.begin(), schema.end(), [](const io::SectionSchema& x) {
+            return rl::find_learner_section(x.name) != nullptr;
+          });
+          std::stable_partition(first, schema.end(), [&](const io::SectionSchema& x) {
+            return std::find(le->sections.begin(), le->sections.end(), x.name) !=
+                   le->sections.end();
+          });
+        }
+        return schema;
       });
   Spec s;
   s.source_path = file;
   s.env.params = core::ParamTable::defaults(entry->params);
   for (const auto& f : spec_fields())
     if (const core::ParamValue* val = v.find(f.section, f.def.key)) f.set(s, *val);
+  s.set_learner(s.learner.algo);
+  for (auto& [name, table] : s.learner_sections)
+    if (auto it = v.sections.find(name); it != v.sections.end())
+      for (const auto& [key, val] : it->second.items()) table.set(key, val);
   if (auto it = v.sections.find("env"); it != v.sections.end())
     for (const auto& [key, val] : it->second.items())
       if (const core::ParamDef* d = core::find_param(entry->params, key))
@@ -239,6 +300,11 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   if (entry->is_task) s.env.task = entry->id;          // `id` alone may select a preset: record it
   s.where = v.where;
   check_run_name(s.experiment.name, v);
+  check_unread_sections(s, v, sweep_trial);
+  std::vector<std::string>* dropped = sweep_trial ? &s.dropped : nullptr;
+  check_applicable(v, "env", entry->params, s.env.params, dropped);
+  for (auto& [name, table] : s.learner_sections)
+    check_applicable(v, name, rl::find_learner_section(name)->keys, table, dropped);
   check_cross(s, v);
   check_splits(s, *entry);
   return s;
@@ -281,7 +347,14 @@ std::string to_toml(const Spec& s) {
   std::map<std::string, core::ParamTable> values;
   for (const auto& f : spec_fields()) values[f.section].set(f.def.key, f.get(s));
   for (const auto& [key, val] : s.env.params.items()) values["env"].set(key, val);
-  return io::write_toml(schema_for(entry), values, {{"sweep", s.sweep_toml}});
+  for (const auto& [name, table] : s.learner_sections) values[name] = table;
+  // Keys without effect in this configuration are left out, so the resolved spec reads back.
+  auto schema = schema_for(entry, &rl::learner_entry(s.learner.algo));
+  for (auto& sec : schema)
+    std::erase_if(sec.keys, [&](const core::ParamDef& d) {
+      return d.inapplicable && !d.inapplicable(values[sec.name]).empty();
+    });
+  return io::write_toml(schema, values, {{"sweep", s.sweep_toml}});
 }
 
 std::string spec_reference(const std::string& env_entry_id) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "powerzoo/core/params.hpp"
-#include "powerzoo/rl/config.hpp"
+#include "powerzoo/rl/learner.hpp"
 
 namespace pz::io {
 struct SectionSchema;
@@ -35,8 +35,17 @@ struct VecSection {
   int threads = 0;  ///< 0 = all cores
 };
 
-/// [safety]: the Safe-RL view (rl.md §2.1): selected cost channels, per-episode budgets and cost
-/// scale, used by ppo.algo = "ppo_lagrangian" / "saute_ppo".
+/// [learner]: the registered learner (`powerzoo keys learner`) and the keys every learner
+/// shares. Each learner's own keys are in the sections its registry entry lists.
+struct LearnerSpec {
+  std::string algo;  ///< registered learner name; default rl::default_learner()
+  int64_t total_steps = 1'000'000;
+  int rollout_length = 48;  ///< vector steps per train row (PPO's T)
+};
+
+/// [safety]: the Safe-RL view (as OmniSafe's and Safety-Gymnasium's cost channels): selected
+/// cost channels, per-episode budgets and cost scale, used by the learners whose registry entry
+/// uses constraints.
 struct SafetySection {
   std::vector<std::string> constraints;  ///< env cost channel names (validated at build time)
   std::vector<double> thresholds;        ///< per-episode budgets in raw units; empty = all 0
@@ -70,14 +79,17 @@ struct Spec {
   ExperimentSection experiment;
   EnvSection env;
   VecSection vec;
-  rl::PpoConfig ppo;
-  rl::IppoConfig ippo;  ///< [ippo]: parameter sharing and batch mode of ppo.algo = "ippo"
-  rl::SacConfig sac;    ///< [sac]: replay, targets and temperature of ppo.algo = "sac"
+  LearnerSpec learner;
+  /// The sections the selected learner reads (its registry entry's), defaults filled in:
+  /// section name -> keys in declaration order.
+  std::map<std::string, core::ParamTable> learner_sections;
   std::map<std::string, double> penalty;  ///< [reward] penalty = { channel = weight }
   SafetySection safety;
   EvalSection eval;
   LogSection log;
   OutputSection output;
+  /// Sweep trials (parse_spec sweep_trial): what was dropped and why, for one warning each.
+  std::vector<std::string> dropped;
   std::string sweep_toml;  ///< the [sweep] table, kept verbatim (TOML) for `powerzoo sweep`
   /// Where each key the spec set came from ("env.case" -> "spec.toml:7: " or "command line
   /// override 'env.case=x': "), for errors found after parsing. Not part of the resolved TOML.
@@ -85,15 +97,27 @@ struct Spec {
   /// The error prefix of `dotted`: where it was set, else "<file>: ".
   std::string at(const std::string& dotted) const;
 
-  Spec();  ///< defaults, with the [env] parameters of the default env
+  Spec();  ///< defaults, with the [env] parameters of the default env and the default learner
+  /// Selects learner `algo` (a registered name) with the defaults of its sections.
+  void set_learner(const std::string& algo);
+  /// Sets one key of a learner section the selected learner reads (throws core::ConfigError
+  /// for a section it does not read or an undeclared key), for specs changed in code.
+  void set_learner_key(const std::string& section, const std::string& key, core::ParamValue v);
 };
+
+/// The spec's learner context before any env is built: [learner] keys, the learner sections,
+/// [vec] n_envs, the [safety] names and budgets, and where each key was set (for checks).
+rl::LearnerContext spec_learner_context(const Spec& s);
 
 /// Parses TOML text into a Spec, then applies `overrides` ("dotted.key=value", value parsed as a
 /// TOML value, bare words as strings). Strict: unknown sections/keys are errors with a
 /// did-you-mean; wrong types and out-of-range values are errors naming file, key, expected and
 /// found; an unknown [env] id or task names the registered ones. Throws core::ConfigError.
+/// sweep_trial: a trial of `powerzoo sweep`, whose spec is shared by trials that vary the learner
+/// or a key deciding applicability: a learner section the learner does not read and a key
+/// without effect are dropped with a message in Spec::dropped instead of refused.
 Spec parse_spec(const std::string& toml_text, const std::string& file,
-                const std::vector<std::string>& overrides = {});
+                const std::vector<std::string>& overrides = {}, bool sweep_trial = false);
 
 /// Reads `path` and calls parse_spec. Throws core::ConfigError if the file cannot be read.
 Spec load_spec(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -4,6 +4,8 @@
 #include <climits>
 #include <cmath>
 
+#include "powerzoo/rl/learner_registry.hpp"
+
 namespace pz::exp::detail {
 namespace {
 
@@ -100,25 +102,6 @@ ParamDef A(const char* key, ParamKind kind, const char* expected, const char* do
         }                                                    \
   }
 
-const Names<rl::Truncation> kTruncation = {{"bootstrap", rl::Truncation::kBootstrap},
-                                           {"zero_td", rl::Truncation::kZeroTd}};
-const Names<rl::Squash> kSquash = {{"none", rl::Squash::kNone}, {"tanh", rl::Squash::kTanh}};
-const Names<rl::Algo> kAlgo = {{"ppo", rl::Algo::kPpo},
-                               {"ppo_lagrangian", rl::Algo::kPpoLagrangian},
-                               {"saute_ppo", rl::Algo::kSautePpo},
-                               {"ippo", rl::Algo::kIppo},
-                               {"ippo_lagrangian", rl::Algo::kIppoLagrangian},
-                               {"sac", rl::Algo::kSac}};
-const Names<rl::Policy> kPolicy = {{"gaussian", rl::Policy::kGaussian},
-                                   {"beta", rl::Policy::kBeta}};
-const Names<rl::Activation> kActivation = {{"relu", rl::Activation::kRelu},
-                                           {"tanh", rl::Activation::kTanh}};
-const Names<rl::Sharing> kSharing = {{"full", rl::Sharing::kFull},
-                                     {"typed", rl::Sharing::kTyped},
-                                     {"independent", rl::Sharing::kIndependent}};
-const Names<rl::DualRule> kDual = {{"log_ascent", rl::DualRule::kLogAscent},
-                                   {"pid", rl::DualRule::kPid}};
-
 std::vector<Field> experiment_env_vec() {
   ParamDef name = S("name", "run name; the run directory is out_dir/name/<time>");
   name.non_empty = name.no_slash = true;
@@ -136,122 +119,18 @@ std::vector<Field> experiment_env_vec() {
   };
 }
 
-std::vector<Field> ppo_fields() {
-  ParamDef hidden = A("hidden", ParamKind::kIntArray, "a non-empty array of integers in [1, 4096]",
-                      "hidden layer widths of actor and critic");
-  hidden.int_lo = 1;
-  hidden.int_hi = 4096;
-  hidden.non_empty = true;
+// [learner] (the learner's own sections come from rl's registry, see spec.cpp).
+std::vector<Field> learner_fields() {
+  ParamDef algo = C("algo", rl::learner_names(),
+                    "registered learner (`powerzoo keys learner`); reads the sections its entry "
+                    "lists");
   return {
-      PZ_FIELD("ppo", I("total_steps", 1, kI64Max, "env steps to train (N·T per iteration)"),
-               ppo.total_steps),
-      PZ_FIELD("ppo", I("rollout_length", 1, kIntMax, "steps per env per rollout (T)"),
-               ppo.rollout_length),
-      PZ_FIELD("ppo", I("n_epochs", 1, kIntMax, "passes over each rollout"), ppo.n_epochs),
-      PZ_FIELD("ppo", I("n_minibatches", 1, kIntMax, "minibatches over the env axis"),
-               ppo.n_minibatches),
-      PZ_FIELD("ppo", F("learning_rate", pos, "a number > 0", "Adam step size"), ppo.learning_rate),
-      PZ_FIELD("ppo", F("gamma", unit, "a number in [0, 1]", "discount"), ppo.gamma),
-      PZ_FIELD("ppo", F("gae_lambda", unit, "a number in [0, 1]", "GAE λ"), ppo.gae_lambda),
-      PZ_FIELD("ppo", F("clip_range", pos, "a number > 0", "PPO ratio clip ε"), ppo.clip_range),
-      PZ_FIELD("ppo", F("entropy_coef", nonneg, "a number >= 0", "entropy bonus weight"),
-               ppo.entropy_coef),
-      PZ_FIELD("ppo", F("critic_loss_weight", nonneg, "a number >= 0", "value loss weight"),
-               ppo.critic_loss_weight),
-      PZ_FIELD("ppo", F("max_grad_norm", nonneg, "a number >= 0", "global-norm clip; 0 = off"),
-               ppo.max_grad_norm),
-      PZ_FIELD("ppo", F("weight_decay", nonneg, "a number >= 0", "0 = Adam, > 0 = AdamW"),
-               ppo.weight_decay),
-      PZ_FIELD("ppo", F("adam_eps", pos, "a number > 0", "Adam ε (outside the sqrt)"),
-               ppo.adam_eps),
-      PZ_FIELD("ppo", hidden, ppo.hidden),
-      PZ_FIELD("ppo",
-               F(
-                   "init_log_std", [](double x) { return x >= -10 && x <= 5; },
-                   "a number in [-10, 5]", "initial log σ of the Gaussian policy"),
-               ppo.init_log_std),
-      PZ_FIELD("ppo", B("normalize_obs", "running mean/std observation normalizer"),
-               ppo.normalize_obs),
-      PZ_FIELD("ppo", B("normalize_advantages", "per-minibatch advantage normalization"),
-               ppo.normalize_advantages),
-      PZ_FIELD("ppo", B("normalize_rewards", "divide rewards by the running return std"),
-               ppo.normalize_rewards),
-      PZ_ENUM_FIELD("ppo", "truncation", "how a time-limit truncation enters GAE", ppo.truncation,
-                    kTruncation),
-      PZ_ENUM_FIELD("ppo", "squash", "none = clipped Gaussian, tanh = squashed", ppo.squash,
-                    kSquash),
-      PZ_ENUM_FIELD("ppo", "policy",
-                    "gaussian, or beta: Beta(α, β) per action scaled to the (bounded) action box",
-                    ppo.policy, kPolicy),
-      PZ_ENUM_FIELD("ppo", "algo",
-                    "learner: plain, Lagrangian or Sauté PPO; ippo or ippo_lagrangian for "
-                    "multi-agent envs; sac (off-policy, [sac])",
-                    ppo.algo, kAlgo),
-      PZ_FIELD("ppo", F("lambda_lr", nonneg, "a number >= 0", "dual step on log λ"), ppo.lambda_lr),
-      PZ_FIELD("ppo", F("lambda_init", pos, "a number > 0", "initial λ"), ppo.lambda_init),
-      PZ_FIELD("ppo", F("log_lambda_max", pos, "a number > 0", "|log λ| bound"),
-               ppo.log_lambda_max),
-      PZ_FIELD("ppo", F("cost_gamma", unit, "a number in [0, 1]", "discount of the cost GAE"),
-               ppo.cost_gamma),
-      PZ_ENUM_FIELD("ppo", "dual", "dual rule of PPO-Lagrangian", ppo.dual, kDual),
-      PZ_FIELD("ppo", F("pid_kp", nonneg, "a number >= 0", "PID dual: proportional gain"),
-               ppo.pid_kp),
-      PZ_FIELD("ppo", F("pid_ki", nonneg, "a number >= 0", "PID dual: integral gain"), ppo.pid_ki),
-      PZ_FIELD("ppo", F("pid_kd", nonneg, "a number >= 0", "PID dual: derivative gain"),
-               ppo.pid_kd),
-      PZ_FIELD("ppo",
-               F(
-                   "saute_unsafe_reward", [](double) { return true; }, "a finite number",
-                   "Sauté reward once the budget is spent"),
-               ppo.saute_unsafe_reward),
-  };
-}
-
-// [ippo] (rl.md §2.8): only read when [ppo] algo = "ippo" or "ippo_lagrangian"; the PPO
-// hyperparameters are [ppo]'s.
-std::vector<Field> ippo_fields() {
-  return {
-      PZ_ENUM_FIELD("ippo", "sharing",
-                    "parameter groups: one network (full), one per name prefix before '_' "
-                    "(typed), one per agent (independent)",
-                    ippo.sharing, kSharing),
-      PZ_FIELD("ippo",
-               B("full_batch",
-                 "one gradient step per epoch on all T·A·N samples, no advantage "
-                 "normalization (the reference); false = [ppo] minibatches"),
-               ippo.full_batch),
-  };
-}
-
-// [sac] (rl.md §2.10, §3.1): only read when [ppo] algo = "sac"; total_steps, learning_rate, gamma,
-// hidden, max_grad_norm (per-element clamp), adam_eps, normalize_obs and rollout_length (vector
-// steps per train row) are [ppo]'s.
-std::vector<Field> sac_fields() {
-  return {
-      PZ_FIELD("sac", I("buffer_size", 1, kIntMax, "replay capacity in transitions (a ring)"),
-               sac.buffer_size),
-      PZ_FIELD("sac",
-               I("learning_starts", 0, kI64Max,
-                 "gradient steps start once more transitions than this were stored"),
-               sac.learning_starts),
-      PZ_FIELD("sac", I("batch_size", 1, kIntMax, "transitions per gradient step (uniform)"),
-               sac.batch_size),
-      PZ_FIELD("sac", I("num_epochs", 1, kIntMax, "gradient steps after every vector step"),
-               sac.num_epochs),
-      PZ_FIELD("sac",
-               F(
-                   "tau", [](double x) { return x > 0 && x <= 1; }, "a number in (0, 1]",
-                   "Polyak rate of the target critics, every vector step"),
-               sac.tau),
-      PZ_FIELD("sac", F("init_alpha", pos, "a number > 0", "initial temperature α"),
-               sac.init_alpha),
-      PZ_FIELD("sac",
-               F(
-                   "target_entropy_per_dim", [](double x) { return std::isfinite(x); },
-                   "a finite number", "target entropy = this × act_dim (−act_dim)"),
-               sac.target_entropy_per_dim),
-      PZ_ENUM_FIELD("sac", "activation", "hidden activation of actor and critics", sac.activation,
-                    kActivation),
+      PZ_FIELD("learner", algo, learner.algo),
+      PZ_FIELD("learner", I("total_steps", 1, kI64Max, "env steps to train"), learner.total_steps),
+      PZ_FIELD("learner",
+               I("rollout_length", 1, kIntMax,
+                 "vector steps per train row (PPO's rollout T; SAC's steps between rows)"),
+               learner.rollout_length),
   };
 }
 
@@ -325,9 +204,7 @@ std::vector<Field> other_fields() {
 const std::vector<Field>& spec_fields() {
   static const std::vector<Field> kFields = [] {
     std::vector<Field> all = experiment_env_vec();
-    for (auto& f : ppo_fields()) all.push_back(std::move(f));
-    for (auto& f : ippo_fields()) all.push_back(std::move(f));
-    for (auto& f : sac_fields()) all.push_back(std::move(f));
+    for (auto& f : learner_fields()) all.push_back(std::move(f));
     for (auto& f : other_fields()) all.push_back(std::move(f));
     // The default of each key is the Spec field's default: declared once, in spec.hpp.
     Spec defaults;
@@ -338,9 +215,9 @@ const std::vector<Field>& spec_fields() {
 }
 
 const std::vector<std::string>& section_order() {
-  static const std::vector<std::string> kOrder = {"experiment", "env", "vec",    "ppo",
-                                                  "ippo",       "sac", "reward", "safety",
-                                                  "eval",       "log", "output", "sweep"};
+  // The learner sections (rl's registry) come right after [learner].
+  static const std::vector<std::string> kOrder = {"experiment", "env",  "vec", "learner", "reward",
+                                                  "safety",     "eval", "log", "output",  "sweep"};
   return kOrder;
 }
 

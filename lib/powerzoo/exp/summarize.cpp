@@ -19,6 +19,7 @@
 #include "powerzoo/exp/eval_layout.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec_migrate.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
 namespace fs = std::filesystem;
@@ -126,7 +127,7 @@ bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
 /// Canonical configuration text: resolved spec with experiment seed, name and out_dir cleared.
 std::string config_text(const std::string& resolved, const std::string& file) {
   try {
-    Spec s = parse_spec(resolved, file);
+    Spec s = parse_spec(migrate_stored_spec(resolved, file), file, {}, true);
     s.experiment.seed = 0;
     s.experiment.name.clear();
     s.experiment.out_dir.clear();
@@ -250,7 +251,7 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
     r.status = status;
     r.status_reason = reason;
     r.file = f;
-    r.kind = policy.empty() ? "ppo" : "baseline:" + policy;
+    r.kind = policy.empty() ? "run" : "baseline:" + policy;
     try {
       r.resolved = io::read_string(f, "config/resolved");
       const EvalLayout layout = read_eval_layout(f);  // tables use flat names (main split bare)
@@ -447,7 +448,7 @@ std::string summary_table(const Summary& s) {
   bool abbreviated = false;
   for (size_t i = 0; i < s.configs.size(); ++i) {
     const auto& c = s.configs[i];
-    std::string label = c.kind == "ppo" ? c.label : "[" + c.kind + "] " + c.label;
+    std::string label = c.kind == "run" ? c.label : "[" + c.kind + "] " + c.label;
     if (label.size() > kMaxLabel) label = "config " + std::to_string(i + 1), abbreviated = true;
     labels.push_back(label);
   }
@@ -475,11 +476,11 @@ std::string summary_table(const Summary& s) {
     for (size_t i = 0; i < s.configs.size(); ++i)
       if (labels[i].rfind("config ", 0) == 0)
         o << "  " << labels[i] << ": "
-          << (s.configs[i].kind == "ppo" ? "" : "[" + s.configs[i].kind + "] ")
+          << (s.configs[i].kind == "run" ? "" : "[" + s.configs[i].kind + "] ")
           << s.configs[i].label << "\n";
   }
   for (const auto& c : s.configs)
-    if (c.kind == "ppo" && c.min_final_step != c.max_final_step)
+    if (c.kind == "run" && c.min_final_step != c.max_final_step)
       o << "\nwarning: " << c.label << ": seeds ended at different steps ("
         << fmt(c.min_final_step, 12) << " .. " << fmt(c.max_final_step, 12)
         << "); unfinished runs?\n";

@@ -1,5 +1,6 @@
 // Summaries over seeds: group runs by configuration (everything but the seed), per metric mean,
-// std, IQM and a percentile-bootstrap 95 % CI of the mean (tasks-benchmarks.md protocol).
+// std, IQM and a percentile-bootstrap 95 % CI of the mean (the protocol of Agarwal et al. 2021,
+// arXiv:2108.13264).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,7 @@ SeedStats seed_stats(const std::vector<double>& xs, int resamples = kBootstrapRe
 /// One result file found under the directory.
 struct RunRecord {
   std::string file;
-  std::string kind;  ///< "ppo" for run.h5, "baseline:<policy>" for baseline files
+  std::string kind;  ///< "run" for run.h5, "baseline:<policy>" for baseline files
   int64_t seed = 0;
   std::string config_key;  ///< kind + canonical TOML with experiment seed/name/out_dir cleared
   std::string resolved;    ///< /config/resolved as stored

@@ -294,7 +294,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
     }
   }
   // The base spec: file + fixed command-line overrides (validates them, gives seed and [sweep]).
-  const Spec base = parse_spec(spec_text, spec_file, cli_fixed);
+  const Spec base = parse_spec(spec_text, spec_file, cli_fixed, true);
   toml::table sweep;
   try {
     sweep = toml::parse(std::string_view(base.sweep_toml), std::string_view(spec_file));
@@ -396,7 +396,7 @@ std::vector<Trial> expand_sweep(const std::string& spec_text, const std::string&
   }
   for (const auto& t : trials) {
     try {
-      parse_spec(spec_text, spec_file, t.overrides);
+      parse_spec(spec_text, spec_file, t.overrides, true);
     } catch (const ConfigError& e) {
       throw ConfigError("sweep trial " + std::to_string(t.index) + ": " + e.what());
     }

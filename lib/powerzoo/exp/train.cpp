@@ -30,7 +30,9 @@
 #include "powerzoo/exp/progress_line.hpp"
 #include "powerzoo/exp/run_dir.hpp"
 #include "powerzoo/exp/run_lock.hpp"
+#include "powerzoo/exp/spec_migrate.hpp"
 #include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/vec/rollout_collector.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
@@ -162,14 +164,15 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
 void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const std::string& ck_path,
                        const std::string& resolved) {
   // Only the budget may change (train longer); anything else would not be the same run.
-  Spec ck_spec = parse_spec(ck_resolved, ck_path + " (config/resolved)");
-  ck_spec.ppo.total_steps = spec.ppo.total_steps;
+  Spec ck_spec = parse_spec(migrate_stored_spec(ck_resolved, ck_path),
+                            ck_path + " (config/resolved)", {}, true);
+  ck_spec.learner.total_steps = spec.learner.total_steps;
   ck_spec.eval.render_every_steps = spec.eval.render_every_steps;
   ck_spec.source_path = spec.source_path;
   const std::string ck_resolved_now = to_toml(ck_spec);
   if (ck_resolved_now != resolved)
     throw core::ConfigError("--resume: the spec differs from the one in " + ck_path +
-                            " (config/resolved) in more than ppo.total_steps: " +
+                            " (config/resolved) in more than learner.total_steps: " +
                             spec_differences(ck_resolved_now, resolved) +
                             "; resume needs the same spec and overrides");
 }
@@ -279,11 +282,12 @@ void print_banner(const Spec& spec, const envs::EnvSpec& esp, int N, int T, size
   if (!resumed_from.empty())
     std::cout << "  resuming from " << resumed_from << " (global step " << step << ")" << std::endl;
   // The loop runs whole iterations of N·T steps; say so when that is more than asked for.
-  const long long per_iter = static_cast<long long>(N) * T, asked = spec.ppo.total_steps;
+  const long long per_iter = static_cast<long long>(N) * T, asked = spec.learner.total_steps;
   const long long planned = (asked + per_iter - 1) / per_iter * per_iter;
   if (planned != asked)
-    std::cout << "  ppo.total_steps " << asked << " is not a multiple of n_envs x rollout_length ("
-              << per_iter << "): the run ends after " << planned << " steps" << std::endl;
+    std::cout << "  learner.total_steps " << asked
+              << " is not a multiple of n_envs x rollout_length (" << per_iter
+              << "): the run ends after " << planned << " steps" << std::endl;
 }
 
 // " (run stopped at global step S, iteration I; ...)": where a fault stopped the run and the
@@ -368,7 +372,7 @@ void print_end(const TrainResult& r, bool quiet, double wall) {
 std::vector<double> check_run_settings(const Spec& spec, const envs::EnvSpec& esp) {
   learner_context(spec, esp, spec.vec.n_envs);  // [safety] names are checked first, as before
   std::vector<double> penalty = penalty_weights(spec, esp);
-  check_batching(spec);
+  check_training(spec);
   if (spec.eval.render_every_steps > 0) check_render_tool();
   return penalty;
 }
@@ -383,11 +387,13 @@ void validate_train(const Spec& spec) {
 }
 
 std::string unused_settings_warning(const Spec& spec) {
-  if (spec.safety.constraints.empty() || learner_cost_channels(spec) > 0 ||
-      spec.ppo.algo == rl::Algo::kSautePpo)
-    return "";
-  return "[safety] constraints is set, but [ppo] algo = \"" + rl::algo_name(spec.ppo.algo) +
-         "\" does not use it (ppo_lagrangian, ippo_lagrangian and saute_ppo do); the cost "
+  if (spec.safety.constraints.empty() || learner_uses_constraints(spec)) return "";
+  std::string users;
+  for (const rl::LearnerEntry* e : rl::registered_learners())
+    if (e->uses_constraints) users += (users.empty() ? "" : ", ") + e->name;
+  return "[safety] constraints is set, but [learner] algo = \"" + spec.learner.algo +
+         "\" does not use it (" + users +
+         " do); the cost "
          "channels are only reported";
 }
 
@@ -426,13 +432,13 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
                                    resumed_from.empty() ? nullptr : &history, ctr.global_step);
 
   const bool tty = !opt.quiet && isatty(fileno(stdout));
-  ProgressLine progress(tty, opt.quiet ? 0.0 : opt.log_every_seconds, spec.ppo.total_steps,
+  ProgressLine progress(tty, opt.quiet ? 0.0 : opt.log_every_seconds, spec.learner.total_steps,
                         main_cost_channel(spec, esp));
   if (!opt.quiet)
     print_banner(spec, esp, N, T, pool.size(), result.run_dir, resumed_from, ctr.global_step);
 
   long long& steps = ctr.global_step;
-  const long long total = spec.ppo.total_steps;
+  const long long total = spec.learner.total_steps;
   double last_eval_ret = NAN;
   const auto t_start = Clock::now();
   EpisodeRenderer renderer(dir.path());  // waits for its last drawing when train() returns

@@ -13,6 +13,7 @@
 #include "powerzoo/exp/learners.hpp"
 #include "powerzoo/exp/train.hpp"
 #include "powerzoo/io/toml_schema.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
 namespace {
@@ -68,19 +69,13 @@ std::string range_text(const core::ParamDef& d) {
 MemoryEstimate estimate_memory(const Spec& spec) {
   const auto env = make_learner_env(spec, spec.env.split, true);
   const envs::EnvSpec esp = env->spec();
-  const double agents = std::max<double>(1.0, static_cast<double>(esp.agents.size()));
-  const double costs = static_cast<double>(esp.cost_names.size());
   MemoryEstimate m;
-  // obs, action, then per agent log-prob, value, reward, done, advantage, return and per cost
-  // channel its cost, value, advantage and return.
-  const double per_step = esp.obs_dim + esp.act_dim + agents * (6 + 4 * costs);
-  if (spec.ppo.algo == rl::Algo::kSac) {
-    // obs and next obs, action, reward, done, costs per transition.
-    m.replay_bytes = 4.0 * spec.sac.buffer_size * (2.0 * esp.obs_dim + esp.act_dim + 2 + costs);
-    m.rollout_bytes = 4.0 * spec.vec.n_envs * (esp.obs_dim + esp.act_dim);
-  } else {
-    m.rollout_bytes = 4.0 * spec.vec.n_envs * spec.ppo.rollout_length * per_step;
-  }
+  const rl::LearnerEntry& e = rl::learner_entry(spec.learner.algo);
+  if (!e.memory) return m;
+  const rl::LearnerMemory lm = e.memory(learner_context(spec, esp, spec.vec.n_envs),
+                                        static_cast<int>(esp.cost_names.size()));
+  m.rollout_bytes = lm.rollout_bytes;
+  m.replay_bytes = lm.replay_bytes;
   return m;
 }
 
@@ -91,17 +86,17 @@ std::string validate_spec(const Spec& spec) {
     << (spec.env.task.empty() ? spec.env.id : "task " + spec.env.task) << ")\n";
   o << "envs built: train split '" << spec.env.split << "'";
   for (const auto& s : spec.eval.splits) o << ", eval split '" << s << "'";
-  o << "\nlearner: " << rl::algo_name(spec.ppo.algo) << ", " << spec.vec.n_envs << " envs, "
-    << spec.ppo.total_steps << " steps\n";
+  o << "\nlearner: " << spec.learner.algo << ", " << spec.vec.n_envs << " envs, "
+    << spec.learner.total_steps << " steps\n";
   const MemoryEstimate m = estimate_memory(spec);
   const double total = meminfo("MemTotal"), avail = meminfo("MemAvailable");
   o << "memory: rollout " << mib(m.rollout_bytes) << ", replay " << mib(m.replay_bytes)
     << "; this machine has " << mib(avail) << " available of " << mib(total) << "\n";
   if (total > 0 && m.total() > total)
-    throw core::ConfigError(spec.source_path + ": the buffers need about " + mib(m.total()) +
-                            " (rollout " + mib(m.rollout_bytes) + ", replay " +
-                            mib(m.replay_bytes) + "), more than this machine's " + mib(total) +
-                            "; lower vec.n_envs, ppo.rollout_length or sac.buffer_size");
+    throw core::ConfigError(
+        spec.source_path + ": the buffers need about " + mib(m.total()) + " (rollout " +
+        mib(m.rollout_bytes) + ", replay " + mib(m.replay_bytes) + "), more than this machine's " +
+        mib(total) + "; lower vec.n_envs, learner.rollout_length or the learner's buffer size");
   if (avail > 0 && m.total() > 0.5 * avail)
     o << "warning: the buffers take more than half of the available memory\n";
   if (const std::string w = unused_settings_warning(spec); !w.empty())
@@ -123,9 +118,23 @@ std::string key_reference(const std::string& env_entry_id, const std::string& se
   std::ostringstream o;
   for (const auto& sec : schema) {
     if (!section.empty() && sec.name != section) continue;
+    const rl::LearnerSection* ls = rl::find_learner_section(sec.name);
+    const std::string readers = ls ? rl::learners_reading(sec.name) : "";
     if (markdown) {
       o << "### [" << sec.name << "]\n\n";
       if (sec.free_form) o << "Free-form: any keys, see `powerzoo sweep --help`.\n\n";
+      if (ls)
+        o << ls->doc << ". Read by `[learner] algo` = " << readers
+          << "; set with another learner it is refused.\n\n";
+      if (sec.name == "learner") {
+        o << "Registered learners (`algo`):\n\n";
+        for (const rl::LearnerEntry* e : rl::registered_learners()) {
+          std::string reads;
+          for (const auto& r : e->sections) reads += (reads.empty() ? "[" : ", [") + r + "]";
+          o << "- `" << e->name << "`: " << e->description << "; reads " << reads << "\n";
+        }
+        o << "\n";
+      }
       if (sec.keys.empty()) continue;
       o << "| key | kind | default | expected | description |\n|---|---|---|---|---|\n";
       for (const auto& d : sec.keys) {
@@ -133,17 +142,27 @@ std::string key_reference(const std::string& env_entry_id, const std::string& se
         for (std::string* s : {&def, &rng})  // '|' would end the table cell
           for (size_t p = 0; (p = s->find('|', p)) != std::string::npos; p += 2) s->insert(p, "\\");
         o << "| `" << d.key << "` | " << kind_name(d.kind) << " | `" << def << "` | " << rng
-          << " | " << d.doc << " |\n";
+          << " | " << d.doc << (d.applies.empty() ? "" : " Applies with " + d.applies + ".")
+          << " |\n";
       }
       o << "\n";
     } else {
       o << "[" << sec.name << "]"
-        << (sec.free_form ? "  (free-form: see `powerzoo sweep --help`)" : "") << "\n";
+        << (sec.free_form ? "  (free-form: see `powerzoo sweep --help`)" : "");
+      if (ls) o << "  (" << ls->doc << "; read by [learner] algo = " << readers << ")";
+      o << "\n";
+      if (sec.name == "learner")
+        for (const rl::LearnerEntry* e : rl::registered_learners()) {
+          std::string reads;
+          for (const auto& r : e->sections) reads += (reads.empty() ? "[" : ", [") + r + "]";
+          o << "  learner " << e->name << ": " << e->description << "; reads " << reads << "\n";
+        }
       for (const auto& d : sec.keys) {
         o << "  " << sec.name << "." << d.key << "  (" << kind_name(d.kind) << ")  default "
           << io::toml_value(d.kind, d.def);
         if (const std::string r = range_text(d); !r.empty()) o << "  expected " << r;
-        o << "\n      " << d.doc << "\n";
+        o << "\n      " << d.doc << (d.applies.empty() ? "" : " (applies with " + d.applies + ")")
+          << "\n";
       }
     }
   }

@@ -148,6 +148,9 @@ class Reader {
       for (const auto& [kk, vn] : sorted(*tbl)) {
         std::string key(kk->str());
         const ParamDef* def = core::find_param(sec->keys, key);
+        if (!def && sec->moved.count(key))
+          throw ConfigError(where(name + "." + key, kk->source()) + "[" + name + "] " + key +
+                            " moved to " + sec->moved.at(key) + " (see docs/spec-reference.md)");
         if (!def) {
           std::string msg = where(name + "." + key, kk->source()) + "unknown key [" + name + "] " +
                             core::echo(key);
@@ -385,6 +388,13 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
 }
 
 /// Applies one "dotted.key=value" override to the document; records it in `overridden`.
+// "[learner] total_steps" -> "learner.total_steps".
+std::string moved_dotted(const std::string& place) {
+  const size_t close = place.find("] ");
+  if (place.empty() || place[0] != '[' || close == std::string::npos) return place;
+  return place.substr(1, close - 1) + "." + place.substr(close + 2);
+}
+
 void apply_override(const Schema& schema, toml::table& doc, const std::string& ov,
                     std::map<std::string, std::string>& overridden) {
   const std::string ctx = "command line override '" + core::echo(ov) + "': ";
@@ -411,9 +421,9 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
     for (const auto& sd : schema)
       for (const auto& kd : sd.keys) all.push_back(sd.name + "." + kd.key);
     std::string dym;
-    if (parts.size() == 1) {  // a bare key: its home section, else the closest key name
-      for (const auto& sd : schema)
-        if (core::find_param(sd.keys, parts[0])) dym = sd.name + "." + parts[0];
+    if (parts.size() == 1) {         // a bare key: its home section, else the closest key name
+      for (const auto& sd : schema)  // the first section that has it
+        if (dym.empty() && core::find_param(sd.keys, parts[0])) dym = sd.name + "." + parts[0];
       std::vector<std::string> names = {"seed"};
       for (const auto& sd : schema)
         for (const auto& kd : sd.keys) names.push_back(kd.key);
@@ -461,6 +471,9 @@ void apply_override(const Schema& schema, toml::table& doc, const std::string& o
   }
 
   const ParamDef* kd = core::find_param(sec->keys, parts[1]);
+  if (!kd && parts.size() == 2 && sec->moved.count(parts[1]))
+    throw ConfigError(ctx + key + " moved to " + sec->moved.at(parts[1]) + " (override " +
+                      moved_dotted(sec->moved.at(parts[1])) + "=...)");
   if (!kd) {
     std::string dym = did_you_mean(parts[1], core::param_keys(sec->keys));
     unknown(dym.empty() ? "" : parts[0] + "." + dym, sec);

@@ -17,6 +17,9 @@ struct SectionSchema {
   std::string name;
   std::vector<core::ParamDef> keys;
   bool free_form = false;  ///< e.g. [sweep]: any keys, kept as TOML text
+  /// Keys an earlier layout had here -> where they are now ("[learner] total_steps"): reading
+  /// one is an error saying so.
+  std::map<std::string, std::string> moved;
 };
 
 /// The values a document sets (defaults are not filled in) and where each came from.

@@ -1,4 +1,4 @@
-// Beta policy math (rl.md §2.5, PowerZooJax's BoundedBetaPolicy): concentrations from head
+// Beta policy math (PowerZooJax's BoundedBetaPolicy): concentrations from head
 // outputs, exact log-density and entropy with their derivatives, sampling and the mode.
 #pragma once
 

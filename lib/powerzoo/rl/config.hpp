@@ -1,5 +1,6 @@
-// Learner configuration: the [ppo] table of a spec (PPO, PPO-Lagrangian, Sauté-PPO options), the
-// [ippo] and the [sac] tables.
+// Learner configurations: what the PPO family reads from [learner], [ppo], [lagrangian] and
+// [saute], IPPO from [ippo], SAC from [learner] and [sac] (the keys are declared in
+// rl/ppo_entry.cpp, rl/ippo_entry.cpp and rl/sac_entry.cpp).
 #pragma once
 
 #include <cstdint>
@@ -11,34 +12,25 @@ namespace pz::rl {
 /// How a time-limit truncation enters GAE.
 enum class Truncation {
   kBootstrap,  ///< δ_t = r_t + γ·V(final_obs_t) − V_t, no continuation past t (SB3/CleanRL fix)
-  kZeroTd,     ///< δ_t = 0 at a truncated step (reference seed trainer, rl.md §1.6)
+  kZeroTd,     ///< δ_t = 0 at a truncated step (PowerZooJax's seed PPO trainer)
 };
 
-/// How the Gaussian sample becomes the env action (rl.md §1.10, §2.5).
+/// How the Gaussian sample becomes the env action (PowerZooJax's policy heads).
 enum class Squash {
   kNone,  ///< action = u = μ + σ·ξ, unbounded (the env clips); deterministic action μ
   kTanh,  ///< action = tanh(u), u stored in the rollout; log π adds −Σ log(1 − tanh²u);
           ///< deterministic action tanh(μ)
 };
 
-/// The PPO policy family (rl.md §2.5).
+/// The PPO policy family (PowerZooJax's BoundedBetaPolicy).
 enum class Policy {
   kGaussian,  ///< diagonal Gaussian, state-independent log σ (Squash decides the env action)
   kBeta,  ///< per-dimension Beta(α, β), α, β = 1 + softplus(head) clamped to [1 + 1e-6, 20],
           ///< u ∈ (0, 1) stored, env action low + u·(high − low); deterministic: the mode
 };
 
-/// Which objective the learner optimizes (rl.md §2.7, §2.9, §2.10).
-enum class Algo {
-  kPpo,             ///< plain PPO on the (possibly penalty-shaped) reward
-  kPpoLagrangian,   ///< reward critic + one cost critic per constraint, dual ascent on log λ
-  kSautePpo,        ///< plain PPO on a Sauté env (budget-augmented obs, unsafe reward)
-  kIppo,            ///< independent PPO on a multi-agent env, one PpoLearner per group (rl/ippo)
-  kIppoLagrangian,  ///< IPPO whose groups add cost critics, one team dual per constraint
-  kSac,             ///< soft actor-critic, off-policy (rl/sac, [sac] table)
-};
-
-/// How PPO-Lagrangian moves λ once per update (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
+/// How PPO-Lagrangian moves λ once per update (Ray, Achiam & Amodei 2019; Stooke, Achiam & Abbeel
+/// 2020).
 enum class DualRule {
   kLogAscent,  ///< log λ ← clip(log λ + lambda_lr·(Ĵ_C − d), ±log_lambda_max) (the reference)
   kPid,        ///< PID Lagrangian (OmniSafe form): I ← clip(I + K_i·e, 0, e^L), e = Ĵ_C − d,
@@ -75,8 +67,9 @@ struct PpoConfig {
   /// kBeta needs a bounded action box and ignores squash and init_log_std.
   Policy policy = Policy::kGaussian;
 
-  // Safe RL (rl.md §2.2 defaults, §2.7, §2.9).
-  Algo algo = Algo::kPpo;
+  // Safe RL: [lagrangian] (PPO-Lagrangian, Ray, Achiam & Amodei 2019 "Benchmarking Safe
+  // Exploration in Deep Reinforcement Learning"; PID Lagrangian, Stooke, Achiam & Abbeel 2020,
+  // arXiv:2007.03964) and [saute] (Sootla et al. 2022, arXiv:2202.06558).
   double lambda_lr = 5e-3;      ///< dual step η on log λ (per update)
   double lambda_init = 1.0;     ///< initial λ (reference: log λ = 0)
   double log_lambda_max = 5.0;  ///< log λ clamped to ±log_lambda_max
@@ -86,7 +79,8 @@ struct PpoConfig {
   double saute_unsafe_reward = 0.0;                 ///< Sauté reward once the budget is spent
 };
 
-/// Which agents of a multi-agent env share one set of parameters under IPPO (rl.md §2.8).
+/// Which agents of a multi-agent env share one set of parameters under IPPO (de Witt et al. 2020,
+/// arXiv:2011.09533, as PowerZooJax's ippo.py).
 enum class Sharing {
   kFull,         ///< one network for every agent (the reference's `ippo`)
   kTyped,        ///< one network per name prefix before the first '_' (`ippo_typed`)
@@ -97,22 +91,23 @@ enum class Sharing {
 /// hyperparameters come from [ppo].
 struct IppoConfig {
   Sharing sharing = Sharing::kFull;
-  /// true (the reference, rl.md §2.8): each epoch is one gradient step on all T·A_g·N samples of
-  /// a group, advantages not normalized ([ppo] n_minibatches and normalize_advantages unused);
-  /// false: [ppo] minibatching over the (env, agent) columns of the group.
+  /// true (the reference, PowerZooJax's ippo.py): each epoch is one gradient step on all T·A_g·N
+  /// samples of a group, advantages not normalized ([ppo] n_minibatches and normalize_advantages
+  /// unused); false: [ppo] minibatching over the (env, agent) columns of the group.
   bool full_batch = true;
 };
 
 /// Hidden-layer activation of an MLP.
 enum class Activation {
   kTanh,  ///< the PPO networks
-  kRelu,  ///< Rejax SAC's networks (rl.md §2.10)
+  kRelu,  ///< Rejax SAC's networks (Haarnoja et al. 2018, arXiv:1812.05905, as Rejax 0.1.2)
 };
 
-/// The [sac] table (rl.md §2.10, §3.1: Rejax 0.1.2 defaults). The shared hyperparameters come
-/// from [ppo]: total_steps, learning_rate (all three optimizers), gamma, hidden (actor and both
-/// critics), max_grad_norm (here a per-element clamp of every gradient entry, as Rejax's
-/// optax.clip), adam_eps, normalize_obs, and rollout_length (vector steps per train row).
+/// SAC's own keys of [sac] (Haarnoja et al. 2018, arXiv:1812.05905; defaults of Rejax 0.1.2's
+/// SAC). [sac] also holds learning_rate (all three optimizers), gamma, hidden (actor and both
+/// critics), max_grad_norm (a per-element clamp of every gradient entry, as Rejax's optax.clip),
+/// adam_eps and normalize_obs, which SacLearner takes in a PpoConfig; total_steps and
+/// rollout_length (vector steps per train row) come from [learner].
 struct SacConfig {
   int buffer_size = 131'072;       ///< replay capacity in transitions (ring)
   int64_t learning_starts = 2048;  ///< gradient steps begin once more transitions were stored
@@ -124,9 +119,5 @@ struct SacConfig {
   double target_entropy_per_dim = -1.0;
   Activation activation = Activation::kRelu;
 };
-
-/// Registered learner name of an algo: "ppo", "ppo_lagrangian", "saute_ppo", "ippo",
-/// "ippo_lagrangian", "sac".
-std::string algo_name(Algo algo);
 
 }  // namespace pz::rl

@@ -1,4 +1,6 @@
-// Generalized advantage estimation for one env column with seed done/truncation rules (rl.md §1.6).
+// Generalized advantage estimation for one env column with seed done/truncation rules (GAE,
+// Schulman et al. 2015, arXiv:1506.02438, with PowerZooJax's seed PPO trainer (nnx-ppo)'s done
+// rules).
 #include "powerzoo/rl/rollout.hpp"
 
 namespace pz::rl {

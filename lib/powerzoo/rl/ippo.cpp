@@ -1,6 +1,7 @@
-// IPPO learner (rl.md §2.8): agents partitioned into parameter groups, one PpoLearner per group
-// over the group's (env, agent) columns; per-agent GAE with the team done; IPPO-Lagrangian's team
-// duals; registration "ippo" and "ippo_lagrangian".
+// IPPO learner (de Witt et al. 2020, arXiv:2011.09533, as PowerZooJax's ippo.py): agents
+// partitioned into parameter groups, one PpoLearner per group over the group's (env, agent)
+// columns; per-agent GAE with the team done; IPPO-Lagrangian's team duals; registration "ippo" and
+// "ippo_lagrangian".
 #include "powerzoo/rl/ippo.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/rl/lagrangian.hpp"
+#include "powerzoo/rl/ppo_entry.hpp"
 
 namespace pz::rl {
 
@@ -76,7 +78,7 @@ struct IppoLearner::Impl {
   std::vector<PpoLearner> learners;
   std::vector<GroupBuffers> buf;
   core::ThreadPool* pool = nullptr;
-  // IPPO-Lagrangian (rl.md §2.8 ippo_typed_lagrangian): every group's cost critics learn the
+  // IPPO-Lagrangian (PowerZooJax's ippo_typed_lagrangian): every group's cost critics learn the
   // team costs; one team dual per constraint, moved once per update from the team's episodes.
   int n_costs = 0, horizon = 0;
   std::vector<int> channels;
@@ -162,24 +164,24 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool la
     s.scale = ctx.cost_scale;
     for (int j = 0; j < s.n_costs; ++j) s.budget.push_back(ctx.thresholds[j] / ctx.cost_scale[j]);
     s.horizon = ctx.horizon;
-    s.duals = LagrangeDuals(s.n_costs, ctx.ppo);
+    s.duals = LagrangeDuals(s.n_costs, ppo_config(ctx));
     s.ep_cost.assign(s.n_costs, 0.0);
     s.step_cost.assign(s.n_costs, 0.0);
   }
   s.obs_dim = ctx.obs_dim;
   s.act_dim = ctx.act_dim;
   s.n_envs = ctx.n_envs;
-  s.rollout_length = ctx.ppo.rollout_length;
+  s.rollout_length = ctx.rollout_length;
   s.pool = ctx.pool;
   s.agents = ctx.agents;
   if (s.agents.empty()) s.agents.push_back(AgentSlice{"agent", 0, ctx.obs_dim, 0, ctx.act_dim});
-  s.groups = ippo_groups(s.agents, ctx.ippo.sharing, ctx.obs_dim, ctx.act_dim);
-  PpoConfig cfg = ctx.ppo;
-  cfg.algo = lagrangian ? Algo::kPpoLagrangian : Algo::kPpo;
+  const IppoConfig icfg = ippo_config(ctx);
+  s.groups = ippo_groups(s.agents, icfg.sharing, ctx.obs_dim, ctx.act_dim);
+  PpoConfig cfg = ppo_config(ctx);
   // A group's agents may have different action boxes; the Beta policy maps one box per network.
   if (cfg.policy == Policy::kBeta)
     throw core::ConfigError("ippo supports the Gaussian policy only, found policy = \"beta\"");
-  if (ctx.ippo.full_batch) {
+  if (icfg.full_batch) {
     // The reference's IPPO does not normalize advantages; its Lagrangian variant normalizes
     // A_R and each A_C over the batch (here: each group's full batch).
     cfg.n_minibatches = 1;
@@ -197,7 +199,7 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool la
     sub.act_dim = g.act_dim;
     sub.n_envs = cols;
     sub.horizon = ctx.horizon;
-    sub.ppo = cfg;
+    sub.rollout_length = cfg.rollout_length;
     sub.pool = ctx.pool;
     if (lagrangian) {
       sub.constraint_channels = ctx.constraint_channels;
@@ -411,28 +413,6 @@ void IppoLearner::load(const core::StateDict& sd) {
   }
   s.duals = duals;
   s.reset_costs();  // checkpoints are written between updates
-}
-
-namespace {
-// On a one-agent env IPPO is PPO under another name (and trained trans_grid without a word).
-void require_multi_agent(const LearnerContext& ctx, const char* name) {
-  if (ctx.agents.size() < 2)
-    throw core::ConfigError(std::string("[ppo] algo = \"") + name +
-                            "\" is a multi-agent learner; expected an env with agents, found a " +
-                            "single-agent env (use ppo" +
-                            (std::string(name) == "ippo" ? "" : "_lagrangian") + ")");
-}
-}  // namespace
-
-void register_ippo_learners() {
-  register_learner("ippo", [](const LearnerContext& ctx, core::Rng& init_rng) {
-    require_multi_agent(ctx, "ippo");
-    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, false));
-  });
-  register_learner("ippo_lagrangian", [](const LearnerContext& ctx, core::Rng& init_rng) {
-    require_multi_agent(ctx, "ippo_lagrangian");
-    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, true));
-  });
 }
 
 }  // namespace pz::rl

@@ -1,4 +1,5 @@
-// IPPO (rl.md §2.8): independent PPO on a multi-agent env, one PpoLearner per parameter group.
+// IPPO (de Witt et al. 2020, arXiv:2011.09533, as PowerZooJax's ippo.py): independent PPO on a
+// multi-agent env, one PpoLearner per parameter group.
 #pragma once
 
 #include <map>
@@ -21,6 +22,11 @@ struct AgentGroup {
   int obs_dim = 0, act_dim = 0;
 };
 
+/// The [ippo] section of a context as an IppoConfig (defaults for keys it does not hold), and
+/// the inverse (for learners built in code). Defined with the section in rl/ippo_entry.cpp.
+IppoConfig ippo_config(const LearnerContext& ctx);
+void set_ippo_section(LearnerContext& ctx, const IppoConfig& cfg);
+
 /// Partition of `agents` (empty = one agent seeing the whole env, size obs_dim × act_dim) by
 /// `sharing`: kFull one group "all"; kTyped one group per name prefix before the first '_' (the
 /// whole name if it has none), sorted by type name as the reference does; kIndependent one group
@@ -32,13 +38,14 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// IPPO learner: per group g with A_g agents, a PpoLearner on obs [obs_g] → act [act_g] whose
 /// "env columns" are the N·A_g (env i, agent k) pairs, column i·A_g + k. Each agent's column sees
 /// its own observation slice, action slice and reward (StepView::shaped_reward [N, A]); done and
-/// truncation are the team's, so GAE runs per agent with the team done (rl.md §2.8). full_batch
-/// (the reference) makes each epoch one gradient step on all T·A_g·N samples of the group without
-/// advantage normalization; otherwise [ppo] n_minibatches split the group's columns.
-/// Each group keeps its own Adam state and its own global-norm clip (the reference clips the sum
-/// of the per-type losses jointly under one optimizer; docs/deviations.md).
+/// truncation are the team's, so GAE runs per agent with the team done (de Witt et al. 2020,
+/// arXiv:2011.09533, as PowerZooJax's ippo.py). full_batch (the reference) makes each epoch one
+/// gradient step on all T·A_g·N samples of the group without advantage normalization; otherwise
+/// [ppo] n_minibatches split the group's columns. Each group keeps its own Adam state and its own
+/// global-norm clip (the reference clips the sum of the per-type losses jointly under one
+/// optimizer; docs/deviations.md).
 ///
-/// IPPO-Lagrangian (lagrangian = true, rl.md §2.8 ippo_typed_lagrangian): every group's
+/// IPPO-Lagrangian (lagrangian = true, PowerZooJax's ippo_typed_lagrangian): every group's
 /// PpoLearner also has one cost critic per [safety] constraint, trained on the team's cost row
 /// (the same at each of the group's columns, divided by cost_scale); advantages are normalized
 /// per group (Â_R and each Â_C over the group's full batch) and the actor uses
@@ -53,7 +60,7 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// before any work, so every thread count gives the same bytes.
 class IppoLearner final : public Learner {
  public:
-  /// Groups by ctx.ippo.sharing (ippo_groups), then builds the groups' PpoLearners in group
+  /// Groups by [ippo] sharing (ippo_groups), then builds the groups' PpoLearners in group
   /// order from `init_rng`. Throws core::ConfigError for mismatched sizes in a group, a
   /// Lagrangian learner without constraints, or minibatches that do not divide a group's N·A_g
   /// columns.

@@ -29,7 +29,8 @@ void LagrangeDuals::set_log_lambdas(const std::vector<double>& log_lambda) {
   log_lambda_ = log_lambda;
 }
 
-// rl.md §2.7 step 7 (the reference's code form: ascent on log λ, clamped, so λ never reaches 0).
+// PPO-Lagrangian, Ray, Achiam & Amodei 2019, as PowerZooJax's cmdp.py (the reference's code form:
+// ascent on log λ, clamped, so λ never reaches 0).
 std::vector<double> LagrangeDuals::update(const std::vector<double>& episode_cost,
                                           const std::vector<double>& budget) {
   const size_t k = log_lambda_.size();

@@ -1,5 +1,6 @@
 // Lagrange multipliers of PPO-Lagrangian: one λ_c = exp(log λ_c) per constraint, moved once per
-// update by log-space ascent or the PID rule (rl.md §2.7; Stooke, Achiam & Abbeel 2020).
+// update by log-space ascent or the PID rule (Ray, Achiam & Amodei 2019; Stooke, Achiam & Abbeel
+// 2020).
 #pragma once
 
 #include <string>

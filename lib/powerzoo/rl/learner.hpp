@@ -1,5 +1,5 @@
 // The Learner interface every algorithm implements (act, collect/observe, update, save/load), the
-// context it is built from, and the factory of learners by registered name.
+// context it is built from (the registry of learners is rl/learner_registry.hpp).
 //
 // Split (after SB3's BaseAlgorithm / OnPolicyAlgorithm / OffPolicyAlgorithm, CleanRL's loops):
 // the trainer (exp/train.cpp) owns the cadence (eval, checkpoints, logging); vec::RolloutCollector
@@ -15,6 +15,7 @@
 //    reads per-agent rewards from StepView (n_agents columns).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,9 +24,9 @@
 #include <vector>
 
 #include "powerzoo/core/acting.hpp"
+#include "powerzoo/core/params.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
-#include "powerzoo/rl/config.hpp"
 
 namespace pz::core {
 class ThreadPool;
@@ -41,8 +42,9 @@ struct AgentSlice {
 };
 
 /// Everything a learner is built from: the env's shapes, the trainer's batch size, the safety
-/// constraints (Safe RL) and the config tables of the spec. A new learner family adds its own
-/// config table here.
+/// constraints (Safe RL), the keys shared by every learner ([learner]) and the values of the
+/// learner sections the selected learner reads ([ppo], [sac], ...: each learner family turns its
+/// sections into its own config in its own files).
 struct LearnerContext {
   int obs_dim = 0, act_dim = 0;
   int n_envs = 1;   ///< N of the training VectorEnv (rows of every collect_act/observe call)
@@ -51,13 +53,31 @@ struct LearnerContext {
   std::vector<float> act_low, act_high;
   std::vector<AgentSlice> agents;  ///< one per agent; empty = one agent seeing everything
   // [safety] constraints resolved on the env: cost-channel indices into StepView::costs, names,
-  // per-episode budgets (raw units) and cost scales (one per constraint).
+  // per-episode budgets (raw units) and cost scales (one per constraint). Before the env is
+  // known (spec checks) names and thresholds are set, channels are empty.
   std::vector<int> constraint_channels;
   std::vector<std::string> constraint_names;
   std::vector<double> thresholds, cost_scale;
-  PpoConfig ppo;    ///< [ppo] table (ppo, ppo_lagrangian, saute_ppo, ippo)
-  IppoConfig ippo;  ///< [ippo] table (ippo)
-  SacConfig sac;    ///< [sac] table (sac)
+  // [learner]: the keys every learner shares.
+  std::string algo;                 ///< registered learner name
+  int64_t total_steps = 1'000'000;  ///< env steps to train
+  int rollout_length = 48;          ///< vector steps per train row (PPO's T)
+  /// Values of the learner sections (section name -> keys); a missing section or key reads as
+  /// its declared default (rl::make_learner completes them).
+  std::map<std::string, core::ParamTable> sections;
+  /// Built to act only (evaluation of a checkpoint): training-batch checks do not apply.
+  bool acting_only = false;
+  /// Where each spec key was set ("ppo.gamma" -> "spec.toml:12: ") and the spec file, for the
+  /// error prefixes of checks; empty when built in code.
+  std::map<std::string, std::string> spec_where;
+  std::string spec_file;
+  std::string env_id;  ///< the env's id, for messages
+  /// Error prefix of a spec key: where it was set, else "<spec file>: ", else "".
+  std::string where(const std::string& dotted) const;
+  /// Whether the spec set `dotted` ("ppo.n_minibatches").
+  bool given(const std::string& dotted) const { return spec_where.count(dotted) > 0; }
+  /// The keys of `section` (empty table if absent).
+  const core::ParamTable& section(const std::string& name) const;
   /// Workers the learner may run its batched work on (acting, updates); nullptr = the calling
   /// thread only. Not owned; must outlive the learner's use of it. A learner's results must not
   /// depend on it (fixed blocks, reduced in order).
@@ -67,7 +87,7 @@ struct LearnerContext {
 /// A reinforcement-learning algorithm as the trainer, evaluation, checkpoints and bench see it.
 class Learner : public core::Actor {
  public:
-  /// Registered name ("ppo", "ppo_lagrangian", "saute_ppo", "ippo", "sac").
+  /// Registered name ([learner] algo).
   virtual const std::string& name() const = 0;
   /// Batched policy on raw observations obs [n, obs_dim] → env actions [n, act_dim]: sampled from
   /// *rng, or deterministic (the mode) when rng == nullptr. Leaves the training buffers alone.
@@ -98,14 +118,5 @@ class Learner : public core::Actor {
 /// Builds a learner from its context; draws its initial parameters from `init_rng`.
 using LearnerFactory =
     std::function<std::unique_ptr<Learner>(const LearnerContext& ctx, core::Rng& init_rng)>;
-
-/// Adds a learner under `name` (throws core::ConfigError if the name is taken).
-void register_learner(const std::string& name, LearnerFactory factory);
-/// The learner registered under `name`; throws core::ConfigError (listing the known names) if
-/// there is none.
-std::unique_ptr<Learner> make_learner(const std::string& name, const LearnerContext& ctx,
-                                      core::Rng& init_rng);
-/// Registered names, sorted.
-std::vector<std::string> learner_names();
 
 }  // namespace pz::rl

@@ -1,5 +1,5 @@
-// Running observation normalizer: batched Welford/Chan merge, clipped standardization (rl.md
-// §1.10).
+// Running observation normalizer: batched Welford/Chan merge, clipped standardization (as
+// Stable-Baselines3's RunningMeanStd).
 #include "powerzoo/rl/normalizer.hpp"
 
 #include <algorithm>

@@ -9,8 +9,9 @@
 
 namespace pz::rl {
 
-/// Running mean/variance of observations (batched Welford/Chan merge, rl.md §1.10): output =
-/// clip((x − μ)/σ, ±10) with σ = sqrt(max(M2/count, 1e-6)); before the first merge μ = 0, σ = 1.
+/// Running mean/variance of observations (batched Welford/Chan merge, as Stable-Baselines3's
+/// RunningMeanStd): output = clip((x − μ)/σ, ±10) with σ = sqrt(max(M2/count, 1e-6)); before the
+/// first merge μ = 0, σ = 1.
 class ObsNormalizer {
  public:
   explicit ObsNormalizer(int dim = 0);

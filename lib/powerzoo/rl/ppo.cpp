@@ -1,6 +1,6 @@
-// PPO learner (seed nnx-ppo semantics, rl.md §1.4–1.8): Gaussian actor, critic, in-loss GAE, Adam;
-// construction, acting (actor/critic forward on row blocks) and the update loop. The minibatch
-// preparation and the loss are in ppo_loss.cpp.
+// PPO learner (seed nnx-ppo semantics, PowerZooJax's seed PPO trainer (nnx-ppo)): Gaussian actor,
+// critic, in-loss GAE, Adam; construction, acting (actor/critic forward on row blocks) and the
+// update loop. The minibatch preparation and the loss are in ppo_loss.cpp.
 #include "powerzoo/rl/ppo.hpp"
 
 #include <algorithm>
@@ -255,7 +255,8 @@ std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& sh
       grad_norm_sum += gn;
     }
   }
-  // rl.md §1.4 step 6: the normalizer folds in the rollout's raw observations after the update.
+  // PowerZooJax's seed PPO trainer (nnx-ppo): the normalizer folds in the rollout's raw
+  // observations after the update.
   if (s.cfg.normalize_obs) s.norm.merge(r.obs.data(), r.T * r.N);
 
   const double scale = 1.0 / (static_cast<double>(s.cfg.n_epochs) * n_mb);

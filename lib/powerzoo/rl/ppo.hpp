@@ -75,7 +75,8 @@ class PpoLearner final : public Learner {
   /// (including the tanh Jacobian) and value [n] if non-null. Without squashing raw_actions
   /// equals actions. Policy::kBeta: u ∈ [1e-6, 1 − 1e-6] per dimension from Beta(α, β) (two
   /// gamma draws each, row-major) or its mode; env action low + u·(high − low); log π is the
-  /// unit-space density Σ_d log Beta(u_d; α_d, β_d) (rl.md §2.5: no affine Jacobian).
+  /// unit-space density Σ_d log Beta(u_d; α_d, β_d) (PowerZooJax's BoundedBetaPolicy: no affine
+  /// Jacobian).
   void act(const float* obs, int n, core::Rng* rng, float* actions, float* logp, float* value,
            float* raw_actions = nullptr);
 
@@ -119,10 +120,11 @@ class PpoLearner final : public Learner {
   std::vector<double> lambdas() const;
   std::vector<double> log_lambdas() const;
   void set_log_lambdas(const std::vector<double>& log_lambda);
-  /// Dual step once per update with cfg.dual: kLogAscent (rl.md §2.7 step 7) log λ_c ←
-  /// clip(log λ_c + lambda_lr·(episode_cost_c − budget_c), ±log_lambda_max); kPid see DualRule.
-  /// Both vectors have n_costs() entries, in the scaled units of Rollout::costs. Returns the
-  /// new λ. Throws core::ConfigError on wrong sizes, core::RunError on a non-finite cost.
+  /// Dual step once per update with cfg.dual: kLogAscent (PPO-Lagrangian, Ray, Achiam & Amodei
+  /// 2019, as PowerZooJax's cmdp.py) log λ_c ← clip(log λ_c + lambda_lr·(episode_cost_c −
+  /// budget_c), ±log_lambda_max); kPid see DualRule. Both vectors have n_costs() entries, in the
+  /// scaled units of Rollout::costs. Returns the new λ. Throws core::ConfigError on wrong sizes,
+  /// core::RunError on a non-finite cost.
   std::vector<double> dual_update(const std::vector<double>& episode_cost,
                                   const std::vector<double>& budget);
 

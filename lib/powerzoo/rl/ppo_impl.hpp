@@ -21,7 +21,8 @@ class ThreadPool;
 
 namespace pz::rl {
 
-/// Per-minibatch loss terms (rl.md §1.6/§1.8), all means over the [T, B] samples.
+/// Per-minibatch loss terms (PowerZooJax's seed PPO trainer (nnx-ppo)), all means over the [T, B]
+/// samples.
 struct LossStats {
   double total = 0, actor = 0, critic = 0, reg = 0, entropy = 0, clip_frac = 0, approx_kl = 0,
          r2 = 0, log_std_mean = 0, cost_critic = 0;
@@ -92,7 +93,8 @@ struct PpoLearner::Impl {
   RewardNormalizer reward_norm;
   /// Named slices of the flat parameter vector: (name, offset, size), for save/load.
   std::vector<std::tuple<std::string, int64_t, int64_t>> slices;
-  // PPO-Lagrangian: one cost critic per channel and the dual variables (rl.md §2.7).
+  // PPO-Lagrangian: one cost critic per channel and the dual variables (PPO-Lagrangian, Ray, Achiam
+  // & Amodei 2019 "Benchmarking Safe Exploration in Deep RL").
   int n_costs = 0;
   std::vector<detail::Mlp> cost_critics;
   LagrangeDuals duals;

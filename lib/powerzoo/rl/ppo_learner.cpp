@@ -1,5 +1,5 @@
-// PpoLearner as a Learner: collection of its own rollout, update with the dual step, and the
-// registration of "ppo", "ppo_lagrangian" and "saute_ppo".
+// PpoLearner as a Learner: collection of its own rollout and update with the dual step (the
+// entries ppo, ppo_lagrangian and saute_ppo are in rl/ppo_entry.cpp).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -109,8 +109,9 @@ std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
   auto metrics = update_policy(rng);
   const int K = s.n_costs;
   if (K > 0) {
-    // Dual step (rl.md §2.7 step 7) with Ĵ_C = mean scaled cost of the episodes that finished
-    // in this rollout; if none finished, the reference's estimate mean per-step cost × horizon.
+    // Dual step (PPO-Lagrangian, Ray, Achiam & Amodei 2019, as PowerZooJax's cmdp.py) with Ĵ_C =
+    // mean scaled cost of the episodes that finished in this rollout; if none finished, the
+    // reference's estimate mean per-step cost × horizon.
     std::vector<double> j_c(K);
     for (int j = 0; j < K; ++j) {
       if (c.episodes > 0) {
@@ -136,34 +137,6 @@ std::map<std::string, double> PpoLearner::status() const {
   for (size_t j = 0; j < lam.size() && j < impl_->collect.names.size(); ++j)
     out["lambda/" + impl_->collect.names[j]] = lam[j];
   return out;
-}
-
-namespace {
-// The PPO family acts on one agent's view; multi-agent envs need a multi-agent learner (IPPO).
-void require_single_agent(const LearnerContext& ctx, const std::string& name) {
-  if (ctx.agents.size() > 1)
-    throw core::ConfigError(name + " is a single-agent learner; the env has " +
-                            std::to_string(ctx.agents.size()) + " agents");
-}
-}  // namespace
-
-void register_ppo_learners() {
-  // Sauté-PPO is plain PPO on the budget-augmented env (the trainer wraps the env).
-  for (const char* name : {"ppo", "saute_ppo"}) {
-    register_learner(name, [name](const LearnerContext& ctx, core::Rng& init_rng) {
-      require_single_agent(ctx, name);
-      auto l = std::make_unique<PpoLearner>(ctx.obs_dim, ctx.act_dim, ctx.ppo, init_rng, 0);
-      l->set_context(name, ctx);
-      return std::unique_ptr<Learner>(std::move(l));
-    });
-  }
-  register_learner("ppo_lagrangian", [](const LearnerContext& ctx, core::Rng& init_rng) {
-    require_single_agent(ctx, "ppo_lagrangian");
-    const int k = static_cast<int>(ctx.constraint_channels.size());
-    auto l = std::make_unique<PpoLearner>(ctx.obs_dim, ctx.act_dim, ctx.ppo, init_rng, k);
-    l->set_context("ppo_lagrangian", ctx);
-    return std::unique_ptr<Learner>(std::move(l));
-  });
 }
 
 }  // namespace pz::rl

@@ -1,5 +1,6 @@
 // PPO minibatch work on row blocks: preparation (normalized observations, critic values, GAE) and
-// the loss with its gradient (rl.md §1.6–1.8), each block on a pool worker, reduced in block order.
+// the loss with its gradient (PowerZooJax's seed PPO trainer (nnx-ppo); PPO: Schulman et al. 2017,
+// arXiv:1707.06347), each block on a pool worker, reduced in block order.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -192,7 +193,8 @@ void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
   }
 }
 
-// Loss of rl.md §1.6 with a state-independent Gaussian policy. Per sample i (M = T·B samples):
+// Loss of GAE, Schulman et al. 2015, arXiv:1506.02438, with PowerZooJax's seed PPO trainer
+// (nnx-ppo)'s done rules with a state-independent Gaussian policy. Per sample i (M = T·B samples):
 //   z_id = (a_id − μ_id)/σ_d, ℓ_i = Σ_d[−½z² − log σ_d − ½log2π], ρ_i = exp(ℓ_i − ℓ_old_i)
 //   L_actor = −mean_i min(ρ_i Â_i, clip(ρ_i, 1±ε) Â_i), L_critic = ½ mean_i (V_i − G_i)²
 //   H = Σ_d[log σ_d + ½log(2πe)], L_reg = −c_H·H, total = L_actor + w_c·L_critic + L_reg.
@@ -271,8 +273,9 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
   blk.sums = s;
 }
 
-// Beta policy (rl.md §2.5): α_d = c(h_d), β_d = c(h_{A+d}) with c the clamped 1 + softplus;
-// ℓ = Σ_d log Beta(u_d; α_d, β_d), H = Σ_d H(α_d, β_d); chain rule through c' (0 where clamped).
+// Beta policy (PowerZooJax's BoundedBetaPolicy): α_d = c(h_d), β_d = c(h_{A+d}) with c the clamped
+// 1 + softplus; ℓ = Σ_d log Beta(u_d; α_d, β_d), H = Σ_d H(α_d, β_d); chain rule through c' (0
+// where clamped).
 double PpoLearner::Impl::beta_row_terms(const float* h, const float* u, double* partials,
                                         double* entropy) const {
   const int A = act_dim;
@@ -298,8 +301,9 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   const double inv_m = 1.0 / static_cast<double>(M);
 
   // Advantage normalization (population std over the minibatch), per block. PPO-Lagrangian
-  // (rl.md §2.7 step 5, per minibatch instead of per batch): Â = Â_R − Σ_c λ_c Â_C,c, each block
-  // normalized on its own, the combination not re-normalized.
+  // (PPO-Lagrangian, Ray, Achiam & Amodei 2019, as PowerZooJax's cmdp.py, per minibatch instead of
+  // per batch): Â = Â_R − Σ_c λ_c Â_C,c, each block normalized on its own, the combination not
+  // re-normalized.
   auto normalize = [&](const float* a, float* out) {
     if (!cfg.normalize_advantages) {
       std::copy(a, a + M, out);

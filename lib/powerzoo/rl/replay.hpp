@@ -11,7 +11,7 @@
 
 namespace pz::rl {
 
-/// A circular buffer of `capacity` transitions (rl.md §2.10: Rejax's ReplayBuffer). Rows are
+/// A circular buffer of `capacity` transitions (Rejax 0.1.2's ReplayBuffer). Rows are
 /// written at pos(), which advances by one per transition and wraps to 0 at capacity, so once
 /// full the oldest transition is overwritten first. Observations are stored raw.
 class ReplayBuffer {

@@ -27,7 +27,8 @@ struct Rollout {
   void resize(int T, int N, int obs_dim, int act_dim, int n_costs = 0);
 };
 
-/// GAE for one env column (rl.md §1.6), exposed for tests. All arrays have length T except
+/// GAE for one env column (GAE, Schulman et al. 2015, arXiv:1506.02438, with PowerZooJax's seed PPO
+/// trainer (nnx-ppo)'s done rules), exposed for tests. All arrays have length T except
 /// `values_next` which holds V(s_{t+1}) as seen by step t: V(obs_{t+1}) for t < T−1, the
 /// bootstrap value for t = T−1, and V(final_obs_t) at truncated steps (kBootstrap).
 /// Writes advantages [T]. Returns nothing; targets are values + advantages.

@@ -1,6 +1,7 @@
-// SAC learner (rl.md §2.10): construction, acting with the squashed Gaussian, replay pushes, the
-// per-vector-step update (gradient steps, Polyak) and the registration of "sac". The losses are in
-// sac_loss.cpp, parameters and checkpoints in sac_state.cpp.
+// SAC learner (Haarnoja et al. 2018, arXiv:1812.05905, as Rejax 0.1.2): construction, acting with
+// the squashed Gaussian, replay pushes, the per-vector-step update (gradient steps, Polyak) and the
+// registration of "sac". The losses are in sac_loss.cpp, parameters and checkpoints in
+// sac_state.cpp.
 #include "powerzoo/rl/sac.hpp"
 
 #include <algorithm>
@@ -250,17 +251,6 @@ void SacLearner::set_pool(core::ThreadPool* pool) { impl_->pool = pool; }
 void SacLearner::set_context(const LearnerContext& ctx) {
   if (!ctx.act_low.empty() || !ctx.act_high.empty()) set_action_box(ctx.act_low, ctx.act_high);
   set_pool(ctx.pool);
-}
-
-void register_sac_learner() {
-  register_learner("sac", [](const LearnerContext& ctx, core::Rng& init_rng) {
-    if (ctx.agents.size() > 1)
-      throw core::ConfigError("sac is a single-agent learner; the env has " +
-                              std::to_string(ctx.agents.size()) + " agents");
-    auto l = std::make_unique<SacLearner>(ctx.obs_dim, ctx.act_dim, ctx.ppo, ctx.sac, init_rng);
-    l->set_context(ctx);
-    return std::unique_ptr<Learner>(std::move(l));
-  });
 }
 
 }  // namespace pz::rl

@@ -1,5 +1,6 @@
-// Soft actor-critic (rl.md §2.10, Rejax 0.1.2 semantics): squashed-Gaussian actor, twin Q critics
-// with Polyak-averaged targets, learned temperature, replay buffer.
+// Soft actor-critic (Haarnoja et al. 2018, arXiv:1812.05905, Rejax 0.1.2 semantics):
+// squashed-Gaussian actor, twin Q critics with Polyak-averaged targets, learned temperature, replay
+// buffer.
 #pragma once
 
 #include <cstdint>
