@@ -19,7 +19,7 @@ def eval_row(path, split, row=-1):
 
 
 def test_replay_of_a_runs_eval_actions_reproduces_its_metrics(tmp_path):
-    over = ["ppo.total_steps=3072", "eval.every_steps=1536", "vec.n_envs=8", "eval.n_episodes=4"]
+    over = ["learner.total_steps=3072", "eval.every_steps=1536", "vec.n_envs=8", "eval.n_episodes=4"]
     run_cli("run", "experiments/quickstart.toml", *over, "--out", tmp_path / "run", "--threads",
             1, "--quiet")
     run = tmp_path / "run" / "run.h5"
