@@ -95,7 +95,7 @@ n_done=$(grep -c '"status": "done"' "$SWEEP/sweep.json")
 # One configuration, four seeds, every run ended at total_steps = 960.
 row=$(sed -n 2p "$WORK/summary.csv")
 case "$row" in
-  *,ppo,4,"0 1 2 3",960,return_mean,*) ;;
+  *,run,4,"0 1 2 3",960,return_mean,*) ;;
   *) cat "$WORK/summary.txt"; fail "summary: expected 4 seeds finished at step 960, found: $row" ;;
 esac
 # Re-submitting is a no-op for finished trials (each task exits at once).

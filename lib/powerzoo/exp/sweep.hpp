@@ -1,5 +1,6 @@
 // Sweeps: expansion of a spec's [sweep] table (plus command-line grids) into numbered trials, the
-// sweep.json manifest, and the SLURM job-array script (DESIGN.md §1–2, ecosystem.md §1.6–1.7).
+// sweep.json manifest, and the SLURM job-array script (docs/design.md §1 and §6; SLURM job arrays
+// and requeue as in the SLURM sbatch documentation).
 #pragma once
 
 #include <cstdint>
