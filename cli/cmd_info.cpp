@@ -5,8 +5,8 @@
 #include "cli/commands.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/grid/case.hpp"
 
 namespace pz::cli {

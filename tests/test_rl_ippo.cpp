@@ -9,8 +9,8 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/rl/ippo.hpp"
 #include "test_rl_context.hpp"

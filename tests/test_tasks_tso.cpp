@@ -9,7 +9,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
-#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/grid/case.hpp"
 #include "powerzoo/grid/dc.hpp"
 #include "powerzoo/tasks/tso.hpp"
