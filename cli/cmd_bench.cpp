@@ -17,8 +17,8 @@
 #include "powerzoo/exp/bench/bench_scoreboard.hpp"
 #include "powerzoo/exp/spec/learners.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 
 namespace po = boost::program_options;
 

@@ -7,7 +7,7 @@
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::cli {
 namespace {

@@ -12,8 +12,8 @@
 #include "powerzoo/envs/unit_commitment.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/tasks/tso.hpp"
 
 using namespace pz;

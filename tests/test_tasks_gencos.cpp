@@ -12,7 +12,7 @@
 #include "powerzoo/envs/gencos_market.hpp"
 #include "powerzoo/exp/eval/evaluate.hpp"
 #include "powerzoo/exp/spec/build.hpp"
-#include "powerzoo/grid/dc.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
 #include "powerzoo/market/clearing.hpp"
 #include "powerzoo/tasks/gencos.hpp"
 #include "test_util.hpp"

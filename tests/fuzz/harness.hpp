@@ -32,9 +32,9 @@
 #include "powerzoo/exp/spec/learners.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/exp/sweep/sweep.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 

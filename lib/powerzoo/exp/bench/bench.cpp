@@ -11,8 +11,8 @@
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/learners.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 

@@ -6,9 +6,9 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
-#include "powerzoo/grid/acopf.hpp"
-#include "powerzoo/grid/acpf.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/ac/acopf.hpp"
+#include "powerzoo/grid/ac/acpf.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::exp {
 

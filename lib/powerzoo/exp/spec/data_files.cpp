@@ -9,7 +9,7 @@
 #include "powerzoo/core/sha256.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/exp/spec/build.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
