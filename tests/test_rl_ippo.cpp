@@ -12,7 +12,7 @@
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/rl/ippo.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
 #include "test_rl_context.hpp"
 
 using namespace pz;

@@ -18,7 +18,7 @@
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 #include "test_rl_fd.hpp"
 

@@ -1,7 +1,7 @@
 // Generalized advantage estimation for one env column with seed done/truncation rules (GAE,
 // Schulman et al. 2015, arXiv:1506.02438, with PowerZooJax's seed PPO trainer (nnx-ppo)'s done
 // rules).
-#include "powerzoo/rl/rollout.hpp"
+#include "powerzoo/rl/ppo/rollout.hpp"
 
 namespace pz::rl {
 

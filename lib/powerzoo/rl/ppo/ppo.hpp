@@ -9,11 +9,11 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/rl/config.hpp"
-#include "powerzoo/rl/lagrangian.hpp"
 #include "powerzoo/rl/learner.hpp"
-#include "powerzoo/rl/normalizer.hpp"
-#include "powerzoo/rl/optimizer.hpp"
-#include "powerzoo/rl/rollout.hpp"
+#include "powerzoo/rl/nn/normalizer.hpp"
+#include "powerzoo/rl/nn/optimizer.hpp"
+#include "powerzoo/rl/ppo/lagrangian.hpp"
+#include "powerzoo/rl/ppo/rollout.hpp"
 
 namespace pz::rl {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/rl/optimizer.hpp"
-#include "powerzoo/rl/tensor_impl.hpp"
+#include "powerzoo/rl/nn/optimizer.hpp"
+#include "powerzoo/rl/nn/tensor_impl.hpp"
 
 namespace pz::rl {
 

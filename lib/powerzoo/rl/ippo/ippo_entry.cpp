@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/ippo.hpp"
-#include "powerzoo/rl/ppo_entry.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
+#include "powerzoo/rl/ppo/ppo_entry.hpp"
 #include "powerzoo/rl/section_keys.hpp"
 
 namespace pz::rl {

@@ -2,7 +2,7 @@
 // the squashed Gaussian, replay pushes, the per-vector-step update (gradient steps, Polyak) and the
 // registration of "sac". The losses are in sac_loss.cpp, parameters and checkpoints in
 // sac_state.cpp.
-#include "powerzoo/rl/sac.hpp"
+#include "powerzoo/rl/sac/sac.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/rl/policy_math.hpp"
-#include "powerzoo/rl/sac_impl.hpp"
+#include "powerzoo/rl/nn/policy_math.hpp"
+#include "powerzoo/rl/sac/sac_impl.hpp"
 
 namespace pz::rl {
 namespace {

@@ -10,10 +10,10 @@
 #include <tuple>
 #include <vector>
 
-#include "powerzoo/rl/lagrangian.hpp"
-#include "powerzoo/rl/mlp.hpp"
-#include "powerzoo/rl/policy_math.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/nn/mlp.hpp"
+#include "powerzoo/rl/nn/policy_math.hpp"
+#include "powerzoo/rl/ppo/lagrangian.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 
 namespace pz::core {
 class ThreadPool;

@@ -1,13 +1,13 @@
 // Running observation normalizer: batched Welford/Chan merge, clipped standardization (as
 // Stable-Baselines3's RunningMeanStd).
-#include "powerzoo/rl/normalizer.hpp"
+#include "powerzoo/rl/nn/normalizer.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/tensor_impl.hpp"
+#include "powerzoo/rl/nn/tensor_impl.hpp"
 
 namespace pz::rl {
 

@@ -6,9 +6,9 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/rl/optimizer.hpp"
-#include "powerzoo/rl/sac_impl.hpp"
-#include "powerzoo/rl/tensor_impl.hpp"
+#include "powerzoo/rl/nn/optimizer.hpp"
+#include "powerzoo/rl/nn/tensor_impl.hpp"
+#include "powerzoo/rl/sac/sac_impl.hpp"
 
 namespace pz::rl {
 namespace {

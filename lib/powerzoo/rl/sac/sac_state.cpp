@@ -3,8 +3,8 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/sac.hpp"
-#include "powerzoo/rl/sac_impl.hpp"
+#include "powerzoo/rl/sac/sac.hpp"
+#include "powerzoo/rl/sac/sac_impl.hpp"
 
 namespace pz::rl {
 namespace {

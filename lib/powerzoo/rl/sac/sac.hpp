@@ -13,8 +13,8 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/rl/config.hpp"
 #include "powerzoo/rl/learner.hpp"
-#include "powerzoo/rl/normalizer.hpp"
-#include "powerzoo/rl/replay.hpp"
+#include "powerzoo/rl/nn/normalizer.hpp"
+#include "powerzoo/rl/sac/replay.hpp"
 
 namespace pz::rl {
 

@@ -7,9 +7,9 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/rl/beta.hpp"
-#include "powerzoo/rl/ppo_impl.hpp"
-#include "powerzoo/rl/tensor_impl.hpp"
+#include "powerzoo/rl/nn/beta.hpp"
+#include "powerzoo/rl/nn/tensor_impl.hpp"
+#include "powerzoo/rl/ppo/ppo_impl.hpp"
 
 namespace pz::rl {
 

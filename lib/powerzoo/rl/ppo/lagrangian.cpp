@@ -1,5 +1,5 @@
 // Dual variables of PPO-Lagrangian: log-space ascent and PID rules, checkpoint entries.
-#include "powerzoo/rl/lagrangian.hpp"
+#include "powerzoo/rl/ppo/lagrangian.hpp"
 
 #include <algorithm>
 #include <cmath>

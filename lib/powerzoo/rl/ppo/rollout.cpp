@@ -1,5 +1,5 @@
 // Rollout buffer allocation.
-#include "powerzoo/rl/rollout.hpp"
+#include "powerzoo/rl/ppo/rollout.hpp"
 
 namespace pz::rl {
 

@@ -2,7 +2,7 @@
 // partitioned into parameter groups, one PpoLearner per group over the group's (env, agent)
 // columns; per-agent GAE with the team done; IPPO-Lagrangian's team duals; registration "ippo" and
 // "ippo_lagrangian".
-#include "powerzoo/rl/ippo.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -12,8 +12,8 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/rl/lagrangian.hpp"
-#include "powerzoo/rl/ppo_entry.hpp"
+#include "powerzoo/rl/ppo/lagrangian.hpp"
+#include "powerzoo/rl/ppo/ppo_entry.hpp"
 
 namespace pz::rl {
 

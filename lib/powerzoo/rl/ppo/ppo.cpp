@@ -1,7 +1,7 @@
 // PPO learner (seed nnx-ppo semantics, PowerZooJax's seed PPO trainer (nnx-ppo)): Gaussian actor,
 // critic, in-loss GAE, Adam; construction, acting (actor/critic forward on row blocks) and the
 // update loop. The minibatch preparation and the loss are in ppo_loss.cpp.
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/beta.hpp"
-#include "powerzoo/rl/mlp.hpp"
-#include "powerzoo/rl/ppo_impl.hpp"
+#include "powerzoo/rl/nn/beta.hpp"
+#include "powerzoo/rl/nn/mlp.hpp"
+#include "powerzoo/rl/ppo/ppo_impl.hpp"
 
 namespace pz::rl {
 

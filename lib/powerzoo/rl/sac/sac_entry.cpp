@@ -9,7 +9,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
-#include "powerzoo/rl/sac.hpp"
+#include "powerzoo/rl/sac/sac.hpp"
 #include "powerzoo/rl/section_keys.hpp"
 
 namespace pz::rl {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/ppo.hpp"
-#include "powerzoo/rl/ppo_impl.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo_impl.hpp"
 
 namespace pz::rl {
 

@@ -1,5 +1,5 @@
 // The PPO family's spec sections ([ppo], [lagrangian], [saute]) and the pieces its learner
-// entries (ppo, ppo_lagrangian, saute_ppo here; ippo and ippo_lagrangian in rl/ippo_entry.cpp)
+// entries (ppo, ppo_lagrangian, saute_ppo here; ippo and ippo_lagrangian in rl/ippo/ippo_entry.cpp)
 // share: the config they build, their checks, memory and bench shape.
 #pragma once
 

@@ -1,13 +1,13 @@
 // PpoLearner as a Learner: collection of its own rollout and update with the dual step (the
-// entries ppo, ppo_lagrangian and saute_ppo are in rl/ppo_entry.cpp).
+// entries ppo, ppo_lagrangian and saute_ppo are in rl/ppo/ppo_entry.cpp).
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/learner.hpp"
-#include "powerzoo/rl/ppo.hpp"
-#include "powerzoo/rl/ppo_impl.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo_impl.hpp"
 
 namespace pz::rl {
 

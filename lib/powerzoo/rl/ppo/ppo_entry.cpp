@@ -3,7 +3,7 @@
 // 2019 "Benchmarking Safe Exploration in Deep Reinforcement Learning"; PID Lagrangian, Stooke,
 // Achiam & Abbeel 2020, arXiv:2007.03964) and [saute] (Sootla et al. 2022, arXiv:2202.06558);
 // learners ppo, ppo_lagrangian and saute_ppo.
-#include "powerzoo/rl/ppo_entry.hpp"
+#include "powerzoo/rl/ppo/ppo_entry.hpp"
 
 #include <climits>
 #include <cmath>
@@ -12,7 +12,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/saute.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 #include "powerzoo/rl/section_keys.hpp"
 
 namespace pz::rl {

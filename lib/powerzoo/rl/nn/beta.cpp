@@ -1,6 +1,6 @@
 // Beta policy math: log-gamma, digamma and trigamma from Boost.Math; gamma variates by
 // Marsaglia–Tsang squeeze-and-reject.
-#include "powerzoo/rl/beta.hpp"
+#include "powerzoo/rl/nn/beta.hpp"
 
 #include <algorithm>
 #include <boost/math/special_functions/digamma.hpp>

@@ -1,5 +1,5 @@
 // Replay buffer: ring writes, uniform index sampling, gathers and checkpoint entries.
-#include "powerzoo/rl/replay.hpp"
+#include "powerzoo/rl/sac/replay.hpp"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "powerzoo/rl/mlp.hpp"
-#include "powerzoo/rl/sac.hpp"
+#include "powerzoo/rl/nn/mlp.hpp"
+#include "powerzoo/rl/sac/sac.hpp"
 
 namespace pz::core {
 class ThreadPool;

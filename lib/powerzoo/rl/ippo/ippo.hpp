@@ -11,7 +11,7 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/rl/config.hpp"
 #include "powerzoo/rl/learner.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 
 namespace pz::rl {
 
@@ -23,7 +23,7 @@ struct AgentGroup {
 };
 
 /// The [ippo] section of a context as an IppoConfig (defaults for keys it does not hold), and
-/// the inverse (for learners built in code). Defined with the section in rl/ippo_entry.cpp.
+/// the inverse (for learners built in code). Defined with the section in rl/ippo/ippo_entry.cpp.
 IppoConfig ippo_config(const LearnerContext& ctx);
 void set_ippo_section(LearnerContext& ctx, const IppoConfig& cfg);
 

@@ -1,11 +1,11 @@
 // Internal: tanh / ReLU MLP forward/backward; matrix products through xtensor-blas (one sgemm per
 // product on the contiguous buffers), elementwise work as xsimd-vectorized xtensor expressions.
-#include "powerzoo/rl/mlp.hpp"
+#include "powerzoo/rl/nn/mlp.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "powerzoo/rl/tensor_impl.hpp"
+#include "powerzoo/rl/nn/tensor_impl.hpp"
 
 namespace pz::rl::detail {
 
