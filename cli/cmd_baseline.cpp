@@ -21,7 +21,7 @@ namespace pz::cli {
 
 namespace {
 
-/// "tso: all_on, merit_order; dso: ..." from the registry.
+/// "<task>: <baseline>, ...; ..." for every registered env and task that has baselines.
 std::string registered_baselines() {
   std::string out;
   for (const auto& list : {envs::registered_envs(), envs::registered_tasks()}) {
@@ -29,7 +29,7 @@ std::string registered_baselines() {
       if (e->baselines.empty()) continue;
       std::string names;
       for (const auto& [n, f] : e->baselines) names += (names.empty() ? "" : ", ") + n;
-      out += (out.empty() ? "" : "; ") + e->id + ": " + names;
+      out += (out.empty() ? "" : "; ") + e->name() + ": " + names;
     }
   }
   return out;
@@ -42,7 +42,7 @@ int cmd_baseline(const Args& args) {
       "usage: powerzoo baseline SPEC.toml --policy NAME [key=value ...] [options]\n\n"
       "Evaluates a non-learning policy on the spec's env with the same protocol and metrics as\n"
       "a trained policy (evenly spaced episodes of each eval split, same eval seed).\n"
-      "Policies: zero_action (every action 0: mid-range dispatch in trans_grid) and the\n"
+      "Policies: zero_action (every action 0: mid-range dispatch in a dispatch env) and the\n"
       "baselines the envs and tasks register (" +
       registered_baselines() + ").\n\noptions";
   po::options_description opts(usage);

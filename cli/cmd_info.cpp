@@ -21,14 +21,14 @@ void print_env(const envs::EnvEntry& entry, const std::string& spec_text, const 
   const exp::Spec spec = exp::parse_spec(spec_text, "defaults");
   auto env = exp::make_env(spec, spec.env.split);
   const auto& sp = env->spec();
-  std::cout << entry.id << "\n  " << entry.description << "\n  on " << on << ": obs_dim "
+  std::cout << entry.name() << "\n  " << entry.description << "\n  on " << on << ": obs_dim "
             << sp.obs_dim << ", act_dim " << sp.act_dim << ", horizon " << sp.horizon
             << ", costs [";
   for (size_t k = 0; k < sp.cost_names.size(); ++k)
     std::cout << (k ? ", " : "") << sp.cost_names[k];
   std::cout << "]\n  keys:";
   for (const auto& p : entry.params) std::cout << " " << p.key;
-  if (!entry.make && !entry.is_task) std::cout << " those of task " << entry.default_task;
+  if (!entry.make && !entry.is_task()) std::cout << " those of task " << entry.default_task;
   if (!entry.splits.empty()) {
     std::cout << "\n  splits:";
     for (const auto& x : entry.splits) std::cout << " " << x;
@@ -65,7 +65,7 @@ int cmd_envs(const Args& args) {
     std::string base;
     if (const core::ParamDef* c = core::find_param(t->params, "case"))
       base = std::get<std::string>(c->def) + ", ";
-    print_env(*t, "[env]\ntask = \"" + t->id + "\"\n", base + "env " + t->env_id);
+    print_env(*t, "[env]\ntask = \"" + t->task + "\"\n", base + "env " + t->id);
   }
   return 0;
 }

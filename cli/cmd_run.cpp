@@ -56,7 +56,7 @@ int cmd_run(const Args& args) {
       } else {
         std::vector<std::string> names;
         for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
-          for (const auto* e : list) names.push_back(e->id);
+          for (const auto* e : list) names.push_back(e->name());
         const std::string dym = core::did_you_mean(a, names);
         throw UsageError{"--help: expected an env, a task or a spec file, found '" + core::echo(a) +
                          "'" + (dym.empty() ? "" : " (did you mean '" + dym + "'?)")};

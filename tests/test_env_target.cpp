@@ -133,6 +133,26 @@ EnvEntry target_entry() {
   return e;
 }
 
+// A test-only task preset of test_target: two agents over four steps by default, one more
+// baseline. Registered before its env (same file, declaration order) on purpose: a preset may
+// register first, as static initialization across files has no order.
+TaskPreset target_pair_preset() {
+  TaskPreset t;
+  t.name = "test_target_pair";
+  t.env_id = "test_target";
+  t.description = "test-only: test_target with two agents over four steps";
+  t.params = {core::int_param("horizon", 4, 1, 8, "steps per episode"),
+              core::int_param("agents", 2, 2, 2, "number of agents")};
+  t.baselines = {{"half", [](const std::shared_ptr<const Env>& env) -> PolicyFn {
+                    const int act_dim = env->spec().act_dim;
+                    return [act_dim](const float*, int n, float* a) {
+                      std::fill(a, a + static_cast<size_t>(n) * act_dim, 0.5f);
+                    };
+                  }}};
+  return t;
+}
+
+const Registrar kPresetRegistrar{target_pair_preset()};
 const Registrar kRegistrar{target_entry()};
 
 }  // namespace
@@ -160,6 +180,37 @@ TEST_SUITE("env_target") {
     const auto& entry = exp::env_entry(spec);
     CHECK(envs::baseline_names(entry) ==
           std::vector<std::string>{"zero_action", "zero_point", "oracle"});
+  }
+
+  TEST_CASE("a task preset is its env with the preset's keys, factory and baselines over it") {
+    const envs::EnvEntry* t = envs::find_task("test_target_pair");
+    REQUIRE(t != nullptr);  // registered before its env, applied when the env came
+    CHECK(t->id == "test_target");
+    CHECK(t->name() == "test_target_pair");
+    CHECK(t->is_task());
+    CHECK_FALSE(envs::find_env("test_target")->is_task());
+    // The preset's keys replace the env's in place (the env's order stays), the rest are kept.
+    std::vector<std::string> keys;
+    for (const auto& d : t->params) keys.push_back(d.key);
+    CHECK(keys == std::vector<std::string>{"agents", "horizon", "types", "unbounded"});
+    CHECK(std::get<int64_t>(core::find_param(t->params, "agents")->def) == 2);
+    CHECK(std::get<int64_t>(core::find_param(t->params, "horizon")->def) == 4);
+    CHECK(envs::baseline_names(*t) ==
+          std::vector<std::string>{"zero_action", "zero_point", "oracle", "half"});
+    // A spec selects it by [env] task; it records the env and builds it with the env's factory.
+    const auto spec = exp::parse_spec("[env]\ntask = \"test_target_pair\"\n", "t.toml");
+    CHECK(spec.env.id == "test_target");
+    CHECK(spec.env.task == "test_target_pair");
+    const auto env = exp::make_env(spec, "train");
+    CHECK(env->spec().n_agents() == 2);
+    CHECK(env->spec().horizon == 4);
+    CHECK_THROWS_WITH_AS(
+        exp::parse_spec("[env]\ntask = \"test_target_pair\"\nagents = 3\n", "t.toml"),
+        "t.toml:3: [env] agents: expected an integer in [2, 2], found 3", core::ConfigError);
+    // The env alone keeps its own defaults.
+    CHECK(exp::make_env(exp::parse_spec("[env]\nid = \"test_target\"\n", "t.toml"), "train")
+              ->spec()
+              .horizon == 8);
   }
 
   TEST_CASE("VectorEnv keeps one reward per agent and per-agent episode returns") {

@@ -16,7 +16,7 @@ namespace {
 
 /// The spec text that selects a registry entry with all its defaults.
 std::string spec_of(const envs::EnvEntry& e) {
-  return e.is_task ? "[env]\ntask = \"" + e.id + "\"\n" : "[env]\nid = \"" + e.id + "\"\n";
+  return e.is_task() ? "[env]\ntask = \"" + e.task + "\"\n" : "[env]\nid = \"" + e.id + "\"\n";
 }
 
 std::vector<const envs::EnvEntry*> all_entries() {
@@ -30,7 +30,7 @@ std::vector<const envs::EnvEntry*> all_entries() {
 TEST_SUITE("envs_registry") {
   TEST_CASE("every entry builds from its defaults; fields tile the observation") {
     for (const envs::EnvEntry* e : all_entries()) {
-      CAPTURE(e->id);
+      CAPTURE(e->name());
       const auto spec = exp::parse_spec(spec_of(*e), "x.toml");
       const auto env = exp::make_env(spec, "train");
       const auto& sp = env->spec();
@@ -57,7 +57,7 @@ TEST_SUITE("envs_registry") {
 
   TEST_CASE("time_of_day holds sin/cos of the step's phase in every env") {
     for (const envs::EnvEntry* e : all_entries()) {
-      CAPTURE(e->id);
+      CAPTURE(e->name());
       const auto env = exp::make_env(exp::parse_spec(spec_of(*e), "x.toml"), "train");
       const auto& sp = env->spec();
       if (e->id.rfind("test_", 0) == 0) continue;  // test-only envs have no clock
@@ -89,7 +89,7 @@ TEST_SUITE("envs_registry") {
 
   TEST_CASE("[env] id and task resolve through the registry, with did-you-mean errors") {
     CHECK(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml").env.task == "dso");
-    CHECK(exp::env_entry(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml")).id == "dso");
+    CHECK(exp::env_entry(exp::parse_spec("[env]\nid = \"dist_grid\"\n", "x.toml")).name() == "dso");
     CHECK(exp::parse_spec("[env]\ntask = \"tso\"\n", "x.toml").env.id == "unit_commitment");
     CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\nid = \"trans_grd\"\n", "x.toml"),
                          doctest::Contains("x.toml:2: [env] id: expected one of "),
@@ -113,6 +113,45 @@ TEST_SUITE("envs_registry") {
                          "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
                          "horizon, dt_hours)",
                          core::ConfigError);
+  }
+
+  TEST_CASE(
+      "one kind of entry: presets apply to registered envs; an env without a factory "
+      "names a preset of its own") {
+    CHECK(envs::unattached_tasks().empty());
+    for (const envs::EnvEntry* e : envs::registered_envs()) {
+      CAPTURE(e->id);
+      CHECK_FALSE(e->is_task());
+      if (e->make) continue;
+      const envs::EnvEntry* t = envs::find_task(e->default_task);
+      REQUIRE(t != nullptr);
+      CHECK(t->id == e->id);
+      // `[env] id` alone selects the default preset and records it.
+      CHECK(exp::parse_spec("[env]\nid = \"" + e->id + "\"\n", "x.toml").env.task ==
+            e->default_task);
+    }
+    for (const envs::EnvEntry* t : envs::registered_tasks()) {
+      CAPTURE(t->name());
+      CHECK(t->is_task());
+      CHECK(envs::find_env(t->id) != nullptr);
+      CHECK(t->make);  // its own factory, or its env's
+    }
+    // The default env is the one entry that says so; a spec without [env] builds it.
+    CHECK(envs::find_env(envs::default_env_id())->default_env);
+    CHECK(exp::parse_spec("[vec]\nn_envs = 8\n", "x.toml").env.id == envs::default_env_id());
+  }
+
+  TEST_CASE("each bench spec an entry lists exists and selects that entry") {
+    int n = 0;
+    for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
+      for (const envs::EnvEntry* e : list)
+        for (const auto& rel : e->bench_specs) {
+          CAPTURE(rel);
+          const exp::Spec spec = exp::load_spec(std::string(PZ_SOURCE_DIR) + "/" + rel);
+          CHECK(exp::env_entry(spec).name() == e->name());
+          ++n;
+        }
+    CHECK(n >= 7);  // the quickstart, SAC on case5 and one per shipped task
   }
 
   TEST_CASE("the binary's registry holds the shipped envs, not the test-only one") {

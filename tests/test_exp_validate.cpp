@@ -52,12 +52,12 @@ TEST_SUITE("exp_validate") {
     int n = 0;
     for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
       for (const auto* e : list) {
-        CAPTURE(e->id);
+        CAPTURE(e->name());
         const std::string text =
-            std::string("[env]\n") + (e->is_task ? "task" : "id") + " = \"" + e->id + "\"\n";
+            std::string("[env]\n") + (e->is_task() ? "task" : "id") + " = \"" + e->name() + "\"\n";
         const exp::Spec spec = exp::parse_spec(text, "minimal.toml");
         // keys lists every learner section; the resolved spec has the default learner's.
-        auto listed = listed_keys(exp::key_reference(e->id, "", false));
+        auto listed = listed_keys(exp::key_reference(e->name(), "", false));
         const auto& own = rl::learner_entry(spec.learner.algo).sections;
         for (const rl::LearnerSection* ls : rl::registered_learner_sections())
           if (std::find(own.begin(), own.end(), ls->name) == own.end())

@@ -120,7 +120,7 @@ class VecEnv(_core.VecEnv):
 
 
 def make_vec(spec, num_envs=None, seed=None, threads=1, split=None, eval=False, overrides=None):
-    """A VecEnv of `spec`: a spec file (TOML), a task preset ("tso", "dso", ...) or an env id.
+    """A VecEnv of `spec`: a spec file (TOML), a task preset or an env id (`powerzoo envs`).
 
     num_envs: envs stepped together (None: the spec's vec.n_envs; with eval=True its
     eval.n_episodes). seed: the Rng seed (None: the spec's experiment.seed). threads: worker

@@ -22,7 +22,7 @@ namespace {
 
 std::vector<std::string> entry_ids(const std::vector<const envs::EnvEntry*>& list) {
   std::vector<std::string> ids;
-  for (const auto* e : list) ids.push_back(e->id);
+  for (const auto* e : list) ids.push_back(e->name());
   return ids;
 }
 

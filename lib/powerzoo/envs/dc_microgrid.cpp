@@ -10,6 +10,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/dc_microgrid_data.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/registry.hpp"
 
 namespace pz::envs {
 namespace {
@@ -463,4 +464,21 @@ size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
   return kN;
 }
 
+// The registry entry: the env is built from a task preset's data, so `[env] id` alone selects
+// its default preset (tasks/ registers the presets, applied to this entry).
+namespace {
+
+EnvEntry dc_microgrid_entry() {
+  EnvEntry e;
+  e.id = "datacenter_microgrid";
+  e.description =
+      "AI data centre behind the meter (job scheduling, cooling) with PV, battery, diesel and a "
+      "capped grid import (task dc_microgrid); costs sla, overtemp, power_deficit";
+  e.default_task = "dc_microgrid";
+  return e;
+}
+
+const Registrar kRegistrar{dc_microgrid_entry()};
+
+}  // namespace
 }  // namespace pz::envs

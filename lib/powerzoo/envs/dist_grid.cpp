@@ -9,6 +9,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
+#include "powerzoo/envs/registry.hpp"
 
 namespace pz::envs {
 namespace {
@@ -411,4 +412,22 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   return k;
 }
 
+// The registry entry: the env is built from a task preset's data, so `[env] id` alone selects
+// its default preset (tasks/ registers the presets, applied to this entry).
+namespace {
+
+EnvEntry dist_grid_entry() {
+  EnvEntry e;
+  e.id = "dist_grid";
+  e.description =
+      "radial distribution feeder (exact DistFlow) with FlexLoad demand response; the dso task "
+      "preset: case33bw, six flexible loads, AEMO feeder shapes; costs voltage_violation, "
+      "thermal_overload, resource";
+  e.default_task = "dso";
+  return e;
+}
+
+const Registrar kRegistrar{dist_grid_entry()};
+
+}  // namespace
 }  // namespace pz::envs

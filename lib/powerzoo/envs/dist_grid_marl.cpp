@@ -9,6 +9,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/registry.hpp"
 
 namespace pz::envs {
 namespace {
@@ -291,4 +292,22 @@ Step DistGridMarl::step(State& st, std::span<const float> action, core::Rng&, st
   return out;
 }
 
+// The registry entry: the env is built from a task preset's data, so `[env] id` alone selects
+// its default preset (tasks/ registers the presets, applied to this entry).
+namespace {
+
+EnvEntry dist_grid_marl_entry() {
+  EnvEntry e;
+  e.id = "dist_grid_marl";
+  e.description =
+      "multi-agent view of a DistGrid (task ders): one agent per battery, PV inverter or "
+      "flexible load, local observations, shared team reward; costs voltage_violation, "
+      "thermal_overload, resource";
+  e.default_task = "ders";
+  return e;
+}
+
+const Registrar kRegistrar{dist_grid_marl_entry()};
+
+}  // namespace
 }  // namespace pz::envs

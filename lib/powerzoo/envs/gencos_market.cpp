@@ -11,6 +11,7 @@
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
+#include "powerzoo/envs/registry.hpp"
 
 namespace pz::envs {
 
@@ -306,4 +307,21 @@ size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
   return n;
 }
 
+// The registry entry: the env is built from a task preset's data, so `[env] id` alone selects
+// its default preset (tasks/ registers the presets, applied to this entry).
+namespace {
+
+EnvEntry gencos_market_entry() {
+  EnvEntry e;
+  e.id = "gencos_market";
+  e.description =
+      "GenCos market (task gencos): one bidding agent per generator offers a K-segment markup "
+      "curve, cleared by the exact offer-based SCED; profit rewards; cost thermal_overload";
+  e.default_task = "gencos";
+  return e;
+}
+
+const Registrar kRegistrar{gencos_market_entry()};
+
+}  // namespace
 }  // namespace pz::envs

@@ -1,4 +1,4 @@
-// Env and task-preset registry: storage, lookup, resolution of [env] id/task, baselines.
+// Env registry: storage, presets applied to their envs, resolution of [env] id/task, baselines.
 #include "powerzoo/envs/registry.hpp"
 
 #include <algorithm>
@@ -12,7 +12,9 @@ namespace pz::envs {
 namespace {
 
 struct Store {
-  std::map<std::string, EnvEntry> envs, tasks;  // sorted by id
+  std::map<std::string, EnvEntry> envs;       // each env's own entry, by id
+  std::map<std::string, TaskPreset> waiting;  // presets whose env has not registered yet
+  std::map<std::string, EnvEntry> tasks;      // each preset applied to its env, by preset name
 };
 
 Store& store() {
@@ -39,14 +41,58 @@ std::string hint(const std::string& word, const std::map<std::string, EnvEntry>&
   return dym.empty() ? "" : " (did you mean '" + dym + "'?)";
 }
 
+// The env's entry with the preset's fields over it: its keys replace the env's of the same name
+// (in place, so the env's key order stays) or follow them.
+EnvEntry apply(const EnvEntry& env, const TaskPreset& t) {
+  EnvEntry e = env;
+  e.task = t.name;
+  e.description = t.description;
+  for (const auto& d : t.params) {
+    auto it = std::find_if(e.params.begin(), e.params.end(),
+                           [&](const core::ParamDef& x) { return x.key == d.key; });
+    if (it != e.params.end())
+      *it = d;
+    else
+      e.params.push_back(d);
+  }
+  if (!t.splits.empty()) e.splits = t.splits;
+  if (t.make) e.make = t.make;
+  e.baselines.insert(e.baselines.end(), t.baselines.begin(), t.baselines.end());
+  if (t.describe_data) e.describe_data = t.describe_data;
+  e.default_task.clear();
+  e.default_env = false;
+  e.bench_specs = t.bench_specs;
+  return e;
+}
+
 }  // namespace
 
 void register_entry(EnvEntry entry) {
-  auto& m = entry.is_task ? store().tasks : store().envs;
-  if (entry.env_id.empty()) entry.env_id = entry.id;
+  auto& s = store();
   const std::string id = entry.id;
-  if (!m.emplace(id, std::move(entry)).second)
-    throw core::RunError("registry: '" + id + "' is registered twice");
+  if (!entry.task.empty())
+    throw core::RunError("registry: env '" + id + "' sets task (register presets as TaskPreset)");
+  if (!s.envs.emplace(id, std::move(entry)).second)
+    throw core::RunError("registry: env '" + id + "' is registered twice");
+  for (auto it = s.waiting.begin(); it != s.waiting.end();) {
+    if (it->second.env_id == id) {
+      s.tasks.emplace(it->first, apply(s.envs.at(id), it->second));
+      it = s.waiting.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void register_task(TaskPreset preset) {
+  auto& s = store();
+  const std::string name = preset.name;
+  if (s.tasks.count(name) || s.waiting.count(name))
+    throw core::RunError("registry: task '" + name + "' is registered twice");
+  if (auto it = s.envs.find(preset.env_id); it != s.envs.end())
+    s.tasks.emplace(name, apply(it->second, preset));
+  else
+    s.waiting.emplace(name, std::move(preset));
 }
 
 std::vector<const EnvEntry*> registered_envs() { return values(store().envs); }
@@ -62,6 +108,24 @@ const EnvEntry* find_task(const std::string& name) {
   return it == store().tasks.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> unattached_tasks() {
+  std::vector<std::string> out;
+  for (const auto& [name, t] : store().waiting) out.push_back(name + " (env " + t.env_id + ")");
+  return out;
+}
+
+std::string default_env_id() {
+  std::string id;
+  for (const auto& [k, e] : store().envs) {
+    if (!e.default_env) continue;
+    if (!id.empty())
+      throw core::RunError("registry: envs '" + id + "' and '" + k + "' both set default_env");
+    id = k;
+  }
+  if (id.empty()) throw core::RunError("registry: no env sets default_env");
+  return id;
+}
+
 const EnvEntry& resolve_entry(const std::string& id, const std::string& task, bool id_given,
                               const std::string& where_id, const std::string& where_task) {
   const auto& s = store();
@@ -71,10 +135,10 @@ const EnvEntry& resolve_entry(const std::string& id, const std::string& task, bo
       throw core::ConfigError(where_task + "[env] task: expected no task preset or one of " +
                               names(s.tasks) + ", found '" + core::echo(task) + "'" +
                               hint(task, s.tasks));
-    if (id_given && id != t->env_id)
-      throw core::ConfigError(where_id + "[env] id: task \"" + task + "\" builds env '" +
-                              t->env_id + "', found '" + core::echo(id) +
-                              "' (drop id or set id = \"" + t->env_id + "\")");
+    if (id_given && id != t->id)
+      throw core::ConfigError(where_id + "[env] id: task \"" + task + "\" builds env '" + t->id +
+                              "', found '" + core::echo(id) + "' (drop id or set id = \"" + t->id +
+                              "\")");
     return *t;
   }
   const EnvEntry* e = find_env(id);
@@ -83,9 +147,9 @@ const EnvEntry& resolve_entry(const std::string& id, const std::string& task, bo
                             core::echo(id) + "'" + hint(id, s.envs));
   if (!e->make) {
     const EnvEntry* t = find_task(e->default_task);
-    if (!t)
+    if (!t || t->id != id)
       throw core::RunError("registry: env '" + id + "' has no factory and no task '" +
-                           e->default_task + "'");
+                           e->default_task + "' of its own");
     return *t;
   }
   return *e;
@@ -112,10 +176,11 @@ PolicyFn make_baseline(const EnvEntry& entry, const std::string& name,
   for (const auto& list : {registered_envs(), registered_tasks()})
     for (const EnvEntry* other : list)
       for (const auto& [n, f] : other->baselines)
-        if (n == name && other != &entry) elsewhere += (elsewhere.empty() ? "" : ", ") + other->id;
+        if (n == name && other != &entry)
+          elsewhere += (elsewhere.empty() ? "" : ", ") + other->name();
   const std::string dym = core::did_you_mean(name, baseline_names(entry));
-  throw core::ConfigError("--policy: expected one of " + known + " (the baselines of " + entry.id +
-                          "), found '" + core::echo(name) + "'" +
+  throw core::ConfigError("--policy: expected one of " + known + " (the baselines of " +
+                          entry.name() + "), found '" + core::echo(name) + "'" +
                           (!elsewhere.empty() ? " (a baseline of " + elsewhere + ")"
                            : dym.empty()      ? ""
                                               : " (did you mean '" + dym + "'?)"));

@@ -1,5 +1,6 @@
-// Env and task-preset registry: each env or task declares its id, keys, factory, baselines and
-// data description once, from its own .cpp (the EnvPool registration idea).
+// Env registry: each env declares its id, keys, factory, baselines and data description once,
+// from its own .cpp (the EnvPool registration idea); a task preset registers, from its own .cpp,
+// the overrides and data it applies to one env.
 #pragma once
 
 #include <functional>
@@ -31,36 +32,69 @@ struct BuildContext {
   std::string at(const std::string& key) const { return where_key ? where_key(key) : source; }
 };
 
-/// One registered env or task preset.
+using MakeFn = std::function<std::shared_ptr<const Env>(const BuildContext&)>;
+
+/// One registered env, from the env's own files (envs/<env>.cpp): `[env] id` selects it. The
+/// registry also hands out this type for a task preset applied to its env (see TaskPreset):
+/// then `task` names the preset and the fields are the env's with the preset's over them.
 struct EnvEntry {
-  std::string id;        ///< env id ([env] id) or task name ([env] task)
-  bool is_task = false;  ///< a task preset: selected by [env] task, builds env `env_id`
-  std::string env_id;    ///< the env it builds (= id for an env)
-  /// For an env without a factory of its own: the task that `[env] id = <id>` alone selects.
-  std::string default_task;
+  std::string id;                      ///< env id ([env] id)
   std::string description;             ///< one line for `powerzoo envs`
   std::vector<core::ParamDef> params;  ///< the [env] keys it reads (besides id, task, split)
   std::vector<std::string> splits;     ///< split names it accepts (for docs and errors)
-  std::function<std::shared_ptr<const Env>(const BuildContext&)> make;
+  MakeFn make;  ///< empty for an env that is built only from a preset's data (default_task)
   std::vector<std::pair<std::string, BaselineFactory>> baselines;  ///< besides zero_action
   /// One-line summary of the data behind the env (case, profile gaps, split sizes).
   std::function<std::string(const core::ParamTable&)> describe_data;
+  /// An env without a factory of its own needs a preset's data: the preset `[env] id` alone
+  /// selects (it must be registered with env_id = id).
+  std::string default_task;
+  bool default_env = false;  ///< the env of a spec that names none (exactly one entry sets it)
+  /// Bundled specs (relative to the source tree) that `powerzoo bench` times for this entry.
+  std::vector<std::string> bench_specs;
+  /// Set by the registry on a preset applied to this env: the preset's name ([env] task).
+  std::string task;
+
+  bool is_task() const { return !task.empty(); }
+  /// The name a spec selects this entry by: the preset's name, else the env id.
+  const std::string& name() const { return task.empty() ? id : task; }
 };
 
-/// Adds an entry (called from a static Registrar in the entry's own .cpp). Throws
-/// core::RunError on a duplicate id of the same kind.
-void register_entry(EnvEntry entry);
+/// A task preset, from tasks/<task>.cpp: env `env_id` with these [env] keys, this data and
+/// calibration, these baselines (`[env] task` selects it). Not an entry of its own: the registry
+/// applies it to its env's entry, each field replacing or extending the env's.
+struct TaskPreset {
+  std::string name;                    ///< [env] task
+  std::string env_id;                  ///< the env it presets
+  std::string description;             ///< one line for `powerzoo envs`
+  std::vector<core::ParamDef> params;  ///< keys it adds, or replaces (same key) in the env's
+  std::vector<std::string> splits;     ///< its splits (empty: the env's)
+  MakeFn make;  ///< builds the env from the preset's data (empty: the env's factory)
+  std::vector<std::pair<std::string, BaselineFactory>> baselines;     ///< added to the env's
+  std::function<std::string(const core::ParamTable&)> describe_data;  ///< empty: the env's
+  std::vector<std::string> bench_specs;                               ///< as EnvEntry::bench_specs
+};
 
-/// Registered envs / task presets, sorted by id.
+/// Adds an env's entry / a preset of an env (called from a static Registrar in its own .cpp; a
+/// preset may register before its env). Throws core::RunError on a duplicate id or name.
+void register_entry(EnvEntry entry);
+void register_task(TaskPreset preset);
+
+/// Registered envs (their own entries), sorted by id.
 std::vector<const EnvEntry*> registered_envs();
+/// Every preset applied to its env, sorted by preset name.
 std::vector<const EnvEntry*> registered_tasks();
 const EnvEntry* find_env(const std::string& id);
 const EnvEntry* find_task(const std::string& name);
+/// Presets whose env never registered (a registry bug; empty in a correct build).
+std::vector<std::string> unattached_tasks();
+/// The id of the entry with default_env set. Throws core::RunError unless exactly one has it.
+std::string default_env_id();
 
-/// The entry that builds `[env] id/task`: the task if `task` is set, else the env (or its
-/// default task). id_given: whether the spec set `id` itself (a task whose env differs from an
-/// explicit id is an error). where_id / where_task: error prefixes ("spec.toml:3: "). Throws
-/// core::ConfigError listing the registered names, with a did-you-mean.
+/// The entry that builds `[env] id/task`: the preset applied to its env if `task` is set, else
+/// the env (or its default task). id_given: whether the spec set `id` itself (a task whose env
+/// differs from an explicit id is an error). where_id / where_task: error prefixes
+/// ("spec.toml:3: "). Throws core::ConfigError listing the registered names, with a did-you-mean.
 const EnvEntry& resolve_entry(const std::string& id, const std::string& task, bool id_given,
                               const std::string& where_id, const std::string& where_task);
 
@@ -78,9 +112,10 @@ using MaybePolicyFn = std::function<std::optional<PolicyFn>(const std::string& n
 std::vector<std::pair<std::string, BaselineFactory>> named_baselines(
     const std::vector<std::string>& names, const std::string& owner, MaybePolicyFn make);
 
-/// Registers an entry at static-initialization time: `static const Registrar kReg{entry()};`.
+/// Registers an env or a preset at static-initialization time: `const Registrar kReg{entry()};`.
 struct Registrar {
   explicit Registrar(EnvEntry entry) { register_entry(std::move(entry)); }
+  explicit Registrar(TaskPreset preset) { register_task(std::move(preset)); }
 };
 
 }  // namespace pz::envs

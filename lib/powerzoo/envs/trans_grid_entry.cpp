@@ -132,6 +132,8 @@ EnvEntry trans_grid_entry() {
   e.splits = {"train", "iid"};
   e.make = make_trans_grid;
   e.describe_data = describe_trans_grid_data;
+  e.default_env = true;  // the quickstart's env: a spec without [env] id builds it
+  e.bench_specs = {"experiments/quickstart.toml", "experiments/case5_sac.toml"};
   return e;
 }
 

@@ -10,6 +10,7 @@
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 
 namespace pz::envs {
@@ -357,4 +358,21 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
   return n;
 }
 
+// The registry entry: the env is built from a task preset's data, so `[env] id` alone selects
+// its default preset (tasks/ registers the presets, applied to this entry).
+namespace {
+
+EnvEntry unit_commitment_entry() {
+  EnvEntry e;
+  e.id = "unit_commitment";
+  e.description =
+      "DC unit commitment (task tso): the agent commits units and biases an exact DC-OPF "
+      "dispatch; costs thermal_overload, reserve_shortfall, min_updown";
+  e.default_task = "tso";
+  return e;
+}
+
+const Registrar kRegistrar{unit_commitment_entry()};
+
+}  // namespace
 }  // namespace pz::envs

@@ -229,10 +229,9 @@ std::optional<envs::PolicyFn> dcmg_baseline(const std::string& name,
 
 namespace {
 
-envs::EnvEntry dcmg_entry() {
-  envs::EnvEntry e;
-  e.id = "dc_microgrid";
-  e.is_task = true;
+envs::TaskPreset dcmg_preset() {
+  envs::TaskPreset e;
+  e.name = "dc_microgrid";
   e.env_id = "datacenter_microgrid";
   e.description =
       "DC microgrid benchmark: an AI data centre with PV, battery, diesel and a 1.5 MW capped "
@@ -274,10 +273,11 @@ envs::EnvEntry dcmg_entry() {
   e.baselines = envs::named_baselines({"no_control", "max_renewable", "rule_based"},
                                       "dc_microgrid task", dcmg_baseline);
   e.describe_data = describe_dcmg_data;
+  e.bench_specs = {"experiments/dcmg_ppo_short.toml"};
   return e;
 }
 
-const envs::Registrar kRegistrar{dcmg_entry()};
+const envs::Registrar kRegistrar{dcmg_preset()};
 
 }  // namespace
 }  // namespace pz::tasks

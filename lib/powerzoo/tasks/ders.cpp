@@ -372,10 +372,9 @@ std::string describe_ders_data() {
 
 namespace {
 
-envs::EnvEntry ders_entry() {
-  envs::EnvEntry e;
-  e.id = "ders";
-  e.is_task = true;
+envs::TaskPreset ders_preset() {
+  envs::TaskPreset e;
+  e.name = "ders";
   e.env_id = "dist_grid_marl";
   e.description =
       "DERs benchmark: case141 with 4 batteries, 4 PV inverters and 4 flexible loads as 12 "
@@ -388,10 +387,11 @@ envs::EnvEntry ders_entry() {
   e.baselines = envs::named_baselines({"no_control", "volt_droop", "max_support"}, "ders task",
                                       ders_baseline);
   e.describe_data = [](const core::ParamTable&) { return describe_ders_data(); };
+  e.bench_specs = {"experiments/ders_ippo_short.toml"};
   return e;
 }
 
-const envs::Registrar kRegistrar{ders_entry()};
+const envs::Registrar kRegistrar{ders_preset()};
 
 }  // namespace
 }  // namespace pz::tasks

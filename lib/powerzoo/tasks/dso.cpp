@@ -204,10 +204,9 @@ std::optional<envs::PolicyFn> dso_baseline(const std::string& name,
 
 namespace {
 
-envs::EnvEntry dso_entry() {
-  envs::EnvEntry e;
-  e.id = "dso";
-  e.is_task = true;
+envs::TaskPreset dso_preset() {
+  envs::TaskPreset e;
+  e.name = "dso";
   e.env_id = "dist_grid";
   e.description =
       "DSO benchmark: case33bw with six flexible loads, the frozen calibration, AEMO regional "
@@ -224,10 +223,11 @@ envs::EnvEntry dso_entry() {
   e.make = make_dso_env;
   e.baselines = envs::named_baselines(dso_baseline_names(), "dso task", dso_baseline);
   e.describe_data = [](const core::ParamTable&) { return describe_dso_data(); };
+  e.bench_specs = {"experiments/dso_ppo.toml"};
   return e;
 }
 
-const envs::Registrar kRegistrar{dso_entry()};
+const envs::Registrar kRegistrar{dso_preset()};
 
 }  // namespace
 }  // namespace pz::tasks

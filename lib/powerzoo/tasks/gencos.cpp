@@ -244,10 +244,9 @@ std::optional<envs::PolicyFn> gencos_baseline(const std::string& name,
 
 namespace {
 
-envs::EnvEntry gencos_entry() {
-  envs::EnvEntry e;
-  e.id = "gencos";
-  e.is_task = true;
+envs::TaskPreset gencos_preset() {
+  envs::TaskPreset e;
+  e.name = "gencos";
   e.env_id = "gencos_market";
   e.description =
       "GenCos benchmark: 5 bidding generators on case5, offer-based SCED every half hour, GB "
@@ -276,10 +275,11 @@ envs::EnvEntry gencos_entry() {
   e.describe_data = [](const core::ParamTable& p) {
     return data::describe_profile(p.str("profile"));
   };
+  e.bench_specs = {"experiments/gencos_ippo_short.toml"};
   return e;
 }
 
-const envs::Registrar kRegistrar{gencos_entry()};
+const envs::Registrar kRegistrar{gencos_preset()};
 
 }  // namespace
 }  // namespace pz::tasks

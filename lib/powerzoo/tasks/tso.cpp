@@ -242,10 +242,9 @@ std::optional<envs::PolicyFn> tso_baseline(const std::string& name,
 
 namespace {
 
-envs::EnvEntry tso_entry() {
-  envs::EnvEntry e;
-  e.id = "tso";
-  e.is_task = true;
+envs::TaskPreset tso_preset() {
+  envs::TaskPreset e;
+  e.name = "tso";
   e.env_id = "unit_commitment";
   e.description =
       "TSO benchmark: unit commitment on case118 with GB demand net of synthetic wind/solar, "
@@ -259,10 +258,11 @@ envs::EnvEntry tso_entry() {
   e.describe_data = [](const core::ParamTable& p) {
     return data::describe_profile(p.str("profile"));
   };
+  e.bench_specs = {"experiments/tso_ppo_short.toml"};
   return e;
 }
 
-const envs::Registrar kRegistrar{tso_entry()};
+const envs::Registrar kRegistrar{tso_preset()};
 
 }  // namespace
 }  // namespace pz::tasks

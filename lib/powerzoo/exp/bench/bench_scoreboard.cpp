@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "powerzoo/core/rng.hpp"
+#include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
 #include "powerzoo/exp/train/train.hpp"
 
@@ -100,15 +101,14 @@ ScoreRow score_spec(const std::string& spec_path, double seconds) {
   return r;
 }
 
-const std::vector<std::string>& scoreboard_specs() {
-  // One bundled spec per task; a new task adds its spec here (rows are labelled by the spec's
-  // experiment name, so no task id is spelled out in this file).
-  static const std::vector<std::string> kSpecs = {
-      "experiments/quickstart.toml",      "experiments/dso_ppo.toml",
-      "experiments/tso_ppo_short.toml",   "experiments/gencos_ippo_short.toml",
-      "experiments/ders_ippo_short.toml", "experiments/case5_sac.toml",
-      "experiments/dcmg_ppo_short.toml"};
-  return kSpecs;
+std::vector<std::string> scoreboard_specs() {
+  // Each env and task preset lists its own bench specs (EnvEntry::bench_specs), so a new one
+  // joins the scoreboard from its own files; rows are labelled by the spec's experiment name.
+  std::vector<std::string> out;
+  for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
+    for (const envs::EnvEntry* e : list)
+      out.insert(out.end(), e->bench_specs.begin(), e->bench_specs.end());
+  return out;
 }
 
 std::string scoreboard_table(const std::vector<ScoreRow>& rows) {

@@ -40,8 +40,9 @@ struct ScoreRow {
 /// The scoreboard row of one spec, labelled by its experiment name (`seconds` per measurement).
 ScoreRow score_spec(const std::string& spec_path, double seconds);
 
-/// The bundled specs the scoreboard runs, one per task, relative to the source dir.
-const std::vector<std::string>& scoreboard_specs();
+/// The bundled specs the scoreboard runs (the registered envs' then task presets' bench_specs),
+/// relative to the source dir.
+std::vector<std::string> scoreboard_specs();
 
 /// Rows as a fixed-width table, and as JSON: {"blas_kernel", "tasks": [objects with the ScoreRow
 /// fields], "dcopf": [{"case", "cold_us", "warm_us", "reps"}]}.

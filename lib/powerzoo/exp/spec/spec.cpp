@@ -26,7 +26,7 @@ using core::ConfigError;
 using detail::spec_fields;
 
 const envs::EnvEntry& default_entry() {
-  return envs::resolve_entry(EnvSection{}.id, "", false, "", "");
+  return envs::resolve_entry(envs::default_env_id(), "", false, "", "");
 }
 
 /// Checks that involve more than one key (the reader checks each key on its own).
@@ -111,7 +111,7 @@ void check_splits(const Spec& s, const envs::EnvEntry& entry) {
     std::string list;
     for (const auto& n : entry.splits) list += (list.empty() ? "" : ", ") + n;
     const std::string dym = core::did_you_mean(found, entry.splits);
-    return "expected one of " + list + " (the splits of " + entry.id + "), found '" +
+    return "expected one of " + list + " (the splits of " + entry.name() + "), found '" +
            core::echo(found) + "'" + (dym.empty() ? "" : " (did you mean '" + dym + "'?)");
   };
   if (!known(s.env.split))
@@ -206,6 +206,7 @@ void check_unread_sections(Spec& s, const io::SectionValues& v, bool sweep_trial
 }  // namespace
 
 Spec::Spec() {
+  env.id = envs::default_env_id();
   env.params = core::ParamTable::defaults(default_entry().params);
   set_learner(rl::default_learner());
 }
@@ -259,7 +260,7 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
       toml_text, file, overrides, [&](const io::PeekFn& peek, const io::WhereFn& where) {
         const auto id = peek("env", "id");
         const auto task = peek("env", "task");
-        entry = &envs::resolve_entry(id.value_or(EnvSection{}.id), task.value_or(""),
+        entry = &envs::resolve_entry(id.value_or(envs::default_env_id()), task.value_or(""),
                                      id.has_value(), where("env", "id"), where("env", "task"));
         // Every learner section is read (one the learner does not read is refused after, with
         // a message naming its readers); the selected learner's come first, for did-you-mean.
@@ -296,8 +297,8 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
                              : core::ParamValue(relative_to_spec(std::get<std::string>(val), file,
                                                                  v.at("env." + key), key)));
   if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;
-  if (!v.find("env", "id")) s.env.id = entry->env_id;  // a task preset names its env
-  if (entry->is_task) s.env.task = entry->id;          // `id` alone may select a preset: record it
+  if (!v.find("env", "id")) s.env.id = entry->id;  // a task preset names its env
+  if (entry->is_task()) s.env.task = entry->task;  // `id` alone may select a preset: record it
   s.where = v.where;
   check_run_name(s.experiment.name, v);
   check_unread_sections(s, v, sweep_trial);
@@ -364,7 +365,7 @@ std::string spec_reference(const std::string& env_entry_id) {
   for (auto& sec : schema)  // show the id and task that select this entry
     for (auto& d : sec.keys)
       if (sec.name == "env" && !env_entry_id.empty() && (d.key == "id" || d.key == "task"))
-        d.def = d.key == "task" ? (task ? env_entry_id : "") : (task ? task->env_id : env_entry_id);
+        d.def = d.key == "task" ? (task ? env_entry_id : "") : (task ? task->id : env_entry_id);
   for (const auto& sec : schema) {
     o << "[" << sec.name << "]"
       << (sec.free_form ? "  (free-form: see `powerzoo sweep --help`)" : "") << "\n";

@@ -24,8 +24,8 @@ struct ExperimentSection {
 /// [env]: which registered env or task preset, the split it trains on, and the parameters that
 /// entry declares (`powerzoo envs --keys`), defaults filled in, in declaration order.
 struct EnvSection {
-  std::string id = "trans_grid";  ///< registered env id (`powerzoo envs`)
-  std::string task;               ///< registered task preset ("" = none); decides the env
+  std::string id;    ///< registered env id (`powerzoo envs`); Spec() sets the registry's default
+  std::string task;  ///< registered task preset ("" = none); decides the env
   std::string split = "train";
   core::ParamTable params;  ///< the entry's declared keys (case, horizon, dt_hours, ...)
 };

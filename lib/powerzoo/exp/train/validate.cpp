@@ -180,8 +180,8 @@ std::string spec_reference_markdown() {
     << key_reference("", "", true);
   for (const auto& list : {envs::registered_envs(), envs::registered_tasks()})
     for (const auto* e : list) {
-      o << "## [env] of " << (e->is_task ? "task " : "env ") << "`" << e->id << "`\n\n";
-      std::string t = key_reference(e->id, "env", true);
+      o << "## [env] of " << (e->is_task() ? "task " : "env ") << "`" << e->name() << "`\n\n";
+      std::string t = key_reference(e->name(), "env", true);
       t.erase(0, t.find('\n') + 2);  // the section heading is this one
       o << t;
     }
