@@ -11,6 +11,7 @@
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench.hpp"
@@ -110,11 +111,9 @@ int cmd_bench(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
-  if (!(seconds > 0 && seconds <= 600)) {
-    std::ostringstream found;
-    found << seconds;
-    throw UsageError{"--seconds: expected a number in (0, 600], found " + found.str()};
-  }
+  if (!(seconds > 0 && seconds <= 600))
+    throw UsageError{"--seconds: expected a number in (0, 600], found " +
+                     core::format_number(seconds)};
   const auto env_list = parse_list(envs_s, "--envs", 1, 65536);
   const auto thread_list = parse_list(threads_s, "--threads", 0, 1024);
   if (vm.count("only")) split_items(what, "--only");
@@ -157,9 +156,9 @@ int cmd_bench(const Args& args) {
     for (const auto& d : dcopf) print_dcopf(d);
     return 0;
   }
-  const std::string spec_path = positional.empty()
-                                    ? std::string(pz::core::source_dir()) + "/experiments/quickstart.toml"
-                                    : positional[0];
+  const std::string spec_path =
+      positional.empty() ? std::string(pz::core::source_dir()) + "/experiments/quickstart.toml"
+                         : positional[0];
   const exp::Spec spec = exp::load_spec(
       spec_path, positional.size() > 1
                      ? std::vector<std::string>(positional.begin() + 1, positional.end())

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
+
+#include "powerzoo/core/format.hpp"
 
 namespace pz::exp {
 
@@ -47,11 +48,7 @@ double percentile(std::vector<double> x, double q) {
   return x[lo] + (pos - static_cast<double>(lo)) * (x[hi] - x[lo]);
 }
 
-std::string percentile_name(double q) {
-  std::ostringstream os;
-  os << "p" << q;
-  return os.str();
-}
+std::string percentile_name(double q) { return "p" + core::format_number(q, 6); }
 
 void add_percentiles(std::map<std::string, double>& row, const std::string& prefix,
                      const std::string& suffix, const std::vector<double>& x,
