@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/case.hpp"
@@ -29,21 +30,9 @@ int grid_distflow_main(const std::vector<std::string>& args) {
       "branch from-end flows (MATPOWER orientation), total losses and the sweep count.\n"
       "A meshed or disconnected case is an error (exit 2); no convergence exits 1.\n\noptions");
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables");
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("positional", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
   std::vector<std::string> p;
-  if (vm.count("positional")) p = vm["positional"].as<std::vector<std::string>>();
+  if (!parse_command(args, opts, vm, p)) return 0;
   if (p.size() == 2 && p[0] == "distflow") p.erase(p.begin());
   if (p.size() != 1)
     throw UsageError{"grid distflow: expected one case (e.g. `grid distflow case33bw`), found " +
