@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "powerzoo/core/format.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
 
@@ -17,15 +18,14 @@ std::string metric_level(std::string_view c) {
   if (c.starts_with("throughput/")) return "throughput";
   if (c.starts_with("grad_norm")) return "grad_norm";
   if (c.starts_with("weights/")) return "weights";
-  if (c.starts_with("policy/") || c == "sac/alpha") return "actor_extra";
-  if (c == "sac/q_mean") return "critic_extra";
+  if (c.starts_with("policy/")) return "actor_extra";
   if (c.starts_with("losses/")) {
     const std::string_view k = c.substr(7);
     if (k == "approx_kl" || k == "clipping_fraction") return "actor_extra";
     if (k.find("R^2") != std::string_view::npos) return "critic_extra";
     return "losses";
   }
-  return "";
+  return rl::learner_metric_level(std::string(c));
 }
 
 std::map<std::string, double> filter_levels(const std::map<std::string, double>& row,

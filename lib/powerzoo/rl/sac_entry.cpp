@@ -181,6 +181,7 @@ LearnerEntry sac_entry() {
   };
   e.memory = sac_memory;
   e.bench = sac_bench;
+  e.metric_levels = {{"sac/alpha", "actor_extra"}, {"sac/q_mean", "critic_extra"}};
   return e;
 }
 
