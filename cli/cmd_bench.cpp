@@ -11,6 +11,7 @@
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
@@ -110,11 +111,9 @@ int cmd_bench(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
-  if (!(seconds > 0 && seconds <= 600)) {
-    std::ostringstream found;
-    found << seconds;
-    throw UsageError{"--seconds: expected a number in (0, 600], found " + found.str()};
-  }
+  if (!(seconds > 0 && seconds <= 600))
+    throw UsageError{"--seconds: expected a number in (0, 600], found " +
+                     core::format_number(seconds)};
   const auto env_list = parse_list(envs_s, "--envs", 1, 65536);
   const auto thread_list = parse_list(threads_s, "--threads", 0, 1024);
   if (vm.count("only")) split_items(what, "--only");

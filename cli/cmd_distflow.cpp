@@ -3,13 +3,14 @@
 #include "cli/cmd_distflow.hpp"
 
 #include <boost/program_options.hpp>
-#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
 
@@ -17,15 +18,7 @@ namespace po = boost::program_options;
 
 namespace pz::cli {
 
-namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
+using core::format_printf;
 
 int grid_distflow_main(const std::vector<std::string>& args) {
   po::options_description opts(
@@ -37,21 +30,9 @@ int grid_distflow_main(const std::vector<std::string>& args) {
       "branch from-end flows (MATPOWER orientation), total losses and the sweep count.\n"
       "A meshed or disconnected case is an error (exit 2); no convergence exits 1.\n\noptions");
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables");
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value<std::vector<std::string>>(), "");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("positional", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
   std::vector<std::string> p;
-  if (vm.count("positional")) p = vm["positional"].as<std::vector<std::string>>();
+  if (!parse_command(args, opts, vm, p)) return 0;
   if (p.size() == 2 && p[0] == "distflow") p.erase(p.begin());
   if (p.size() != 1)
     throw UsageError{"grid distflow: expected one case (e.g. `grid distflow case33bw`), found " +
@@ -98,15 +79,16 @@ int grid_distflow_main(const std::vector<std::string>& args) {
               << " sweeps; success = " << (r.converged ? "true" : "false") << "\n\n";
     std::cout << "   bus   bus_vm_pu  bus_va_deg\n";
     for (int i = 0; i < c.n_bus(); ++i)
-      std::cout << fmt("%6.0f", c.bus[i].id) << fmt("%12.6f", r.bus_vm_pu[i])
-                << fmt("%12.5f", r.bus_va_deg[i]) << "\n";
+      std::cout << format_printf("%6d", c.bus[i].id) << format_printf("%12.6f", r.bus_vm_pu[i])
+                << format_printf("%12.5f", r.bus_va_deg[i]) << "\n";
     std::cout << "\nbranch  from    to  branch_pf_mw  branch_qf_mvar\n";
     for (int k = 0; k < c.n_branch(); ++k)
-      std::cout << fmt("%6.0f", k + 1) << fmt("%6.0f", c.branch[k].from)
-                << fmt("%6.0f", c.branch[k].to) << fmt("%14.6f", r.branch_pf_mw[k])
-                << fmt("%16.6f", r.branch_qf_mvar[k])
+      std::cout << format_printf("%6d", k + 1) << format_printf("%6d", c.branch[k].from)
+                << format_printf("%6d", c.branch[k].to)
+                << format_printf("%14.6f", r.branch_pf_mw[k])
+                << format_printf("%16.6f", r.branch_qf_mvar[k])
                 << (c.branch[k].status > 0 ? "" : "  (out of service)") << "\n";
-    std::cout << "\ntotal_losses_mw " << fmt("%.9f", r.total_losses_mw) << "\n";
+    std::cout << "\ntotal_losses_mw " << format_printf("%.9f", r.total_losses_mw) << "\n";
   }
   return r.converged ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/ac/ac_report.hpp"
 #include "powerzoo/grid/ac/acopf.hpp"
 #include "powerzoo/grid/ac/acpf.hpp"
@@ -66,11 +67,9 @@ int cmd_grid(const Args& args) {
   if (vm.count("enforce-q-lims") && p[0] != "acpf")
     throw UsageError{"--enforce-q-lims: only `grid acpf` takes it, found `grid " + p[0] + "`"};
   // 1e308 overflowed every load to Inf; no study scales a case's load by more than 1000.
-  if (!(load_scale > 0 && load_scale <= 1000)) {
-    char found[32];
-    std::snprintf(found, sizeof found, "%g", load_scale);
-    throw UsageError{std::string("--load-scale: expected a number in (0, 1000], found ") + found};
-  }
+  if (!(load_scale > 0 && load_scale <= 1000))
+    throw UsageError{"--load-scale: expected a number in (0, 1000], found " +
+                     core::format_number(load_scale)};
   grid::Case c = grid::load_case(grid::resolve_case_path(p[1]));
   // Without a gen in service nothing balances the load: dcpf reported flows that did not add up.
   if (std::none_of(c.gen.begin(), c.gen.end(), [](const grid::Gen& g) { return g.status > 0; }))

@@ -46,13 +46,6 @@ n_episodes = 2
 checkpoint_every_steps = 96
 )";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TEST_SUITE("exp_data_files") {
@@ -83,7 +76,7 @@ TEST_SUITE("exp_data_files") {
                          pz::core::ConfigError);
 
     // Edit the case (one generator costs more): eval warns and records it, resume refuses.
-    const std::string before = slurp(mine);
+    const std::string before = pz::test::read_text(mine);
     std::string after = before;
     after.replace(after.find("2\t0\t0\t2\t14\t0;"), 13, "2\t0\t0\t2\t19\t0;");
     std::ofstream(mine, std::ios::binary) << after;
@@ -130,7 +123,7 @@ TEST_SUITE("exp_data_files") {
     r = sh(kBin + " run " + spec + " --quiet --out " + (d / "r2").string());
     CHECK(r.code == 2);
     CHECK(r.out.find("r2/ckpt: expected a file or directory of the run") != std::string::npos);
-    CHECK(slurp(precious) == "keep me\n");
+    CHECK(pz::test::read_text(precious) == "keep me\n");
     CHECK(fs::directory_iterator(outside)->path().filename() == "precious.txt");
     // A sweep whose trial directory is a link elsewhere.
     fs::create_directories(d / "sw");
@@ -160,7 +153,7 @@ TEST_SUITE("exp_data_files") {
         sh("cd " + d.string() + " && SLURM_ARRAY_TASK_ID=1 ARGV_FILE=" + (d / "argv").string() +
            " bash job.sh");
     CHECK_MESSAGE(r.code == 0, (r.out + "\n" + script));
-    const std::string got = slurp(d / "argv");
+    const std::string got = pz::test::read_text(d / "argv");
     std::vector<std::string> argv;
     for (size_t b = 0, e; (e = got.find('\0', b)) != std::string::npos; b = e + 1)
       argv.push_back(got.substr(b, e - b));

@@ -29,13 +29,6 @@ struct ScopedEnv {
   ~ScopedEnv() { unsetenv(name.c_str()); }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 const std::string kTiny = std::string(PZ_SOURCE_DIR) + "/tests/bad_inputs/specs/tiny.toml";
 
 }  // namespace
@@ -85,13 +78,13 @@ TEST_SUITE("exp_episode_render") {
       CHECK(r.finish() == 2);
     }
     const std::string run_h5 = (run / "run.h5").string();
-    CHECK(slurp(d / "args.txt") == run_h5 + " --all-splits --eval-step 0\n" + run_h5 +
-                                       " --all-splits --eval-step 480\n" + run_h5 +
-                                       " --all-splits --eval-step 960\n" + run_h5 +
-                                       " --all-splits --eval-step 1440\n");
+    CHECK(pz::test::read_text(d / "args.txt") == run_h5 + " --all-splits --eval-step 0\n" + run_h5 +
+                                                     " --all-splits --eval-step 480\n" + run_h5 +
+                                                     " --all-splits --eval-step 960\n" + run_h5 +
+                                                     " --all-splits --eval-step 1440\n");
     CHECK(fs::exists(run / "plots" / "episode_iid_step480_ep0.png"));
-    CHECK(slurp(run / "plots" / "render.log").find("== evaluation at global step 960: ") !=
-          std::string::npos);
+    CHECK(pz::test::read_text(run / "plots" / "render.log")
+              .find("== evaluation at global step 960: ") != std::string::npos);
   }
 
   TEST_CASE("a missing interpreter or script is bad input naming the key") {
@@ -137,7 +130,8 @@ TEST_SUITE("exp_episode_render") {
     // Evaluations at 0, 48, 96, 144: pictures at 0 (first), 96 (passed 96) and 144 (final).
     for (const int step : {0, 96, 144}) {
       const fs::path png = plots / ("episode_iid_step" + std::to_string(step) + "_ep0.png");
-      CHECK_MESSAGE(fs::exists(png), png.string() << "\n" << slurp(plots / "render.log"));
+      CHECK_MESSAGE(fs::exists(png), png.string() << "\n"
+                                                  << pz::test::read_text(plots / "render.log"));
       if (fs::exists(png)) CHECK(fs::file_size(png) > 10000);
     }
     CHECK_FALSE(fs::exists(plots / "episode_iid_step48_ep0.png"));

@@ -17,19 +17,13 @@
 #include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_run_util.hpp"
+#include "test_util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kLegacy = std::string(PZ_SOURCE_DIR) + "/tests/data/legacy/";
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// "  key = value" lines of `powerzoo eval` output.
 std::map<std::string, double> printed_metrics(const std::string& text) {
@@ -54,7 +48,7 @@ void check_eval_as_before(const std::string& ckpt, const std::string& printed) {
   opt.out = (out / "e.h5").string();
   fs::create_directories(out);
   const auto r = pz::exp::run_eval_command(opt);
-  const auto old = printed_metrics(read_text(kLegacy + printed));
+  const auto old = printed_metrics(pz::test::read_text(kLegacy + printed));
   REQUIRE(old.size() > 8);
   for (const auto& [k, v] : old) {
     CAPTURE(k);
@@ -126,7 +120,7 @@ TEST_SUITE("exp_legacy") {
     // run.h5 holds the old version's uninterrupted run to 96 steps; resume from step 48.
     const std::string ref = d.string() + "_reference.h5";
     fs::copy_file(d / "run.h5", ref);
-    std::string text = read_text(kLegacy + "ppo_tiny.toml");
+    std::string text = pz::test::read_text(kLegacy + "ppo_tiny.toml");
     text.replace(text.find("[ppo]\ntotal_steps"), 17, "[learner]\ntotal_steps");
     text.replace(text.find("n_minibatches"), 13, "[ppo]\nn_minibatches");
     const auto spec = pz::exp::parse_spec(text, kLegacy + "ppo_tiny.toml");

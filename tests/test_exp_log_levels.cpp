@@ -25,6 +25,13 @@ bool has(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 TEST_SUITE("exp_log_levels") {
+  TEST_CASE("a learner's own metrics take the levels its entry declares") {
+    CHECK(exp::metric_level("sac/alpha") == "actor_extra");
+    CHECK(exp::metric_level("sac/q_mean") == "critic_extra");
+    CHECK(exp::metric_level("sac/replay_size") == "");
+    CHECK(exp::metric_level("no_learner/metric") == "");
+  }
+
   TEST_CASE("each train column has the level of the seed trainer's flags") {
     CHECK(exp::metric_level("losses/actor") == "losses");
     CHECK(exp::metric_level("losses/critic") == "losses");

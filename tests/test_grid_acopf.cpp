@@ -12,6 +12,8 @@
 #include "powerzoo/grid/ac/acopf_model.hpp"
 #include "test_grid_util.hpp"
 
+using pz::test::max_abs_diff;
+
 using pz::grid::AcOpf;
 using pz::grid::AcOpfModel;
 using pz::grid::AcOpfResult;
@@ -23,13 +25,6 @@ nlohmann::json opf_golden(const std::string& file) {
   const std::string path = std::string(PZ_SOURCE_DIR) + "/tests/data/matpower/" + file;
   REQUIRE_MESSAGE(std::filesystem::exists(path), "golden file missing: " << path);
   return pz::test::read_json(path);
-}
-
-double max_abs_diff(const std::vector<double>& a, const nlohmann::json& b) {
-  REQUIRE(a.size() == b.size());
-  double m = 0;
-  for (size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k].get<double>()));
-  return m;
 }
 
 /// A point near the operating range (Vm ∈ [0.95, 1.05], angles ±0.2 rad, Pg/Qg in [−1, 2] p.u.)

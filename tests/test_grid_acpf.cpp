@@ -12,6 +12,8 @@
 #include "powerzoo/grid/dist/distflow.hpp"
 #include "test_grid_util.hpp"
 
+using pz::test::max_abs_diff;
+
 using pz::grid::AcPfOptions;
 using pz::grid::AcPfResult;
 using pz::grid::AcPfStatus;
@@ -24,13 +26,6 @@ nlohmann::json ac_golden(const std::string& file) {
   const std::string path = std::string(PZ_SOURCE_DIR) + "/tests/data/matpower/" + file;
   REQUIRE_MESSAGE(std::filesystem::exists(path), "golden file missing: " << path);
   return pz::test::read_json(path);
-}
-
-double max_abs_diff(const std::vector<double>& a, const nlohmann::json& b) {
-  REQUIRE(a.size() == b.size());
-  double m = 0;
-  for (size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k].get<double>()));
-  return m;
 }
 
 /// Σ over buses of |P and Q balance| (MW): gens − loads − shunts − branch injections.

@@ -13,19 +13,12 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "test_grid_util.hpp"
+#include "test_util.hpp"
 
 namespace {
 
 using pz::core::ConfigError;
 using pz::grid::Case;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// Message of the ConfigError thrown by parse_case(text, file), or "" if none.
 std::string parse_error(const std::string& text, const std::string& file) {
@@ -185,7 +178,7 @@ TEST_SUITE("grid_case") {
   }
 
   TEST_CASE("truncated file: matrix never closed") {
-    const std::string full = read_text(pz::grid::resolve_case_path("case5"));
+    const std::string full = pz::test::read_text(pz::grid::resolve_case_path("case5"));
     // The file cut in half (here just after mpc.bus): a ConfigError naming file and line.
     std::string msg = parse_error(full.substr(0, full.size() / 2), "case5_half.m");
     INFO(msg);
@@ -344,7 +337,7 @@ TEST_SUITE("grid_case") {
   }
 
   TEST_CASE("regression: NaN and Inf in case columns are bad input (QMAX/QMIN may be Inf)") {
-    const std::string base = read_text(pz::grid::resolve_case_path("case5"));
+    const std::string base = pz::test::read_text(pz::grid::resolve_case_path("case5"));
     auto with_gen_col = [&](int col, const std::string& value) {
       // The first gen row of case5: replace column `col` (1-based).
       const size_t at = base.find("mpc.gen = [");
@@ -372,7 +365,7 @@ TEST_SUITE("grid_case") {
   TEST_CASE("regression: a negative branch rating is bad input, not an unlimited line") {
     // The DC solvers read RATE_A < 0 as unlimited (0 is MATPOWER's "unlimited") and reported a
     // wrong optimum with exit 0.
-    std::string base = read_text(pz::grid::resolve_case_path("case5"));
+    std::string base = pz::test::read_text(pz::grid::resolve_case_path("case5"));
     const size_t row = base.find("\t4\t5\t");
     base.replace(base.find("\t240\t", row), 5, "\t-240\t");
     CHECK(parse_error(base, "c.m") ==
@@ -381,7 +374,7 @@ TEST_SUITE("grid_case") {
   }
 
   TEST_CASE("regression: control flow is refused, block comments are skipped") {
-    const std::string base = read_text(pz::grid::resolve_case_path("case5"));
+    const std::string base = pz::test::read_text(pz::grid::resolve_case_path("case5"));
     const int n_lines = static_cast<int>(std::count(base.begin(), base.end(), '\n'));
     CHECK(parse_error(base + "if 0\n  mpc.bus(:, PD) = mpc.bus(:, PD) * 2;\nend\n", "c.m") ==
           "c.m:" + std::to_string(n_lines + 1) +

@@ -19,6 +19,7 @@ namespace {
 
 using pz::test::bundled;
 using pz::test::golden;
+using pz::test::max_abs_diff;
 
 using pz::core::ConfigError;
 using pz::grid::Case;
@@ -34,13 +35,6 @@ std::vector<double> ptdf_flows(const Case& c, const std::vector<double>& pg, int
     for (int k = 0; k < c.n_bus(); ++k) f[l] += ptdf[l * c.n_bus() + k] * inj[k];
   }
   return f;
-}
-
-double max_abs_diff(const std::vector<double>& a, const nlohmann::json& b) {
-  REQUIRE(b.size() == a.size());
-  double d = 0;
-  for (size_t k = 0; k < a.size(); ++k) d = std::max(d, std::abs(a[k] - b[k].get<double>()));
-  return d;
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ namespace {
 
 using pz::test::bundled;
 using pz::test::golden_dir;
+using pz::test::max_abs_diff;
 using pz::test::read_json;
 
 namespace fs = std::filesystem;
@@ -70,20 +71,6 @@ void apply_modifications(Case& c, const nlohmann::json& mods) {
       FAIL("unknown modification type in golden: " << type);
     }
   }
-}
-
-double max_abs_diff(const std::vector<double>& a, const nlohmann::json& b) {
-  REQUIRE(b.size() == a.size());
-  double d = 0;
-  for (size_t k = 0; k < a.size(); ++k) d = std::max(d, std::abs(a[k] - b[k].get<double>()));
-  return d;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double d = 0;
-  for (size_t k = 0; k < a.size(); ++k) d = std::max(d, std::abs(a[k] - b[k]));
-  return d;
 }
 
 std::vector<double> scaled_pd(const Case& c, double s) {

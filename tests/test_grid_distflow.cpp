@@ -23,6 +23,7 @@ namespace {
 
 using pz::test::bundled;
 using pz::test::golden;
+using pz::test::max_abs_diff;
 
 using pz::core::ConfigError;
 using pz::grid::Case;
@@ -37,13 +38,6 @@ void case_loads(const Case& c, std::vector<double>& p_mw, std::vector<double>& q
     p_mw.push_back(b.pd_mw);
     q_mvar.push_back(b.qd_mvar);
   }
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double m = 0;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
 }
 
 /// Message of the ConfigError thrown while building a RadialNetwork, or "" if none.

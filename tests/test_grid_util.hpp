@@ -3,11 +3,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "powerzoo/grid/case/case.hpp"
 
@@ -23,9 +26,21 @@ inline std::string golden_dir() { return std::string(PZ_SOURCE_DIR) + "/tests/da
 
 inline nlohmann::json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
+  return nlohmann::json::parse(in);
+}
+
+/// max_k |a[k] − b[k]| of a result against a golden array (or another result) of the same size.
+inline double max_abs_diff(const std::vector<double>& a, const nlohmann::json& b) {
+  REQUIRE(a.size() == b.size());
+  double m = 0;
+  for (size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k].get<double>()));
+  return m;
+}
+inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double m = 0;
+  for (size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
+  return m;
 }
 
 /// golden_dir()/file; fails (not skips) if it is missing: the goldens are required.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace pz::test {
@@ -16,6 +17,12 @@ struct Proc {
   int code;         ///< exit code (−1 if the command did not exit normally)
   std::string out;  ///< stdout and stderr, merged
 };
+
+/// The bytes of a file ("" if it cannot be read).
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 /// Runs a shell command with stderr merged into stdout.
 inline Proc sh(const std::string& cmd) {

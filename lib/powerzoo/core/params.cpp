@@ -132,12 +132,6 @@ ParamTable ParamTable::defaults(const std::vector<ParamDef>& defs) {
   return t;
 }
 
-std::string format_number(double x) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, r.ptr);
-}
-
 const ParamDef* find_param(const std::vector<ParamDef>& defs, const std::string& key) {
   for (const auto& d : defs)
     if (d.key == key) return &d;

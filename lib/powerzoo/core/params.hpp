@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "powerzoo/core/format.hpp"
+
 namespace pz::core {
 
 /// How a parameter is written in TOML and checked.
@@ -92,9 +94,6 @@ class ParamTable {
  private:
   std::vector<std::pair<std::string, ParamValue>> items_;
 };
-
-/// A number for messages: the shortest text that reads back exactly (0.5, 1e-04 → 0.0001).
-std::string format_number(double x);
 
 /// Finds a key in a list of definitions; nullptr if absent.
 const ParamDef* find_param(const std::vector<ParamDef>& defs, const std::string& key);

@@ -5,10 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <deque>
-#include <map>
-#include <memory>
-#include <mutex>
 
+#include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/params.hpp"
@@ -142,12 +140,8 @@ WorkloadTrace load_workload_trace(const std::string& name_or_path) {
 }
 
 const WorkloadTrace& cached_workload_trace(const std::string& name_or_path) {
-  static std::mutex mu;
-  static std::map<std::string, std::unique_ptr<WorkloadTrace>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[name_or_path];
-  if (!slot) slot = std::make_unique<WorkloadTrace>(load_workload_trace(name_or_path));
-  return *slot;
+  static core::Cache<WorkloadTrace> cache;
+  return cache.get(name_or_path, [&] { return load_workload_trace(name_or_path); });
 }
 
 namespace {

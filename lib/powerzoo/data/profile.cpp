@@ -11,6 +11,7 @@
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/data/csv.hpp"
@@ -26,9 +27,8 @@ using core::echo;
 constexpr int64_t kMaxGapSeconds = 86400;
 
 std::string days_text(int64_t seconds) {
-  std::ostringstream os;
-  os << static_cast<double>(seconds) / 86400.0 << (seconds == 86400 ? " day" : " days");
-  return os.str();
+  return core::format_number(static_cast<double>(seconds) / 86400.0, 6) +
+         (seconds == 86400 ? " day" : " days");
 }
 
 // The spacing most rows have; 0 with fewer than two rows.

@@ -3,20 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 
 namespace pz::devices {
 namespace {
 double clip_action(float a) {
   return std::isfinite(a) ? std::clamp(static_cast<double>(a), -1.0, 1.0) : 0.0;
-}
-std::string num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", x);
-  return b;
 }
 bool in_unit_open_closed(double x) { return x > 0 && x <= 1; }
 }  // namespace
@@ -26,39 +21,46 @@ void resolve_battery_efficiencies(BatteryDevice& d, double eta_charge, double et
   const bool rt = !std::isnan(eta_roundtrip);
   if (rt && !in_unit_open_closed(eta_roundtrip))
     throw core::ConfigError("battery: expected eta_roundtrip in (0, 1], found " +
-                            num(eta_roundtrip));
+                            core::format_number(eta_roundtrip));
   const double side = rt ? std::sqrt(eta_roundtrip) : 0.95;
   d.eta_charge = std::isnan(eta_charge) ? side : eta_charge;
   d.eta_discharge = std::isnan(eta_discharge) ? side : eta_discharge;
   if (!in_unit_open_closed(d.eta_charge) || !in_unit_open_closed(d.eta_discharge))
     throw core::ConfigError("battery: expected eta_charge and eta_discharge in (0, 1], found " +
-                            num(d.eta_charge) + " and " + num(d.eta_discharge));
+                            core::format_number(d.eta_charge) + " and " +
+                            core::format_number(d.eta_discharge));
 }
 
 Battery::Battery(std::vector<BatteryDevice> devices, double dt_hours, bool q_control)
     : dev_(std::move(devices)), dt_(dt_hours), q_control_(q_control) {
   if (!(dt_ > 0) || !std::isfinite(dt_))
-    throw core::ConfigError("Battery: expected dt_hours > 0, found " + num(dt_));
+    throw core::ConfigError("Battery: expected dt_hours > 0, found " + core::format_number(dt_));
   for (size_t i = 0; i < dev_.size(); ++i) {
     const BatteryDevice& d = dev_[i];
     const std::string at = "battery device " + std::to_string(i) + ": expected ";
     if (!(d.p_rated_mw > 0) || !std::isfinite(d.p_rated_mw))
-      throw core::ConfigError(at + "p_rated_mw > 0, found " + num(d.p_rated_mw));
+      throw core::ConfigError(at + "p_rated_mw > 0, found " + core::format_number(d.p_rated_mw));
     if (!(d.capacity_mwh > 0) || !std::isfinite(d.capacity_mwh))
-      throw core::ConfigError(at + "capacity_mwh > 0, found " + num(d.capacity_mwh));
+      throw core::ConfigError(at + "capacity_mwh > 0, found " +
+                              core::format_number(d.capacity_mwh));
     if (!std::isfinite(d.s_rated_mva) || (d.s_rated_mva != 0 && d.s_rated_mva < d.p_rated_mw))
-      throw core::ConfigError(at + "s_rated_mva >= p_rated_mw (" + num(d.p_rated_mw) + "), found " +
-                              num(d.s_rated_mva));
+      throw core::ConfigError(at + "s_rated_mva >= p_rated_mw (" +
+                              core::format_number(d.p_rated_mw) + "), found " +
+                              core::format_number(d.s_rated_mva));
     if (!in_unit_open_closed(d.eta_charge) || !in_unit_open_closed(d.eta_discharge))
       throw core::ConfigError(at + "eta_charge and eta_discharge in (0, 1], found " +
-                              num(d.eta_charge) + " and " + num(d.eta_discharge));
+                              core::format_number(d.eta_charge) + " and " +
+                              core::format_number(d.eta_discharge));
     if (!(d.soc_min >= 0 && d.soc_min < d.soc_max && d.soc_max <= 1))
-      throw core::ConfigError(at + "0 <= soc_min < soc_max <= 1, found soc_min " + num(d.soc_min) +
-                              ", soc_max " + num(d.soc_max));
+      throw core::ConfigError(at + "0 <= soc_min < soc_max <= 1, found soc_min " +
+                              core::format_number(d.soc_min) + ", soc_max " +
+                              core::format_number(d.soc_max));
     if (!(d.soc_init >= d.soc_min && d.soc_init <= d.soc_max))
-      throw core::ConfigError(at + "soc_init inside [soc_min, soc_max], found " + num(d.soc_init));
+      throw core::ConfigError(at + "soc_init inside [soc_min, soc_max], found " +
+                              core::format_number(d.soc_init));
     if (!(d.cycle_cost_per_mwh >= 0) || !std::isfinite(d.cycle_cost_per_mwh))
-      throw core::ConfigError(at + "cycle_cost_per_mwh >= 0, found " + num(d.cycle_cost_per_mwh));
+      throw core::ConfigError(at + "cycle_cost_per_mwh >= 0, found " +
+                              core::format_number(d.cycle_cost_per_mwh));
   }
 }
 

@@ -3,35 +3,32 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 
 namespace pz::devices {
-namespace {
-std::string num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", x);
-  return b;
-}
-}  // namespace
+namespace {}  // namespace
 
 Diesel::Diesel(std::vector<DieselDevice> devices, double dt_hours)
     : dev_(std::move(devices)), dt_(dt_hours) {
   if (!(dt_ > 0) || !std::isfinite(dt_))
-    throw core::ConfigError("Diesel: expected dt_hours > 0, found " + num(dt_));
+    throw core::ConfigError("Diesel: expected dt_hours > 0, found " + core::format_number(dt_));
   for (size_t i = 0; i < dev_.size(); ++i) {
     const DieselDevice& d = dev_[i];
     const std::string at = "diesel device " + std::to_string(i) + ": expected ";
     if (!(d.p_max_mw > 0) || !std::isfinite(d.p_max_mw))
-      throw core::ConfigError(at + "p_max_mw > 0, found " + num(d.p_max_mw));
+      throw core::ConfigError(at + "p_max_mw > 0, found " + core::format_number(d.p_max_mw));
     if (!(d.fuel_cost_per_mwh >= 0) || !std::isfinite(d.fuel_cost_per_mwh))
-      throw core::ConfigError(at + "fuel_cost_per_mwh >= 0, found " + num(d.fuel_cost_per_mwh));
+      throw core::ConfigError(at + "fuel_cost_per_mwh >= 0, found " +
+                              core::format_number(d.fuel_cost_per_mwh));
     if (!(d.emission_kg_per_kwh >= 0) || !std::isfinite(d.emission_kg_per_kwh))
-      throw core::ConfigError(at + "emission_kg_per_kwh >= 0, found " + num(d.emission_kg_per_kwh));
+      throw core::ConfigError(at + "emission_kg_per_kwh >= 0, found " +
+                              core::format_number(d.emission_kg_per_kwh));
     if (!(d.p_min_norm >= 0 && d.p_min_norm <= 1))
-      throw core::ConfigError(at + "p_min_norm in [0, 1], found " + num(d.p_min_norm));
+      throw core::ConfigError(at + "p_min_norm in [0, 1], found " +
+                              core::format_number(d.p_min_norm));
   }
 }
 

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 
 namespace pz::devices {
 namespace {
@@ -14,29 +14,24 @@ double clip_action(float a) {
   return std::isfinite(a) ? std::clamp(static_cast<double>(a), -1.0, 1.0) : 0.0;
 }
 double clip01(double x) { return std::isfinite(x) ? std::clamp(x, 0.0, 1.0) : 0.0; }
-std::string num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", x);
-  return b;
-}
 }  // namespace
 
 Renewable::Renewable(std::vector<RenewableDevice> devices, double dt_hours, bool curtailment,
                      bool q_control)
     : dev_(std::move(devices)), dt_(dt_hours), curtail_(curtailment), q_control_(q_control) {
   if (!(dt_ > 0) || !std::isfinite(dt_))
-    throw core::ConfigError("Renewable: expected dt_hours > 0, found " + num(dt_));
+    throw core::ConfigError("Renewable: expected dt_hours > 0, found " + core::format_number(dt_));
   for (size_t i = 0; i < dev_.size(); ++i) {
     const RenewableDevice& d = dev_[i];
     const std::string at = "renewable device " + std::to_string(i) + ": expected ";
     if (!(d.cap_mw >= 0) || !std::isfinite(d.cap_mw))
-      throw core::ConfigError(at + "cap_mw >= 0, found " + num(d.cap_mw));
+      throw core::ConfigError(at + "cap_mw >= 0, found " + core::format_number(d.cap_mw));
     if (!std::isfinite(d.s_rated_mva) || (d.s_rated_mva != 0 && d.s_rated_mva < d.cap_mw))
-      throw core::ConfigError(at + "s_rated_mva >= cap_mw (" + num(d.cap_mw) + "), found " +
-                              num(d.s_rated_mva));
+      throw core::ConfigError(at + "s_rated_mva >= cap_mw (" + core::format_number(d.cap_mw) +
+                              "), found " + core::format_number(d.s_rated_mva));
     if (!(d.curtail_cost_per_mwh >= 0) || !std::isfinite(d.curtail_cost_per_mwh))
       throw core::ConfigError(at + "curtail_cost_per_mwh >= 0, found " +
-                              num(d.curtail_cost_per_mwh));
+                              core::format_number(d.curtail_cost_per_mwh));
   }
 }
 

@@ -108,6 +108,14 @@ std::vector<const LearnerSection*> registered_learner_sections() {
   return out;
 }
 
+std::string learner_metric_level(const std::string& name) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (const auto& [_, e] : r.entries)
+    if (auto it = e.metric_levels.find(name); it != e.metric_levels.end()) return it->second;
+  return "";
+}
+
 std::string learners_reading(const std::string& section) {
   std::string out;
   for (const LearnerEntry* e : registered_learners())

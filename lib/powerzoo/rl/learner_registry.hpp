@@ -66,6 +66,9 @@ struct LearnerEntry {
   std::function<LearnerMemory(const LearnerContext& ctx, int n_costs)> memory;
   /// What the bench counts (ctx with the env's shapes).
   std::function<LearnerBenchShape(const LearnerContext& ctx)> bench;
+  /// The [log] level of each metric of its own that status() reports ("sac/alpha" ->
+  /// "actor_extra"); the shared names (losses/, policy/, ...) are placed by exp/log_levels.
+  std::map<std::string, std::string> metric_levels;
 };
 
 using LearnerContextCheck = std::function<void(const LearnerContext& ctx)>;
@@ -95,6 +98,9 @@ std::vector<std::string> learner_names();
 std::string learners_reading(const std::string& section);
 /// The default of [learner] algo.
 std::string default_learner();
+/// The level a registered learner gives its metric `name` (LearnerEntry::metric_levels); "" if
+/// no learner names it.
+std::string learner_metric_level(const std::string& name);
 
 /// learner_entry(name).make(ctx, init_rng) with ctx.sections completed by the defaults of the
 /// entry's sections.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "powerzoo/core/param_fields.hpp"
 #include "powerzoo/core/params.hpp"
 
 namespace pz::rl::keys {
@@ -21,34 +22,10 @@ struct Bound {
   std::function<void(Cfg&, const core::ParamValue&)> set;
 };
 
-inline core::ParamValue to_value(int v) { return static_cast<int64_t>(v); }
-inline core::ParamValue to_value(int64_t v) { return v; }
-inline core::ParamValue to_value(double v) { return v; }
-inline core::ParamValue to_value(bool v) { return v; }
-inline core::ParamValue to_value(const std::vector<int>& v) {
-  return std::vector<int64_t>(v.begin(), v.end());
-}
-inline void from_value(const core::ParamValue& p, int& v) {
-  v = static_cast<int>(std::get<int64_t>(p));
-}
-inline void from_value(const core::ParamValue& p, int64_t& v) { v = std::get<int64_t>(p); }
-inline void from_value(const core::ParamValue& p, double& v) { v = std::get<double>(p); }
-inline void from_value(const core::ParamValue& p, bool& v) { v = std::get<bool>(p); }
-inline void from_value(const core::ParamValue& p, std::vector<int>& v) {
-  const auto& x = std::get<std::vector<int64_t>>(p);
-  v.assign(x.begin(), x.end());
-}
-
 /// Enum fields: TOML choice names paired with their values.
 template <class E>
-using Names = std::vector<std::pair<const char*, E>>;
-
-template <class E>
-std::vector<std::string> choice_list(const Names<E>& names) {
-  std::vector<std::string> out;
-  for (const auto& [n, e] : names) out.emplace_back(n);
-  return out;
-}
+using Names = core::ChoiceNames<E>;
+using core::choice_list;
 
 /// The declarations of `keys` with the defaults of a default-constructed Cfg.
 template <class Cfg>
@@ -83,8 +60,10 @@ core::ParamTable table(const std::vector<Bound<Cfg>>& keys, const Cfg& cfg) {
 #define PZ_KEY(CFG, DEF, MEMBER)                                                                   \
   ::pz::rl::keys::Bound<CFG> {                                                                     \
     DEF,                                                                                           \
-        [](const CFG& c) -> ::pz::core::ParamValue { return ::pz::rl::keys::to_value(c.MEMBER); }, \
-        [](CFG& c, const ::pz::core::ParamValue& v) { ::pz::rl::keys::from_value(v, c.MEMBER); }   \
+        [](const CFG& c) -> ::pz::core::ParamValue {                                               \
+          return ::pz::core::to_param_value(c.MEMBER);                                             \
+        },                                                                                         \
+        [](CFG& c, const ::pz::core::ParamValue& v) { ::pz::core::from_param_value(v, c.MEMBER); } \
   }
 // A key bound to an enum member through its choice names.
 #define PZ_ENUM_KEY(CFG, KEY, DOC, MEMBER, NAMES)                               \

@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <map>
-#include <mutex>
 #include <numbers>
 #include <sstream>
 
+#include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/dc_microgrid_data.hpp"
@@ -26,12 +25,8 @@ constexpr double kSlaTightenSlack = 1.2;
 
 // Loaded once per process; every env of the process shares the same arrays.
 Series cached_series(const std::string& key, const std::function<std::vector<double>()>& load) {
-  static std::mutex mu;
-  static std::map<std::string, Series> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  Series& s = cache[key];
-  if (!s) s = std::make_shared<const std::vector<double>>(load());
-  return s;
+  static core::Cache<Series> cache;
+  return cache.get(key, [&] { return std::make_shared<const std::vector<double>>(load()); });
 }
 
 int split_index(const std::string& split) {

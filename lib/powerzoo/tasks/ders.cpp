@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <variant>
 
+#include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case/case.hpp"
@@ -22,11 +22,8 @@ constexpr double kDt = 0.5;
 const std::vector<std::string> kTypes = {"battery", "renewable", "flexload"};
 
 const grid::Case& case141() {
-  static std::mutex mu;
-  static std::unique_ptr<grid::Case> c;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!c) c = std::make_unique<grid::Case>(grid::load_case(grid::resolve_case_path("case141")));
-  return *c;
+  static core::Cache<grid::Case> cache;
+  return cache.get("case141", [] { return grid::load_case(grid::resolve_case_path("case141")); });
 }
 
 core::ParamDef int_array(std::string key, std::vector<int64_t> def, std::string doc) {

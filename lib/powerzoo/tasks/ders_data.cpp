@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
-#include <mutex>
 
+#include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/data/profile.hpp"
@@ -80,17 +79,14 @@ DersData pair_ders_days(const data::AemoFeeders& load, const data::CapacityFacto
 }
 
 const DersData& ders_data() {
-  static std::mutex mu;
-  static std::unique_ptr<DersData> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!cache) {
-    const std::string dir = core::data_dir() + "/profiles/";
+  static core::Cache<DersData> cache;
+  const std::string dir = core::data_dir() + "/profiles/";
+  return cache.get(dir, [&] {
     const auto load = data::load_aemo_feeders(dir + "aemo_operational_demand_30min.csv", {"NSW1"});
     const auto pv =
         data::load_capacity_factors(dir + "gb_solar_synthetic_30min.csv", "startTime", "solar_cf");
-    cache = std::make_unique<DersData>(pair_ders_days(load, pv));
-  }
-  return *cache;
+    return pair_ders_days(load, pv);
+  });
 }
 
 std::vector<int64_t> ders_train_bank(const std::vector<int64_t>& starts, int n) {

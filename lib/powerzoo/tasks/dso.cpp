@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <mutex>
 #include <sstream>
 
+#include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
@@ -35,21 +35,14 @@ int split_index(const std::string& split) {
 
 // The bundled AEMO feeder shapes, loaded once per process.
 const data::AemoFeeders& dso_data() {
-  static std::mutex mu;
-  static std::unique_ptr<data::AemoFeeders> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!cache)
-    cache = std::make_unique<data::AemoFeeders>(
-        data::load_aemo_feeders(core::data_dir() + "/profiles/" + kFile, kRegions));
-  return *cache;
+  static core::Cache<data::AemoFeeders> cache;
+  const std::string path = core::data_dir() + "/profiles/" + kFile;
+  return cache.get(path, [&] { return data::load_aemo_feeders(path, kRegions); });
 }
 
 const grid::Case& case33bw() {
-  static std::mutex mu;
-  static std::unique_ptr<grid::Case> c;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!c) c = std::make_unique<grid::Case>(grid::load_case(grid::resolve_case_path("case33bw")));
-  return *c;
+  static core::Cache<grid::Case> cache;
+  return cache.get("case33bw", [] { return grid::load_case(grid::resolve_case_path("case33bw")); });
 }
 
 }  // namespace

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <numbers>
 #include <numeric>
-#include <sstream>
 
+#include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
@@ -33,25 +31,21 @@ struct TsoBase {
   data::Profile prof;
 };
 
-std::mutex tso_mu;
-
 const TsoBase& cached_base(const std::string& case_name, const std::string& profile,
                            double dt_hours) {
-  static std::map<std::string, TsoBase> cache;
-  std::ostringstream key;
-  key << case_name << "|" << profile << "|" << dt_hours;
-  std::lock_guard<std::mutex> lock(tso_mu);
-  auto it = cache.find(key.str());
-  if (it != cache.end()) return it->second;
-  TsoBase b;
-  const std::string path = grid::resolve_case_path(case_name);
-  b.c = grid::load_case(path);
-  std::string uc = path;
-  if (uc.size() > 2 && uc.substr(uc.size() - 2) == ".m") uc.resize(uc.size() - 2);
-  uc += "_unit_commitment.csv";
-  b.units = load_uc_units(uc, b.c, dt_hours);
-  b.prof = data::load_profile(profile);
-  return cache.emplace(key.str(), std::move(b)).first->second;
+  static core::Cache<TsoBase> cache;
+  const std::string key = case_name + "|" + profile + "|" + core::format_number(dt_hours);
+  return cache.get(key, [&] {
+    TsoBase b;
+    const std::string path = grid::resolve_case_path(case_name);
+    b.c = grid::load_case(path);
+    std::string uc = path;
+    if (uc.size() > 2 && uc.substr(uc.size() - 2) == ".m") uc.resize(uc.size() - 2);
+    uc += "_unit_commitment.csv";
+    b.units = load_uc_units(uc, b.c, dt_hours);
+    b.prof = data::load_profile(profile);
+    return b;
+  });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 
 namespace pz::vec {
 namespace {
@@ -37,7 +38,7 @@ void check_finite(const float* x, int n_envs, int width, const char* what, const
     if (std::isfinite(x[i])) continue;
     std::ostringstream os;
     os << "non-finite " << what << " " << source << " env " << i / width << " at global step "
-       << step << ": " << column(static_cast<int>(i % width)) << " = " << x[i];
+       << step << ": " << column(static_cast<int>(i % width)) << " = " << core::format_number(x[i]);
     throw core::RunError(os.str());
   }
 }

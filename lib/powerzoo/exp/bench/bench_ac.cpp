@@ -29,22 +29,44 @@ void drift(const grid::Case& c, core::Rng& rng, std::vector<double>& pd, std::ve
   }
 }
 
+/// Builds a fresh Solver on `c` and solves it from the case's start, `reps` times: build and
+/// cold-solve times, and the iterations summed into out.cold_iters. `check` throws on a failed
+/// solve.
+template <class Solver, class Check>
+void cold_solves(const grid::Case& c, int reps, AcBenchResult& out, std::vector<double>& build,
+                 std::vector<double>& cold, Check check) {
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = Clock::now();
+    std::optional<Solver> solver(std::in_place, c);
+    build.push_back(us_since(t0));
+    t0 = Clock::now();
+    const auto r = solver->solve();
+    cold.push_back(us_since(t0));
+    check(r);
+    out.cold_iters += r.iterations;
+  }
+}
+
+/// The medians of the times and the mean iterations of `reps` solves into `out`.
+AcBenchResult finish(AcBenchResult out, const std::vector<double>& build,
+                     const std::vector<double>& cold, const std::vector<double>& warm, int reps) {
+  out.build_us = median(build);
+  out.cold_us = median(cold);
+  out.warm_us = median(warm);
+  out.cold_iters /= reps;
+  out.warm_iters /= reps;
+  return out;
+}
+
 }  // namespace
 
 AcBenchResult bench_acpf(const std::string& name, int reps) {
   const grid::Case c = grid::load_case(grid::resolve_case_path(name));
   AcBenchResult out{name, 0, 0, 0, 0, 0, reps};
   std::vector<double> build, cold, warm;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = Clock::now();
-    std::optional<grid::AcPowerFlow> pf(std::in_place, c);
-    build.push_back(us_since(t0));
-    t0 = Clock::now();
-    const grid::AcPfResult r = pf->solve();
-    cold.push_back(us_since(t0));
+  cold_solves<grid::AcPowerFlow>(c, reps, out, build, cold, [&](const grid::AcPfResult& r) {
     if (!r.success) throw core::RunError("bench: " + name + ": AC power flow did not converge");
-    out.cold_iters += r.iterations;
-  }
+  });
   grid::AcPowerFlow kept(c);
   grid::AcPfResult prev = kept.solve(), r;
   core::Rng rng(5, 5);
@@ -64,29 +86,17 @@ AcBenchResult bench_acpf(const std::string& name, int reps) {
     out.warm_iters += r.iterations;
     std::swap(prev, r);
   }
-  out.build_us = median(build);
-  out.cold_us = median(cold);
-  out.warm_us = median(warm);
-  out.cold_iters /= reps;
-  out.warm_iters /= reps;
-  return out;
+  return finish(out, build, cold, warm, reps);
 }
 
 AcBenchResult bench_acopf(const std::string& name, int reps) {
   const grid::Case c = grid::load_case(grid::resolve_case_path(name));
   AcBenchResult out{name, 0, 0, 0, 0, 0, reps};
   std::vector<double> build, cold, warm;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = Clock::now();
-    std::optional<grid::AcOpf> opf(std::in_place, c);
-    build.push_back(us_since(t0));
-    t0 = Clock::now();
-    const grid::AcOpfResult r = opf->solve();
-    cold.push_back(us_since(t0));
+  cold_solves<grid::AcOpf>(c, reps, out, build, cold, [&](const grid::AcOpfResult& r) {
     if (!r.ok())
       throw core::RunError("bench: " + name + ": AC-OPF not optimal (" + r.message + ")");
-    out.cold_iters += r.iterations;
-  }
+  });
   grid::AcOpf kept(c);
   kept.solve();
   core::Rng rng(5, 5);
@@ -101,12 +111,7 @@ AcBenchResult bench_acopf(const std::string& name, int reps) {
       throw core::RunError("bench: " + name + ": warm AC-OPF not optimal (" + r.message + ")");
     out.warm_iters += r.iterations;
   }
-  out.build_us = median(build);
-  out.cold_us = median(cold);
-  out.warm_us = median(warm);
-  out.cold_iters /= reps;
-  out.warm_iters /= reps;
-  return out;
+  return finish(out, build, cold, warm, reps);
 }
 
 }  // namespace pz::exp

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/io/hdf5_array.hpp"
@@ -18,12 +18,6 @@ namespace pz::exp {
 using core::ConfigError;
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 
 void check_rows(const std::string& file, int T, const envs::EnvSpec& sp, const char* what) {
   if (T < sp.horizon)
@@ -106,7 +100,7 @@ ActionSequence read_h5(const std::string& file, const std::string& path, const e
       const size_t j = i % sp.act_dim, row = i / sp.act_dim;
       throw ConfigError(where + ": step " + std::to_string(row / s.N) + ", env " +
                         std::to_string(row % s.N) + ", action " + names[j] +
-                        ": expected a finite number, found " + num(v));
+                        ": expected a finite number, found " + core::format_number(v));
     }
     s.data[i] = f;
   }

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/fault.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/exp/eval/eval_venv.hpp"
 #include "powerzoo/exp/run/log_levels.hpp"
@@ -202,9 +202,7 @@ std::map<std::string, double> evaluate_with_reference(std::shared_ptr<const envs
 void check_finite_metrics(const std::map<std::string, double>& metrics, const std::string& what) {
   for (const auto& [k, v] : metrics)
     if (!std::isfinite(v)) {
-      std::ostringstream os;
-      os << v;
-      throw core::RunError(what + ": non-finite metric " + k + " = " + os.str() +
+      throw core::RunError(what + ": non-finite metric " + k + " = " + core::format_number(v) +
                            " (every evaluation metric is finite for a finite env and policy; "
                            "check reward_scale, load_scale and the learner's learning rate)");
     }

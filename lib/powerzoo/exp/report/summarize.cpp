@@ -15,6 +15,7 @@
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/exp/run/eval_layout.hpp"
 #include "powerzoo/exp/run/run_dir.hpp"
@@ -27,16 +28,7 @@ namespace fs = std::filesystem;
 namespace pz::exp {
 namespace {
 
-/// printf into a string of whatever length the arguments need (a long label or seed list must
-/// not be cut, as a fixed buffer did).
-template <class... Args>
-std::string sformat(const char* format, Args... args) {
-  const int n = std::snprintf(nullptr, 0, format, args...);
-  std::string out(static_cast<size_t>(std::max(n, 0)) + 1, '\0');
-  std::snprintf(out.data(), out.size(), format, args...);
-  out.pop_back();
-  return out;
-}
+using core::format_printf;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -167,11 +159,9 @@ std::map<std::string, std::string> flat_keys(const std::string& toml) {
   return out;
 }
 
+// "nan" for any NaN ("%g" writes a negative one "-nan").
 std::string fmt(double v, int prec = 6) {
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-  return buf;
+  return std::isnan(v) ? "nan" : core::format_number(v, prec);
 }
 
 std::string csv_field(const std::string& s) {
@@ -460,15 +450,16 @@ std::string summary_table(const Summary& s) {
   if (!s.split.empty()) o << "eval split: " << s.split << "\n";
   for (const auto& m : s.metrics) {
     o << "\n" << m << "\n";
-    o << sformat("  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w), "configuration", "seeds",
-                 "mean", "std", "iqm", "95% CI");
+    o << format_printf("  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w), "configuration",
+                       "seeds", "mean", "std", "iqm", "95% CI");
     for (size_t i = 0; i < s.configs.size(); ++i) {
       const auto& c = s.configs[i];
       const auto& st = c.stats.at(m);
       const std::string& label = labels[i];
       const std::string ci = "[" + fmt(st.ci_low) + ", " + fmt(st.ci_high) + "]";
-      o << sformat("  %-*s %5d %12s %12s %12s %27s\n", static_cast<int>(w), label.c_str(), st.n,
-                   fmt(st.mean).c_str(), fmt(st.std).c_str(), fmt(st.iqm).c_str(), ci.c_str());
+      o << format_printf("  %-*s %5d %12s %12s %12s %27s\n", static_cast<int>(w), label.c_str(),
+                         st.n, fmt(st.mean).c_str(), fmt(st.std).c_str(), fmt(st.iqm).c_str(),
+                         ci.c_str());
     }
   }
   if (abbreviated) {
@@ -498,9 +489,9 @@ std::string summary_csv(const Summary& s) {
     for (const auto& m : s.metrics) {
       const auto& st = c.stats.at(m);
       o << csv_field(c.label) << "," << csv_field(c.kind) << ","
-        << sformat("%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n, csv_field(seeds).c_str(),
-                   fmt(c.min_final_step, 17).c_str(), csv_field(m).c_str(), st.mean, st.std, st.iqm,
-                   st.ci_low, st.ci_high);
+        << format_printf("%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n,
+                         csv_field(seeds).c_str(), fmt(c.min_final_step, 17).c_str(),
+                         csv_field(m).c_str(), st.mean, st.std, st.iqm, st.ci_low, st.ci_high);
     }
   }
   return o.str();

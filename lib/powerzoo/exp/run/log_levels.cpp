@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
+
+#include "powerzoo/core/format.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp {
 
@@ -16,15 +18,14 @@ std::string metric_level(std::string_view c) {
   if (c.starts_with("throughput/")) return "throughput";
   if (c.starts_with("grad_norm")) return "grad_norm";
   if (c.starts_with("weights/")) return "weights";
-  if (c.starts_with("policy/") || c == "sac/alpha") return "actor_extra";
-  if (c == "sac/q_mean") return "critic_extra";
+  if (c.starts_with("policy/")) return "actor_extra";
   if (c.starts_with("losses/")) {
     const std::string_view k = c.substr(7);
     if (k == "approx_kl" || k == "clipping_fraction") return "actor_extra";
     if (k.find("R^2") != std::string_view::npos) return "critic_extra";
     return "losses";
   }
-  return "";
+  return rl::learner_metric_level(std::string(c));
 }
 
 std::map<std::string, double> filter_levels(const std::map<std::string, double>& row,
@@ -47,11 +48,7 @@ double percentile(std::vector<double> x, double q) {
   return x[lo] + (pos - static_cast<double>(lo)) * (x[hi] - x[lo]);
 }
 
-std::string percentile_name(double q) {
-  std::ostringstream os;
-  os << "p" << q;
-  return os.str();
-}
+std::string percentile_name(double q) { return "p" + core::format_number(q, 6); }
 
 void add_percentiles(std::map<std::string, double>& row, const std::string& prefix,
                      const std::string& suffix, const std::vector<double>& x,

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 
 namespace pz::exp {
 namespace fs = std::filesystem;
@@ -22,9 +22,7 @@ constexpr const char* kLeading[] = {"global_step", "wall_time", "throughput/trai
 std::string cell(const std::map<std::string, double>& row, const std::string& key) {
   const auto it = row.find(key);
   if (it == row.end()) return "";
-  std::ostringstream s;
-  s << it->second;  // 6 significant digits, "nan" for NaN, as pandas reads them
-  return s.str();
+  return core::format_number(it->second, 6);  // "nan" for NaN, as pandas reads them
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 
+#include "powerzoo/core/param_fields.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 
 namespace pz::exp::detail {
@@ -20,46 +21,9 @@ bool pos(double x) { return x > 0; }
 bool nonneg(double x) { return x >= 0; }
 bool unit(double x) { return x >= 0 && x <= 1; }
 
-// Field value <-> ParamValue.
-ParamValue to_value(const std::string& v) { return v; }
-ParamValue to_value(int v) { return static_cast<int64_t>(v); }
-ParamValue to_value(int64_t v) { return v; }
-ParamValue to_value(double v) { return v; }
-ParamValue to_value(bool v) { return v; }
-ParamValue to_value(const std::vector<std::string>& v) { return v; }
-ParamValue to_value(const std::vector<double>& v) { return v; }
-ParamValue to_value(const std::map<std::string, double>& v) { return v; }
-ParamValue to_value(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
-
-void from_value(const ParamValue& p, std::string& v) { v = std::get<std::string>(p); }
-void from_value(const ParamValue& p, int& v) { v = static_cast<int>(std::get<int64_t>(p)); }
-void from_value(const ParamValue& p, int64_t& v) { v = std::get<int64_t>(p); }
-void from_value(const ParamValue& p, double& v) { v = std::get<double>(p); }
-void from_value(const ParamValue& p, bool& v) { v = std::get<bool>(p); }
-void from_value(const ParamValue& p, std::vector<std::string>& v) {
-  v = std::get<std::vector<std::string>>(p);
-}
-void from_value(const ParamValue& p, std::vector<double>& v) {
-  v = std::get<std::vector<double>>(p);
-}
-void from_value(const ParamValue& p, std::map<std::string, double>& v) {
-  v = std::get<std::map<std::string, double>>(p);
-}
-void from_value(const ParamValue& p, std::vector<int>& v) {
-  const auto& x = std::get<std::vector<int64_t>>(p);
-  v.assign(x.begin(), x.end());
-}
-
-/// Enum fields: TOML choice names in declaration order, paired with their values.
+using core::choice_list;
 template <class E>
-using Names = std::vector<std::pair<const char*, E>>;
-
-template <class E>
-std::vector<std::string> choice_list(const Names<E>& names) {
-  std::vector<std::string> out;
-  for (const auto& [n, e] : names) out.emplace_back(n);
-  return out;
-}
+using Names = core::ChoiceNames<E>;
 
 ParamDef I(const char* key, int64_t lo, int64_t hi, const char* doc) {
   return core::int_param(key, 0, lo, hi, doc);
@@ -82,10 +46,10 @@ ParamDef A(const char* key, ParamKind kind, const char* expected, const char* do
 }
 
 // A key bound to a plain Spec member expression.
-#define PZ_FIELD(SEC, DEF, MEMBER)                                            \
-  Field {                                                                     \
-    SEC, DEF, [](const Spec& s) -> ParamValue { return to_value(s.MEMBER); }, \
-        [](Spec& s, const ParamValue& v) { from_value(v, s.MEMBER); }         \
+#define PZ_FIELD(SEC, DEF, MEMBER)                                                        \
+  Field {                                                                                 \
+    SEC, DEF, [](const Spec& s) -> ParamValue { return core::to_param_value(s.MEMBER); }, \
+        [](Spec& s, const ParamValue& v) { core::from_param_value(v, s.MEMBER); }         \
   }
 // A key bound to an enum member through its choice names.
 #define PZ_ENUM_FIELD(SEC, KEY, DOC, MEMBER, NAMES)          \

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <limits>
 
+#include "powerzoo/core/format.hpp"
+
 namespace pz::exp {
 namespace {
 
@@ -17,12 +19,7 @@ constexpr double kKlDiverged = 1.0;
 constexpr double kCriticGrowth = 1e4;
 constexpr int kWarmupRows = 5;
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string num(double v) { return std::isfinite(v) ? core::format_number(v, 4) : "-"; }
 
 }  // namespace
 

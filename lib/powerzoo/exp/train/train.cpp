@@ -159,7 +159,7 @@ void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, 
   }
 }
 
-// Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to ppo.total_steps
+// Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to learner.total_steps
 // and eval.render_every_steps (pictures do not touch the numbers).
 void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const std::string& ck_path,
                        const std::string& resolved) {

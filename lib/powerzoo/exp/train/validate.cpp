@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iomanip>
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec/learners.hpp"
 #include "powerzoo/exp/train/train.hpp"
@@ -53,11 +53,7 @@ double meminfo(const std::string& key) {
   return 0;
 }
 
-std::string mib(double bytes) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(1) << bytes / (1024.0 * 1024.0) << " MiB";
-  return o.str();
-}
+std::string mib(double bytes) { return core::format_printf("%.1f MiB", bytes / (1024.0 * 1024.0)); }
 
 std::string range_text(const core::ParamDef& d) {
   if (d.kind == core::ParamKind::kStr && d.expected.empty()) return "";

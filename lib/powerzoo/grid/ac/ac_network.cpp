@@ -5,9 +5,9 @@
 #include <cmath>
 #include <numbers>
 #include <numeric>
-#include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 
 namespace pz::grid {
 
@@ -15,13 +15,6 @@ namespace {
 
 std::string case_file(const Case& c) {
   return c.source_path.empty() ? "case '" + c.name + "'" : c.source_path;
-}
-
-std::string num(double x) {
-  std::ostringstream os;
-  os.precision(12);
-  os << x;
-  return os.str();
 }
 
 [[noreturn]] void bad(const Case& c, const std::string& where, const std::string& expected,
@@ -53,7 +46,9 @@ void validate_ac_case(const Case& c) {
       bad(c,
           "mpc.bus row " + std::to_string(k + 1) + " (bus " + std::to_string(b.id) +
               ") columns 13 (VMIN) and 12 (VMAX)",
-          "VMIN <= VMAX", "VMIN = " + num(b.vmin_pu) + " > VMAX = " + num(b.vmax_pu));
+          "VMIN <= VMAX",
+          "VMIN = " + core::format_number(b.vmin_pu) +
+              " > VMAX = " + core::format_number(b.vmax_pu));
   }
   if (!has_ref)
     bad(c, "mpc.bus column 2 (BUS_TYPE)", "a reference bus (type 3) for the AC solvers",
@@ -66,7 +61,8 @@ void validate_ac_case(const Case& c) {
       bad(c, row + " columns 3 (BR_R) and 4 (BR_X)",
           "a nonzero impedance on an in-service branch (BR_STATUS = 1)", "r = x = 0");
     if (br.rate_a_mva < 0)
-      bad(c, row + " column 6 (RATE_A)", "RATE_A >= 0 (0 = unlimited)", num(br.rate_a_mva));
+      bad(c, row + " column 6 (RATE_A)", "RATE_A >= 0 (0 = unlimited)",
+          core::format_number(br.rate_a_mva));
   }
 }
 

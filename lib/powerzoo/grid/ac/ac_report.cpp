@@ -2,23 +2,18 @@
 #include "powerzoo/grid/ac/ac_report.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/ac/acopf.hpp"
 
 namespace pz::grid {
 
 namespace {
 
-template <typename... Args>
-std::string fmt(const char* f, Args... args) {
-  char buf[512];
-  const int n = std::snprintf(buf, sizeof buf, f, args...);
-  return std::string(buf, n > 0 ? std::min<size_t>(n, sizeof buf - 1) : 0);
-}
+using core::format_printf;
 
 double at(const std::vector<double>& v, size_t k) { return k < v.size() ? v[k] : 0.0; }
 
@@ -47,15 +42,16 @@ std::string branch_table(const Case& c, const std::vector<double>& pf,
                          const std::vector<double>& qf, const std::vector<double>& pt,
                          const std::vector<double>& qt) {
   std::string out = "\nBranches\n";
-  out += fmt("%5s %6s %6s %7s %12s %12s %12s %12s %10s\n", "row", "from", "to", "status", "Pf (MW)",
-             "Qf (MVAr)", "Pt (MW)", "Qt (MVAr)", "loading");
+  out += format_printf("%5s %6s %6s %7s %12s %12s %12s %12s %10s\n", "row", "from", "to", "status",
+                       "Pf (MW)", "Qf (MVAr)", "Pt (MW)", "Qt (MVAr)", "loading");
   for (size_t k = 0; k < c.branch.size(); ++k) {
     const Branch& br = c.branch[k];
     const double s = std::max(std::hypot(at(pf, k), at(qf, k)), std::hypot(at(pt, k), at(qt, k)));
     const std::string loading =
-        br.rate_a_mva > 0 ? fmt("%9.1f%%", 100.0 * s / br.rate_a_mva) : std::string("-");
-    out += fmt("%5zu %6d %6d %7d %12.4f %12.4f %12.4f %12.4f %10s\n", k + 1, br.from, br.to,
-               br.status, at(pf, k), at(qf, k), at(pt, k), at(qt, k), loading.c_str());
+        br.rate_a_mva > 0 ? format_printf("%9.1f%%", 100.0 * s / br.rate_a_mva) : std::string("-");
+    out +=
+        format_printf("%5zu %6d %6d %7d %12.4f %12.4f %12.4f %12.4f %10s\n", k + 1, br.from, br.to,
+                      br.status, at(pf, k), at(qf, k), at(pt, k), at(qt, k), loading.c_str());
   }
   return out;
 }
@@ -90,31 +86,31 @@ std::string acpf_report(const Case& c, const AcPfResult& r, bool json) {
     j["q_limited_gens"] = limited;
     return j.dump() + "\n";
   }
-  std::string out =
-      fmt("AC power flow (Newton-Raphson): %s (%zu buses, %zu branches, %zu gens, baseMVA %g) %s\n",
-          c.name.c_str(), nb, c.branch.size(), ng, c.base_mva,
-          r.success ? "converged" : "NOT converged");
-  out += fmt("status %s after %d iterations, max mismatch %.3e p.u.; losses %.6f MW\n",
-             to_string(r.status), r.iterations, r.max_mismatch_pu, r.total_losses_mw);
-  out += fmt("islands %d, de-energized buses %d", r.n_islands, r.n_dead_buses);
+  std::string out = format_printf(
+      "AC power flow (Newton-Raphson): %s (%zu buses, %zu branches, %zu gens, baseMVA %g) %s\n",
+      c.name.c_str(), nb, c.branch.size(), ng, c.base_mva,
+      r.success ? "converged" : "NOT converged");
+  out += format_printf("status %s after %d iterations, max mismatch %.3e p.u.; losses %.6f MW\n",
+                       to_string(r.status), r.iterations, r.max_mismatch_pu, r.total_losses_mw);
+  out += format_printf("islands %d, de-energized buses %d", r.n_islands, r.n_dead_buses);
   std::string ql;
   for (int g : limited) ql += (ql.empty() ? "" : ", ") + std::to_string(g);
   out += "; gens at a Q limit (rows): " + (ql.empty() ? std::string("none") : ql) + "\n\nBuses\n";
-  out += fmt("%6s %4s %12s %12s %12s %12s\n", "bus", "type", "Pd (MW)", "Qd (MVAr)", "Vm (pu)",
-             "Va (deg)");
+  out += format_printf("%6s %4s %12s %12s %12s %12s\n", "bus", "type", "Pd (MW)", "Qd (MVAr)",
+                       "Vm (pu)", "Va (deg)");
   for (size_t k = 0; k < nb; ++k) {
     const Bus& b = c.bus[k];
-    out += fmt("%6d %4d %12.4f %12.4f %12.6f %12.6f\n", b.id, b.type, b.pd_mw, b.qd_mvar,
-               at(r.bus_vm_pu, k), at(r.bus_va_deg, k));
+    out += format_printf("%6d %4d %12.4f %12.4f %12.6f %12.6f\n", b.id, b.type, b.pd_mw, b.qd_mvar,
+                         at(r.bus_vm_pu, k), at(r.bus_va_deg, k));
   }
   out += branch_table(c, r.branch_pf_mw, r.branch_qf_mvar, r.branch_pt_mw, r.branch_qt_mvar);
   out += "\nGenerators\n";
-  out += fmt("%5s %6s %7s %12s %12s %12s %12s\n", "row", "bus", "status", "Pg (MW)", "Qg (MVAr)",
-             "Qmin (MVAr)", "Qmax (MVAr)");
+  out += format_printf("%5s %6s %7s %12s %12s %12s %12s\n", "row", "bus", "status", "Pg (MW)",
+                       "Qg (MVAr)", "Qmin (MVAr)", "Qmax (MVAr)");
   for (size_t k = 0; k < ng; ++k) {
     const Gen& g = c.gen[k];
-    out += fmt("%5zu %6d %7d %12.4f %12.4f %12.4f %12.4f\n", k + 1, g.bus, g.status,
-               at(r.gen_pg_mw, k), at(r.gen_qg_mvar, k), g.qmin_mvar, g.qmax_mvar);
+    out += format_printf("%5zu %6d %7d %12.4f %12.4f %12.4f %12.4f\n", k + 1, g.bus, g.status,
+                         at(r.gen_pg_mw, k), at(r.gen_qg_mvar, k), g.qmin_mvar, g.qmax_mvar);
   }
   return out;
 }
@@ -153,27 +149,28 @@ std::string acopf_report(const Case& c, const AcOpfResult& r, bool json) {
     j["total_losses_mw"] = r.total_losses_mw;
     return j.dump() + "\n";
   }
-  std::string out =
-      fmt("AC optimal power flow (Ipopt): %s (%zu buses, %zu branches, %zu gens, baseMVA %g) %s\n",
-          c.name.c_str(), nb, c.branch.size(), ng, c.base_mva, r.ok() ? "optimal" : "FAILED");
-  if (!r.ok()) return out + fmt("status %s: %s\n", to_string(r.status), r.message.c_str());
-  out += fmt("objective %.6f $/h after %d iterations; losses %.6f MW\n\nBuses\n", r.objective,
-             r.iterations, r.total_losses_mw);
-  out += fmt("%6s %4s %12s %12s %12s %14s %14s\n", "bus", "type", "Pd (MW)", "Vm (pu)", "Va (deg)",
-             "LMP P ($/MWh)", "LMP Q");
+  std::string out = format_printf(
+      "AC optimal power flow (Ipopt): %s (%zu buses, %zu branches, %zu gens, baseMVA %g) %s\n",
+      c.name.c_str(), nb, c.branch.size(), ng, c.base_mva, r.ok() ? "optimal" : "FAILED");
+  if (!r.ok())
+    return out + format_printf("status %s: %s\n", to_string(r.status), r.message.c_str());
+  out += format_printf("objective %.6f $/h after %d iterations; losses %.6f MW\n\nBuses\n",
+                       r.objective, r.iterations, r.total_losses_mw);
+  out += format_printf("%6s %4s %12s %12s %12s %14s %14s\n", "bus", "type", "Pd (MW)", "Vm (pu)",
+                       "Va (deg)", "LMP P ($/MWh)", "LMP Q");
   for (size_t k = 0; k < nb; ++k) {
     const Bus& b = c.bus[k];
-    out += fmt("%6d %4d %12.4f %12.6f %12.6f %14.6f %14.6f\n", b.id, b.type, b.pd_mw,
-               r.bus_vm_pu[k], r.bus_va_deg[k], r.bus_lam_p[k], r.bus_lam_q[k]);
+    out += format_printf("%6d %4d %12.4f %12.6f %12.6f %14.6f %14.6f\n", b.id, b.type, b.pd_mw,
+                         r.bus_vm_pu[k], r.bus_va_deg[k], r.bus_lam_p[k], r.bus_lam_q[k]);
   }
   out += branch_table(c, r.branch_pf_mw, r.branch_qf_mvar, r.branch_pt_mw, r.branch_qt_mvar);
   out += "\nGenerators\n";
-  out += fmt("%5s %6s %7s %12s %12s %12s %12s\n", "row", "bus", "status", "Pg (MW)", "Qg (MVAr)",
-             "Pmin (MW)", "Pmax (MW)");
+  out += format_printf("%5s %6s %7s %12s %12s %12s %12s\n", "row", "bus", "status", "Pg (MW)",
+                       "Qg (MVAr)", "Pmin (MW)", "Pmax (MW)");
   for (size_t k = 0; k < ng; ++k) {
     const Gen& g = c.gen[k];
-    out += fmt("%5zu %6d %7d %12.4f %12.4f %12.4f %12.4f\n", k + 1, g.bus, g.status, r.gen_pg_mw[k],
-               r.gen_qg_mvar[k], g.pmin_mw, g.pmax_mw);
+    out += format_printf("%5zu %6d %7d %12.4f %12.4f %12.4f %12.4f\n", k + 1, g.bus, g.status,
+                         r.gen_pg_mw[k], r.gen_qg_mvar[k], g.pmin_mw, g.pmax_mw);
   }
   return out;
 }

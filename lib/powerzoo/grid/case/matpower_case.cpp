@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <sstream>
 #include <unordered_map>
 
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/case/matpower_parser_impl.hpp"
 
 namespace pz::grid::detail {
@@ -15,10 +15,8 @@ using core::ConfigError;
 
 int as_id(double x, const std::string& file, int line, const std::string& what) {
   if (!std::isfinite(x) || x != std::floor(x) || std::fabs(x) > 2e9) {
-    std::ostringstream os;
-    os << x;
     throw ConfigError(file + ":" + std::to_string(line) + ": expected an integer " + what +
-                      ", found " + os.str());
+                      ", found " + core::format_number(x));
   }
   return static_cast<int>(x);
 }
@@ -28,12 +26,6 @@ int as_int(double x) { return std::isfinite(x) ? static_cast<int>(std::lround(x)
 // Largest magnitude of any case value: no power (MW), impedance (p.u.) or voltage comes near it,
 // and "no limit" is written 9999 or Inf in MATPOWER cases.
 constexpr double kMaxCaseMagnitude = 1e10;
-
-std::string number_text(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
 
 // MATPOWER column names of the columns a row is read from (idx_bus, idx_gen, idx_brch).
 const char* const kBusCols[] = {"BUS_I", "BUS_TYPE", "PD",      "QD",   "GS",   "BS",  "BUS_AREA",
@@ -69,61 +61,63 @@ void Parser::check_values(const RawMat& m, const char* matrix, const char* const
   for (size_t j = 0; j < std::min(r.size(), n_names); ++j) {
     const bool q_limit = inf_q_ok && (j == 3 || j == 4);
     if (std::isnan(r[j]) || (std::isinf(r[j]) && !q_limit))
-      fail_row(m, k, "a finite number in " + where + column(j), number_text(r[j]));
+      fail_row(m, k, "a finite number in " + where + column(j), core::format_number(r[j]));
     if (std::isfinite(r[j]) && std::fabs(r[j]) > kMaxCaseMagnitude)
-      fail_row(m, k, "a number of magnitude <= 1e+10 in " + where + column(j), number_text(r[j]));
+      fail_row(m, k, "a number of magnitude <= 1e+10 in " + where + column(j),
+               core::format_number(r[j]));
   }
   const std::string name = matrix;
   auto below = [&](size_t j, double lo, const char* expected) {
     if (r[j] < lo)
-      fail_row(m, k, std::string(expected) + " in " + where + column(j), number_text(r[j]));
+      fail_row(m, k, std::string(expected) + " in " + where + column(j), core::format_number(r[j]));
   };
   // MATPOWER bus numbers are positive integers (ext2int maps them to 1..nb).
   if (name == "bus" && r[0] < 1)
-    fail_row(m, k, "a positive bus id in " + where + column(0), number_text(r[0]));
+    fail_row(m, k, "a positive bus id in " + where + column(0), core::format_number(r[0]));
   if (name == "bus" && (r[1] != 1 && r[1] != 2 && r[1] != 3 && r[1] != 4))
     fail_row(m, k, "1 (PQ), 2 (PV), 3 (reference) or 4 (isolated) in " + where + column(1),
-             number_text(r[1]));
+             core::format_number(r[1]));
   // Initial voltage magnitudes of connected buses: the AC solvers start from them (0 was
   // "singular", -1 "max_iter", both exit 1).
   if (name == "bus" && r[1] != 4 && !(r[7] > 0))
-    fail_row(m, k, "a voltage magnitude VM > 0 (p.u.) in " + where + column(7), number_text(r[7]));
+    fail_row(m, k, "a voltage magnitude VM > 0 (p.u.) in " + where + column(7),
+             core::format_number(r[7]));
   auto status01 = [&](size_t j) {
     if (r[j] != 0 && r[j] != 1)
       fail_row(m, k, "0 (out of service) or 1 (in service) in " + where + column(j),
-               number_text(r[j]));
+               core::format_number(r[j]));
   };
   if (name == "gen") status01(7);
   if (name == "branch") {
     status01(10);  // -1 was read as out of service; MATPOWER reads any nonzero as in service
     if (r[0] == r[1])
       fail_row(m, k, "a branch between two different buses in " + where,
-               "F_BUS = T_BUS = " + number_text(r[0]));
+               "F_BUS = T_BUS = " + core::format_number(r[0]));
     // 1e-300 overflowed 1/x to Inf in the DC solvers; case141 has 6.4e-7 p.u.
     if (r[3] != 0 && std::fabs(r[3]) < 1e-9)
       fail_row(m, k, "a reactance of 0 or of magnitude >= 1e-9 p.u. in " + where + column(3),
-               number_text(r[3]));
+               core::format_number(r[3]));
     below(2, 0, "a resistance >= 0");
     below(8, 0, "a tap ratio >= 0 (0 = nominal)");
     // Off-nominal ratios are p.u. values near 1; a tiny one (1e-300) overflowed 1/tap² to Inf.
     if (r[8] != 0 && (r[8] < 1e-3 || r[8] > 1e3))
       fail_row(m, k, "a tap ratio of 0 (nominal) or in [0.001, 1000] in " + where + column(8),
-               number_text(r[8]));
+               core::format_number(r[8]));
     if (r.size() >= 13 && r[11] > r[12])
       fail_row(m, k, "ANGMIN <= ANGMAX in " + where,
-               "ANGMIN " + number_text(r[11]) + " > ANGMAX " + number_text(r[12]));
+               "ANGMIN " + core::format_number(r[11]) + " > ANGMAX " + core::format_number(r[12]));
   }
   // The AC solvers divide by the voltage setpoint of an in-service gen.
   if (name == "gen" && r[7] > 0 && !(r[5] > 0))
     fail_row(m, k, "a voltage setpoint VG > 0 (p.u.) of an in-service gen in " + where + column(5),
-             number_text(r[5]));
+             core::format_number(r[5]));
   if (name == "gen" && r[9] > r[8])
     fail_row(m, k, "PMIN <= PMAX in " + where,
-             "PMIN " + number_text(r[9]) + " > PMAX " + number_text(r[8]));
+             "PMIN " + core::format_number(r[9]) + " > PMAX " + core::format_number(r[8]));
   // Q limits the other way round made the AC power flow's Q-limit loop switch forever.
   if (name == "gen" && r[4] > r[3])
     fail_row(m, k, "QMIN <= QMAX in " + where,
-             "QMIN " + number_text(r[4]) + " > QMAX " + number_text(r[3]));
+             "QMIN " + core::format_number(r[4]) + " > QMAX " + core::format_number(r[3]));
 }
 
 Case Parser::build() {
@@ -137,9 +131,7 @@ Case Parser::build() {
   if (!base_mva_) fail(last_line, "an mpc.baseMVA statement", "end of file without one");
   // 1e300 made every per-unit quantity 0 and 1e-300 every one Inf; cases use 1 to 1000 MVA.
   if (!(*base_mva_ >= 1e-3 && *base_mva_ <= 1e6)) {
-    std::ostringstream os;
-    os << *base_mva_;
-    fail(base_mva_line_, "mpc.baseMVA in [0.001, 1e6] MVA", os.str());
+    fail(base_mva_line_, "mpc.baseMVA in [0.001, 1e6] MVA", core::format_number(*base_mva_));
   }
   Case c;
   c.base_mva = *base_mva_;
@@ -289,12 +281,10 @@ void Parser::build_gencost(Case& c, const RawMat& cm) const {
     for (size_t j = 1; j < need; ++j) {
       // CLP refuses objective coefficients near 1e25; no real cost comes near 1e15 $/h.
       if (!std::isfinite(r[j]) || std::fabs(r[j]) > 1e15) {
-        std::ostringstream os;
-        os << r[j];
         fail(line,
              "a finite number of magnitude <= 1e15 in mpc.gencost row " + std::to_string(k + 1) +
                  " column " + std::to_string(j + 1),
-             os.str());
+             core::format_number(r[j]));
       }
     }
     gc.coeffs.assign(r.begin() + 4, r.begin() + static_cast<long>(need));

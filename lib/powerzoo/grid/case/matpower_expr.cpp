@@ -2,8 +2,8 @@
 // broadcasting, transposes, mpc field reads, names and elementwise functions.
 #include <cmath>
 #include <map>
-#include <sstream>
 
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/case/matpower_parser_impl.hpp"
 
 namespace pz::grid::detail {
@@ -32,9 +32,7 @@ std::vector<int> Parser::index_arg(int extent) {
   end_value_.reset();
   for (double x : v.v) {
     if (x != std::floor(x) || x < 1 || x > extent) {
-      std::ostringstream os;
-      os << x;
-      fail(st_line_, "an index in 1.." + std::to_string(extent), os.str());
+      fail(st_line_, "an index in 1.." + std::to_string(extent), core::format_number(x));
     }
     idx.push_back(static_cast<int>(x));
   }

@@ -1,22 +1,14 @@
 // DC-OPF cost terms: the checks of a gen's MATPOWER gencost (polynomial of degree <= 2 with a
 // convex quadratic, or a convex piecewise-linear curve) and its split into model terms.
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/dc/dcopf_impl.hpp"
 
 namespace pz::grid {
-
-namespace {
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-}  // namespace
 
 /// Checks the cost of in-service gen row g and sets its linear and quadratic coefficients; adds
 /// constant terms to const_cost and piecewise-linear gens (>= 2 points) to pwl_gens.
@@ -75,8 +67,10 @@ void DcOpf::Impl::gen_cost_terms(int g, double& lin, double& quad, std::vector<i
           throw core::ConfigError(at +
                                   "expected a convex piecewise-linear gencost (non-decreasing "
                                   "segment prices) on gen row " +
-                                  std::to_string(g + 1) + ", found " + num(before) + " then " +
-                                  num(after) + " $/MWh at " + num(k[2 * i]) + " MW");
+                                  std::to_string(g + 1) + ", found " +
+                                  core::format_number(before, 6) + " then " +
+                                  core::format_number(after, 6) + " $/MWh at " +
+                                  core::format_number(k[2 * i], 6) + " MW");
         }
       }
       pwl_gens.push_back(g);

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/rl/action_box.hpp"
 #include "powerzoo/rl/nn/beta.hpp"
 #include "powerzoo/rl/nn/mlp.hpp"
 #include "powerzoo/rl/ppo/ppo_impl.hpp"
@@ -191,15 +192,7 @@ void PpoLearner::Impl::act_beta(int n, core::Rng* rng, float* actions, float* lo
 
 void PpoLearner::set_action_box(const std::vector<float>& low, const std::vector<float>& high) {
   Impl& s = *impl_;
-  if (low.size() != static_cast<size_t>(s.act_dim) || high.size() != low.size())
-    throw core::ConfigError("PPO action box: expected " + std::to_string(s.act_dim) +
-                            " bounds, found " + std::to_string(low.size()) + " and " +
-                            std::to_string(high.size()));
-  for (size_t d = 0; d < low.size(); ++d)
-    if (s.beta && !(std::isfinite(low[d]) && std::isfinite(high[d]) && high[d] > low[d]))
-      throw core::ConfigError("policy = \"beta\" needs a bounded action box; action " +
-                              std::to_string(d) + " is [" + std::to_string(low[d]) + ", " +
-                              std::to_string(high[d]) + "]");
+  check_action_box("PPO", s.act_dim, low, high, s.beta ? "policy = \"beta\"" : "");
   s.act_low = low;
   s.act_high = high;
 }

@@ -8,10 +8,10 @@
 #include <climits>
 #include <cmath>
 #include <memory>
-#include <sstream>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/saute.hpp"
+#include "powerzoo/rl/learner_entry_util.hpp"
 #include "powerzoo/rl/ppo/ppo.hpp"
 #include "powerzoo/rl/section_keys.hpp"
 
@@ -129,13 +129,6 @@ const std::vector<Bound<PpoConfig>>& saute_keys() {
              saute_unsafe_reward),
   };
   return k;
-}
-
-std::string fmt_bound(float x) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  std::ostringstream o;
-  o << x;
-  return o.str();
 }
 
 std::unique_ptr<Learner> make_ppo(const LearnerContext& ctx, core::Rng& init_rng, int n_costs) {
@@ -299,17 +292,9 @@ void check_ppo_training(const LearnerContext& ctx) {
 }
 
 void check_ppo_action_box(const LearnerContext& ctx) {
-  if (ppo_config(ctx).policy != Policy::kBeta) return;
   // Beta maps u ∈ (0, 1) onto the box: low + u·(high − low).
-  for (int d = 0; d < ctx.act_dim; ++d) {
-    const float lo = ctx.act_low.at(d), hi = ctx.act_high.at(d);
-    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) continue;
-    throw core::ConfigError(ctx.where("ppo.policy") +
-                            "[ppo] policy = \"beta\": expected an env with a bounded action box, "
-                            "found action " +
-                            std::to_string(d) + " of " + ctx.env_id + " in [" + fmt_bound(lo) +
-                            ", " + fmt_bound(hi) + "]");
-  }
+  if (ppo_config(ctx).policy == Policy::kBeta)
+    check_bounded_action_box(ctx, "ppo.policy", "[ppo] policy = \"beta\"");
 }
 
 LearnerMemory ppo_memory(const LearnerContext& ctx, int n_costs) {
@@ -325,15 +310,8 @@ LearnerMemory ppo_memory(const LearnerContext& ctx, int n_costs) {
 LearnerBenchShape ppo_bench(const LearnerContext& ctx) {
   const PpoConfig c = ppo_config(ctx);
   const auto& hidden = c.hidden;
-  auto macs = [&](int in, int out) {
-    double m = 0;
-    int prev = in;
-    for (int h : hidden) m += static_cast<double>(prev) * h, prev = h;
-    return m + static_cast<double>(prev) * out;
-  };
-  auto first = [&](int in, int out) {
-    return static_cast<double>(in) * (hidden.empty() ? out : hidden[0]);
-  };
+  auto macs = [&](int in, int out) { return mlp_macs(in, hidden, out); };
+  auto first = [&](int in, int out) { return mlp_first_layer_macs(in, hidden, out); };
   // Forward Σ in·out, weight gradients Σ in·out, input gradients over every layer but the first;
   // each sample is seen n_epochs times; a multi-agent sample is one row per agent through that
   // agent's networks (its observation and action slices).
@@ -346,10 +324,8 @@ LearnerBenchShape ppo_bench(const LearnerContext& ctx) {
   LearnerBenchShape b;
   b.macs_per_sample = m * c.n_epochs;
   b.gemm_m = ctx.rollout_length * ctx.n_envs / std::max(c.n_minibatches, 1);
-  for (int h : hidden) b.gemm_n = std::max(b.gemm_n, h);
-  std::string hs;
-  for (int h : hidden) hs += " " + std::to_string(h);
-  b.text = "hidden" + hs + ", T " + std::to_string(ctx.rollout_length) + " x N " +
+  b.gemm_n = widest_layer(hidden);
+  b.text = hidden_text(hidden) + ", T " + std::to_string(ctx.rollout_length) + " x N " +
            std::to_string(ctx.n_envs) + ", " + std::to_string(c.n_epochs) + " epochs x " +
            std::to_string(c.n_minibatches) + " minibatches";
   return b;

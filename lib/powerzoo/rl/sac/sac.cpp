@@ -10,6 +10,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/rl/action_box.hpp"
 #include "powerzoo/rl/nn/policy_math.hpp"
 #include "powerzoo/rl/sac/sac_impl.hpp"
 
@@ -232,15 +233,8 @@ std::map<std::string, double> SacLearner::gradient_step(const SacBatch& b, core:
 
 void SacLearner::set_action_box(const std::vector<float>& low, const std::vector<float>& high) {
   Impl& s = *impl_;
-  if (low.size() != static_cast<size_t>(s.act_dim) || high.size() != low.size())
-    throw core::ConfigError("SAC action box: expected " + std::to_string(s.act_dim) +
-                            " bounds, found " + std::to_string(low.size()) + " and " +
-                            std::to_string(high.size()));
+  check_action_box("SAC", s.act_dim, low, high, "sac");
   for (size_t d = 0; d < low.size(); ++d) {
-    if (!(std::isfinite(low[d]) && std::isfinite(high[d]) && high[d] > low[d]))
-      throw core::ConfigError("sac needs a bounded action box; action " + std::to_string(d) +
-                              " is [" + std::to_string(low[d]) + ", " + std::to_string(high[d]) +
-                              "]");
     s.loc[d] = 0.5 * (double(high[d]) + double(low[d]));
     s.scale[d] = 0.5 * (double(high[d]) - double(low[d]));
   }

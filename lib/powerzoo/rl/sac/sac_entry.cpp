@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <sstream>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/rl/learner_entry_util.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/rl/sac/sac.hpp"
 #include "powerzoo/rl/section_keys.hpp"
@@ -99,13 +99,6 @@ SacKeys sac_settings(const LearnerContext& ctx) {
   return c;
 }
 
-std::string fmt_bound(float x) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  std::ostringstream o;
-  o << x;
-  return o.str();
-}
-
 void check_sac_spec(const LearnerContext& ctx) {
   const SacConfig s = sac_settings(ctx).sac;
   if (!ctx.acting_only && s.buffer_size < ctx.n_envs)
@@ -132,15 +125,7 @@ void check_sac_training(const LearnerContext& ctx) {
 
 // The squashed Gaussian maps onto the box: loc + scale·tanh(u).
 void check_sac_env(const LearnerContext& ctx) {
-  for (int d = 0; d < ctx.act_dim; ++d) {
-    const float lo = ctx.act_low.at(d), hi = ctx.act_high.at(d);
-    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) continue;
-    throw core::ConfigError(ctx.where("learner.algo") +
-                            "[learner] algo = \"sac\": expected an env with a bounded action "
-                            "box, found action " +
-                            std::to_string(d) + " of " + ctx.env_id + " in [" + fmt_bound(lo) +
-                            ", " + fmt_bound(hi) + "]");
-  }
+  check_bounded_action_box(ctx, "learner.algo", "[learner] algo = \"sac\"");
 }
 
 LearnerMemory sac_memory(const LearnerContext& ctx, int n_costs) {
@@ -158,15 +143,8 @@ LearnerMemory sac_memory(const LearnerContext& ctx, int n_costs) {
 LearnerBenchShape sac_bench(const LearnerContext& ctx) {
   const SacKeys c = sac_settings(ctx);
   const auto& hidden = c.net.hidden;
-  auto macs = [&](int in, int out) {
-    double m = 0;
-    int prev = in;
-    for (int h : hidden) m += static_cast<double>(prev) * h, prev = h;
-    return m + static_cast<double>(prev) * out;
-  };
-  auto first = [&](int in, int out) {
-    return static_cast<double>(in) * (hidden.empty() ? out : hidden[0]);
-  };
+  auto macs = [&](int in, int out) { return mlp_macs(in, hidden, out); };
+  auto first = [&](int in, int out) { return mlp_first_layer_macs(in, hidden, out); };
   const int od = ctx.obs_dim, ad = ctx.act_dim;
   const double a = macs(od, 2 * ad), a1 = first(od, 2 * ad);
   const double q = macs(od + ad, 1), q1 = first(od + ad, 1);
@@ -178,10 +156,8 @@ LearnerBenchShape sac_bench(const LearnerContext& ctx) {
   b.grad_steps_per_update = c.sac.num_epochs;
   b.samples_per_grad_step = c.sac.batch_size;
   b.gemm_m = c.sac.batch_size;
-  for (int h : hidden) b.gemm_n = std::max(b.gemm_n, h);
-  std::string hs;
-  for (int h : hidden) hs += " " + std::to_string(h);
-  b.text = "hidden" + hs + ", batch " + std::to_string(c.sac.batch_size) + ", " +
+  b.gemm_n = widest_layer(hidden);
+  b.text = hidden_text(hidden) + ", batch " + std::to_string(c.sac.batch_size) + ", " +
            std::to_string(c.sac.num_epochs) + " gradient steps per vector step of N " +
            std::to_string(ctx.n_envs);
   return b;
@@ -205,6 +181,7 @@ LearnerEntry sac_entry() {
   };
   e.memory = sac_memory;
   e.bench = sac_bench;
+  e.metric_levels = {{"sac/alpha", "actor_extra"}, {"sac/q_mean", "critic_extra"}};
   return e;
 }
 
