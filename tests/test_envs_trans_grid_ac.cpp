@@ -185,8 +185,10 @@ TEST_SUITE("envs_trans_grid_ac") {
     }
     const std::string both =
         "[env]\nid = \"trans_grid\"\nsolver = \"acopf\"\ndispatch = \"dcopf\"\n";
+    // dispatch has no effect when the AC-OPF dispatches: refused as the spec is read.
     CHECK_THROWS_WITH_AS(exp::make_env(exp::parse_spec(both, "ac.toml"), "train"),
-                         doctest::Contains("[env] solver"), core::ConfigError);
+                         doctest::Contains("ac.toml:4: [env] dispatch: has no effect here"),
+                         core::ConfigError);
   }
 }
 

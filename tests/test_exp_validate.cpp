@@ -13,6 +13,7 @@
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/exp/train/validate.hpp"
+#include "powerzoo/io/toml_schema.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 
 using namespace pz;
@@ -64,9 +65,10 @@ TEST_SUITE("exp_validate") {
             for (const auto& d : ls->keys) CHECK(listed.erase(ls->name + "." + d.key) == 1);
         // and the resolved spec leaves out keys without effect in this configuration.
         const auto resolved = resolved_keys(exp::to_toml(spec));
-        for (const auto& d : e->params)
-          if (d.inapplicable && !d.inapplicable(spec.env.params).empty())
-            CHECK(listed.erase("env." + d.key) == 1);
+        for (const auto& sec : exp::spec_schema(e->id))
+          for (const auto& d : sec.keys)
+            if (!exp::no_effect_reason(spec, sec.name, d.key).empty())
+              CHECK(listed.erase(sec.name + "." + d.key) == 1);
         CHECK(listed == resolved);
         CHECK(listed.count("learner.total_steps") == 1);
         ++n;
@@ -81,6 +83,7 @@ TEST_SUITE("exp_validate") {
     std::string l;
     std::smatch m;
     int n = 0;
+    std::vector<std::string> refused;
     while (std::getline(in, l)) {
       if (!std::regex_match(l, m, line)) continue;
       CAPTURE(l);
@@ -100,10 +103,24 @@ TEST_SUITE("exp_validate") {
             break;
           }
       }
-      CHECK_NOTHROW(exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", ov));
+      // A key without effect in this configuration is refused even at its default; the spec
+      // without it says so too.
+      try {
+        exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", ov);
+      } catch (const core::ConfigError& err) {
+        CHECK(std::string(err.what()).find("has no effect here") != std::string::npos);
+        ov.erase(ov.begin());
+        const auto spec = exp::parse_spec("[env]\ntask = \"ders\"\n", "minimal.toml", ov);
+        CHECK_FALSE(exp::no_effect_reason(spec, sec, key.substr(sec.size() + 1)).empty());
+        refused.push_back(key);
+      }
       ++n;
     }
     CHECK(n > 70);
+    // With the default learner (ppo) and dual rule (log_ascent).
+    CHECK(refused == std::vector<std::string>{"lagrangian.pid_kp", "lagrangian.pid_ki",
+                                              "lagrangian.pid_kd", "safety.thresholds",
+                                              "safety.cost_scale"});
   }
 
   TEST_CASE("an unknown section is named with a did-you-mean") {

@@ -414,8 +414,10 @@ TEST_SUITE("rl_safe") {
     auto back = pz::exp::parse_spec(pz::exp::to_toml(s), "x");
     CHECK(pz::exp::to_toml(back) == pz::exp::to_toml(s));
     CHECK(back.safety.constraints == s.safety.constraints);
-    CHECK_THROWS_WITH_AS(pz::exp::parse_spec(base + "thresholds = [1]\n", "t.toml"),
-                         doctest::Contains("expected 2 values"), pz::core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        pz::exp::parse_spec(base + "thresholds = [1]\n[learner]\nalgo = \"ppo_lagrangian\"\n",
+                            "t.toml"),
+        doctest::Contains("expected 2 values"), pz::core::ConfigError);
     CHECK_THROWS_WITH_AS(pz::exp::parse_spec("[learner]\nalgo = \"ppo_lagrangian\"\n", "t.toml"),
                          doctest::Contains("needs [safety] constraints"), pz::core::ConfigError);
     CHECK_THROWS_AS(pz::exp::parse_spec(base + "[learner]\nalgo = \"saute_ppo\"\n", "t.toml"),
@@ -424,8 +426,8 @@ TEST_SUITE("rl_safe") {
                     pz::core::ConfigError);
     auto o = pz::exp::parse_spec(
         base, "t.toml",
-        {"learner.algo=saute_ppo", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
-    CHECK(o.learner.algo == "saute_ppo");
+        {"learner.algo=ppo_lagrangian", "safety.thresholds=[1, 2]", "safety.cost_scale=[1, 2]"});
+    CHECK(o.learner.algo == "ppo_lagrangian");
     CHECK(o.safety.cost_scale == std::vector<double>{1, 2});
     // ppo.squash: default none, "tanh" parses and round-trips, anything else is rejected.
     CHECK(s.learner_sections.at("ppo").str("squash") == "none");
@@ -438,7 +440,9 @@ TEST_SUITE("rl_safe") {
 
     CostEnv env;
     auto v = pz::exp::safety_view(
-        pz::exp::parse_spec("[safety]\nconstraints = [\"spend\"]\ncost_scale = 4\n", "t.toml"),
+        pz::exp::parse_spec("[learner]\nalgo = \"ppo_lagrangian\"\n[safety]\nconstraints = "
+                            "[\"spend\"]\ncost_scale = 4\n",
+                            "t.toml"),
         env.spec());
     CHECK(v.channels == std::vector<int>{1});
     CHECK(v.thresholds == std::vector<double>{0});

@@ -181,7 +181,9 @@ inline std::vector<std::unique_ptr<RunUnderTest>>& runs() {
     const std::string small = "[vec]\nn_envs = 2\n[learner]\nrollout_length = 4\n";
     const std::string ppo = "[ppo]\nn_minibatches = 1\nhidden = [4]\n";
     auto ippo = [&](const char* sharing) {
-      return small + "algo = \"ippo\"\n" + ppo + "[ippo]\nsharing = \"" + sharing + "\"\n";
+      // full_batch (the default): [ppo] n_minibatches is not read, so not set.
+      return small + "algo = \"ippo\"\n[ppo]\nhidden = [4]\n[ippo]\nsharing = \"" + sharing +
+             "\"\n";
     };
     v.push_back(make_run("[env]\ncase = \"case5\"\nhorizon = 6\n" + small + ppo));
     v.push_back(make_run("[env]\ntask = \"tso\"\nhorizon = 6\n" + small + ppo));

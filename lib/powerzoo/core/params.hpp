@@ -58,7 +58,11 @@ struct ParamDef {
   /// found solver = \"dc\""). Setting an inapplicable key is bad input; the resolved spec omits
   /// it. Null: the key always applies.
   std::function<std::string(const ParamTable& section)> inapplicable;
-  /// Where the key applies, for `powerzoo keys` (with `inapplicable`).
+  /// As `inapplicable`, for a key whose effect depends on other sections: `spec` holds every
+  /// section of the spec by name ("learner", "ippo", ...; defaults filled in; a learner section
+  /// the learner does not read is absent).
+  std::function<std::string(const std::map<std::string, ParamTable>& spec)> inapplicable_in_spec;
+  /// Where the key applies, for `powerzoo keys` (with `inapplicable` or `inapplicable_in_spec`).
   std::string applies;
 
   /// The "expected ..." text of error messages (explicit `expected`, else derived from the kind).

@@ -117,6 +117,13 @@ EnvEntry trans_grid_entry() {
                    ? ""
                    : "only the AC power flow reads it, found solver = \"" + t.str("solver") + "\"";
       };
+    } else if (d.key == "dispatch") {
+      d.applies = "solver = \"dc\" or \"acpf\"";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        return t.str("solver") == "acopf"
+                   ? "the AC-OPF dispatches, found solver = \"acopf\" (the action is ignored)"
+                   : "";
+      };
     } else if (d.key == "report_opf_gap") {
       d.applies = "solver = \"dc\" or \"acpf\" with dispatch = \"agent\"";
       d.inapplicable = [](const core::ParamTable& t) -> std::string {

@@ -122,7 +122,7 @@ std::vector<core::ParamDef> ders_params() {
   devices.non_empty = devices.distinct = true;
   devices.expected = "a non-empty array of distinct device types (battery, renewable, flexload)";
   devices.doc = "device bundles in declaration order (fixes the agent order)";
-  return {
+  std::vector<core::ParamDef> params = {
       horizon,
       dt,
       core::float_param(
@@ -161,6 +161,20 @@ std::vector<core::ParamDef> ders_params() {
                  "$ per MWh waiting in the shift buffer"),
       core::int_param("flexload_shift_horizon", 4, 1, 64, "steps over which shifted load returns"),
   };
+  // A device type's keys are read only when `devices` lists it (ders_devices).
+  for (auto& d : params)
+    for (const std::string& type : kTypes)
+      if (d.key.rfind(type + "_", 0) == 0) {
+        d.applies = "devices listing \"" + type + "\"";
+        d.inapplicable = [type](const core::ParamTable& t) -> std::string {
+          const auto& list = std::get<std::vector<std::string>>(t.at("devices"));
+          if (std::find(list.begin(), list.end(), type) != list.end()) return "";
+          std::string found;
+          for (const auto& x : list) found += (found.empty() ? "\"" : ", \"") + x + "\"";
+          return "the " + type + " devices' key, found devices = [" + found + "]";
+        };
+      }
+  return params;
 }
 
 DersDevices ders_devices(const envs::BuildContext& ctx, const grid::Case& c) {

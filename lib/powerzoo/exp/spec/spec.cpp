@@ -157,26 +157,54 @@ std::vector<io::SectionSchema> schema_for(const envs::EnvEntry& entry,
   return out;
 }
 
-/// A key that has no effect given the other values of its section, when the spec sets it, is
-/// bad input (its ParamDef::inapplicable says why).
-void check_applicable(const io::SectionValues& v, const std::string& section,
-                      const std::vector<core::ParamDef>& defs, core::ParamTable& values,
-                      std::vector<std::string>* dropped) {
-  auto it = v.sections.find(section);
-  if (it == v.sections.end()) return;
-  for (const auto& [key, _] : it->second.items()) {
-    const core::ParamDef* d = core::find_param(defs, key);
-    if (!d || !d->inapplicable) continue;
-    const std::string why = d->inapplicable(values);
-    if (why.empty()) continue;
-    if (dropped) {
-      dropped->push_back("[" + section + "] " + key + " has no effect in some trials (" + why +
-                         "); dropped there");
-      values.set(key, d->def);
-      continue;
+/// Every section's values by name, defaults filled in: the fixed sections, [env] (its selection
+/// keys and the entry's), the sections the learner reads.
+std::map<std::string, core::ParamTable> section_values(const Spec& s) {
+  std::map<std::string, core::ParamTable> values;
+  for (const auto& f : spec_fields()) values[f.section].set(f.def.key, f.get(s));
+  for (const auto& [key, val] : s.env.params.items()) values["env"].set(key, val);
+  for (const auto& [name, table] : s.learner_sections) values[name] = table;
+  return values;
+}
+
+/// Why key `d` of `section` has no effect given `values` (section_values), or "".
+std::string why_no_effect(const core::ParamDef& d, const std::string& section,
+                          const std::map<std::string, core::ParamTable>& values) {
+  if (auto it = values.find(section); d.inapplicable && it != values.end())
+    if (std::string why = d.inapplicable(it->second); !why.empty()) return why;
+  return d.inapplicable_in_spec ? d.inapplicable_in_spec(values) : "";
+}
+
+/// Sets key `d` of `section` back to its default (a sweep trial drops a key without effect).
+void reset_key(Spec& s, const std::string& section, const core::ParamDef& d) {
+  if (section == "env" && s.env.params.has(d.key)) return s.env.params.set(d.key, d.def);
+  if (auto it = s.learner_sections.find(section); it != s.learner_sections.end())
+    return it->second.set(d.key, d.def);
+  for (const auto& f : spec_fields())
+    if (f.section == section && f.def.key == d.key) f.set(s, d.def);
+}
+
+/// A key that has no effect given the other values of the spec, when the spec sets it, is bad
+/// input (its ParamDef::inapplicable or inapplicable_in_spec says why); a sweep trial drops it.
+void check_applicable(Spec& s, const io::SectionValues& v, const envs::EnvEntry& entry,
+                      bool sweep_trial) {
+  auto values = section_values(s);
+  for (const auto& sec : schema_for(entry, &rl::learner_entry(s.learner.algo))) {
+    auto it = v.sections.find(sec.name);
+    if (it == v.sections.end()) continue;
+    for (const auto& [key, _] : it->second.items()) {
+      const core::ParamDef* d = core::find_param(sec.keys, key);
+      if (!d) continue;
+      const std::string why = why_no_effect(*d, sec.name, values);
+      if (why.empty()) continue;
+      if (!sweep_trial)
+        throw ConfigError(v.at(sec.name + "." + key) + "[" + sec.name + "] " + key +
+                          ": has no effect here: " + why + " (remove the key)");
+      s.dropped.push_back("[" + sec.name + "] " + key + " has no effect in some trials (" + why +
+                          "); dropped there");
+      reset_key(s, sec.name, *d);
+      values = section_values(s);
     }
-    throw ConfigError(v.at(section + "." + key) + "[" + section + "] " + key +
-                      ": has no effect here: " + why + " (remove the key)");
   }
 }
 
@@ -302,10 +330,7 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   s.where = v.where;
   check_run_name(s.experiment.name, v);
   check_unread_sections(s, v, sweep_trial);
-  std::vector<std::string>* dropped = sweep_trial ? &s.dropped : nullptr;
-  check_applicable(v, "env", entry->params, s.env.params, dropped);
-  for (auto& [name, table] : s.learner_sections)
-    check_applicable(v, name, rl::find_learner_section(name)->keys, table, dropped);
+  check_applicable(s, v, *entry, sweep_trial);
   check_cross(s, v);
   check_splits(s, *entry);
   return s;
@@ -345,17 +370,24 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
 std::string to_toml(const Spec& s) {
   const envs::EnvEntry& entry =
       envs::resolve_entry(s.env.id, s.env.task, true, "to_toml: ", "to_toml: ");
-  std::map<std::string, core::ParamTable> values;
-  for (const auto& f : spec_fields()) values[f.section].set(f.def.key, f.get(s));
-  for (const auto& [key, val] : s.env.params.items()) values["env"].set(key, val);
-  for (const auto& [name, table] : s.learner_sections) values[name] = table;
+  const auto values = section_values(s);
   // Keys without effect in this configuration are left out, so the resolved spec reads back.
   auto schema = schema_for(entry, &rl::learner_entry(s.learner.algo));
   for (auto& sec : schema)
     std::erase_if(sec.keys, [&](const core::ParamDef& d) {
-      return d.inapplicable && !d.inapplicable(values[sec.name]).empty();
+      return !why_no_effect(d, sec.name, values).empty();
     });
   return io::write_toml(schema, values, {{"sweep", s.sweep_toml}});
+}
+
+std::string no_effect_reason(const Spec& s, const std::string& section, const std::string& key) {
+  const envs::EnvEntry& entry =
+      envs::resolve_entry(s.env.id, s.env.task, true, "no_effect_reason: ", "no_effect_reason: ");
+  for (const auto& sec : schema_for(entry, &rl::learner_entry(s.learner.algo)))
+    if (sec.name == section)
+      if (const core::ParamDef* d = core::find_param(sec.keys, key))
+        return why_no_effect(*d, section, section_values(s));
+  return "";
 }
 
 std::string spec_reference(const std::string& env_entry_id) {

@@ -126,6 +126,11 @@ Spec load_spec(const std::string& path, const std::vector<std::string>& override
 /// reproduces s exactly (doubles printed round-trip).
 std::string to_toml(const Spec& s);
 
+/// Why `section`.`key` has no effect in `s` (ParamDef::inapplicable or inapplicable_in_spec), or
+/// "" when it applies (or is not a key of the spec): such a key is refused when set, and the
+/// resolved spec leaves it out.
+std::string no_effect_reason(const Spec& s, const std::string& section, const std::string& key);
+
 /// Every section and key of a spec whose [env] is `env_entry_id` (an env id or task name; ""
 /// = the default env), with kinds, defaults and docs: drives the reader, the writer and
 /// `powerzoo run --help`. Throws core::ConfigError for an unknown entry.

@@ -1,6 +1,7 @@
 // The spec key table (docs/design.md §3): each key's kind, check, doc and Spec field, once.
 #include "powerzoo/exp/spec/spec_fields.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -98,6 +99,28 @@ std::vector<Field> learner_fields() {
   };
 }
 
+/// [safety] thresholds are read by the learners that use constraints (the duals' budgets, Sauté's
+/// budgets) and cost_scale only by those with cost critics, which read [lagrangian] (Sauté
+/// leaves costs unscaled: docs/deviations.md): with any other learner they have no effect.
+void constrained_keys(ParamDef& thresholds, ParamDef& cost_scale) {
+  auto rule = [](ParamDef& d, bool (*uses)(const rl::LearnerEntry&)) {
+    std::string names;
+    for (const rl::LearnerEntry* e : rl::registered_learners())
+      if (uses(*e)) names += (names.empty() ? "" : ", ") + e->name;
+    d.applies = "[learner] algo = " + names;
+    d.inapplicable_in_spec = [uses, names](const std::map<std::string, core::ParamTable>& spec) {
+      const std::string algo = spec.at("learner").str("algo");
+      return uses(rl::learner_entry(algo))
+                 ? std::string()
+                 : "read by " + names + ", found [learner] algo = \"" + algo + "\"";
+    };
+  };
+  rule(thresholds, [](const rl::LearnerEntry& e) { return e.uses_constraints; });
+  rule(cost_scale, [](const rl::LearnerEntry& e) {
+    return std::find(e.sections.begin(), e.sections.end(), "lagrangian") != e.sections.end();
+  });
+}
+
 std::vector<Field> other_fields() {
   ParamDef penalty =
       A("penalty", ParamKind::kFloatTable, "a table of channel = weight (weights >= 0)",
@@ -114,6 +137,18 @@ std::vector<Field> other_fields() {
                           "a number > 0 or an array of numbers > 0", "divides each cost channel");
   cost_scale.ok = pos;
   cost_scale.scalar_ok = true;
+  constrained_keys(thresholds, cost_scale);
+  // Both kinds are written at evaluations (train.cpp: do_eval), so without any they do nothing.
+  ParamDef trajectories =
+      C("trajectories", {"none", "eval", "train-sample"},
+        "which trajectories to store (eval: each evaluation's episodes; train-sample: the latest "
+        "training rollout, at each evaluation)");
+  trajectories.applies = "[eval] every_steps > 0";
+  trajectories.inapplicable_in_spec = [](const std::map<std::string, core::ParamTable>& spec) {
+    return spec.at("eval").integer("every_steps") > 0
+               ? std::string()
+               : "trajectories are written at evaluations, found [eval] every_steps = 0";
+  };
   ParamDef splits = A("splits", ParamKind::kStrArray, "a non-empty array of non-empty strings",
                       "splits evaluated");
   splits.non_empty = true;
@@ -149,9 +184,7 @@ std::vector<Field> other_fields() {
                eval.render_every_steps),
       PZ_FIELD("log", level, log.level),
       PZ_FIELD("log", percentiles, log.percentiles),
-      PZ_FIELD("output",
-               C("trajectories", {"none", "eval", "train-sample"}, "which trajectories to store"),
-               output.trajectories),
+      PZ_FIELD("output", trajectories, output.trajectories),
       PZ_FIELD("output",
                I("checkpoint_every_steps", 0, kI64Max, "env steps between checkpoints; 0 = off"),
                output.checkpoint_every_steps),

@@ -31,8 +31,17 @@ const std::vector<Bound<IppoConfig>>& ippo_keys() {
   return k;
 }
 
+// With full_batch each epoch is one step on the whole batch: [ppo] n_minibatches is not read
+// (a spec may not set it), so PPO's divisibility checks see one minibatch.
+LearnerContext full_batch_view(const LearnerContext& ctx) {
+  if (!ippo_config(ctx).full_batch) return ctx;
+  LearnerContext c = ctx;
+  c.sections["ppo"].set("n_minibatches", int64_t{1});
+  return c;
+}
+
 void check_ippo_spec(const LearnerContext& ctx) {
-  check_ppo_spec(ctx);
+  check_ppo_spec(full_batch_view(ctx));
   // A group's agents may have different action boxes; the Beta policy maps one box per network.
   if (ppo_config(ctx).policy == Policy::kBeta)
     throw core::ConfigError(ctx.where("ppo.policy") + "[ppo] policy = \"beta\": " + ctx.algo +
@@ -65,7 +74,7 @@ LearnerEntry ippo_entry(bool lagrangian) {
     check_lagrangian_spec(ctx);
   })
                        : LearnerContextCheck(check_ippo_spec);
-  e.check_training = check_ppo_training;
+  e.check_training = [](const LearnerContext& ctx) { check_ppo_training(full_batch_view(ctx)); };
   e.check_env = check_ippo_env;
   e.make = [lagrangian](const LearnerContext& ctx, core::Rng& init_rng) {
     return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, lagrangian));

@@ -91,7 +91,9 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
   return k;
 }
 
-// squash and init_log_std shape the Gaussian policy; the Beta policy has neither.
+// squash and init_log_std shape the Gaussian policy; the Beta policy has neither. IPPO's
+// full_batch makes each epoch one step on the whole batch with the reference's advantage rule
+// (ippo.cpp), so n_minibatches and normalize_advantages are not read there.
 std::vector<ParamDef> ppo_defs() {
   std::vector<ParamDef> defs = keys::defs(ppo_keys());
   for (auto& d : defs)
@@ -99,6 +101,18 @@ std::vector<ParamDef> ppo_defs() {
       d.applies = "policy = \"gaussian\"";
       d.inapplicable = [](const core::ParamTable& t) -> std::string {
         return t.str("policy") == "beta" ? "the Gaussian policy's, found policy = \"beta\"" : "";
+      };
+    } else if (d.key == "n_minibatches" || d.key == "normalize_advantages") {
+      d.applies = "a single-agent learner, or [ippo] full_batch = false";
+      const std::string what = d.key == "n_minibatches"
+                                   ? "each epoch is one gradient step on the whole batch"
+                                   : "advantages are normalized as the reference does (not for "
+                                     "ippo, per batch for ippo_lagrangian)";
+      d.inapplicable_in_spec =
+          [what](const std::map<std::string, core::ParamTable>& spec) -> std::string {
+        const auto it = spec.find("ippo");
+        if (it == spec.end() || !it->second.boolean("full_batch")) return "";
+        return what + ", found [ippo] full_batch = true";
       };
     }
   return defs;
@@ -118,6 +132,23 @@ const std::vector<Bound<PpoConfig>>& lagrangian_keys() {
       PZ_KEY(PpoConfig, F("pid_kd", nonneg, "a number >= 0", "PID dual: derivative gain"), pid_kd),
   };
   return k;
+}
+
+// lambda_lr steps log λ by ascent; the PID rule sets λ from its gains instead (lagrangian.cpp).
+std::vector<ParamDef> lagrangian_defs() {
+  std::vector<ParamDef> defs = keys::defs(lagrangian_keys());
+  for (auto& d : defs) {
+    const bool pid = d.key.rfind("pid_", 0) == 0;
+    if (!pid && d.key != "lambda_lr") continue;
+    const std::string rule = pid ? "pid" : "log_ascent";
+    d.applies = "dual = \"" + rule + "\"";
+    d.inapplicable = [rule](const core::ParamTable& t) -> std::string {
+      const std::string dual = t.str("dual");
+      return dual == rule ? ""
+                          : "read by the " + rule + " dual rule, found dual = \"" + dual + "\"";
+    };
+  }
+  return defs;
 }
 
 const std::vector<Bound<PpoConfig>>& saute_keys() {
@@ -210,8 +241,8 @@ LearnerSection ppo_section() {
 }
 
 const LearnerRegistrar kPpoSection{ppo_section()};
-const LearnerRegistrar kLagrangianSection{LearnerSection{
-    "lagrangian", "the duals of the Lagrangian learners", keys::defs(lagrangian_keys()), {}}};
+const LearnerRegistrar kLagrangianSection{
+    LearnerSection{"lagrangian", "the duals of the Lagrangian learners", lagrangian_defs(), {}}};
 const LearnerRegistrar kSauteSection{
     LearnerSection{"saute", "the Sauté env of saute_ppo", keys::defs(saute_keys()), {}}};
 const LearnerRegistrar kPpo{ppo_family_entry(
