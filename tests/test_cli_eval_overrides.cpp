@@ -95,3 +95,21 @@ TEST_SUITE("cli_eval_overrides") {
     CHECK_FALSE(fs::exists(bad));
   }
 }
+
+TEST_SUITE("cli_eval_overrides") {
+  // Guards the provenance of baseline files (they recorded no status, sha, version or overrides).
+  TEST_CASE("baseline --out records status, git sha, version, global step and the overrides") {
+    const fs::path d = pz::test::tmp_dir("pz_cli", "baseline_attrs");
+    const std::string out = (d / "b.h5").string();
+    const auto b = sh(kBin + " baseline experiments/quickstart.toml --policy zero_action " +
+                      "env.load_scale=1.1 --episodes 1 --threads 1 --out " + out);
+    REQUIRE_MESSAGE(b.code == 0, b.out);
+    CHECK(pz::io::read_string_attr(out, "status") == "completed");
+    CHECK(pz::io::read_string_attr(out, "overrides") == "env.load_scale=1.1");
+    CHECK(!pz::io::read_string_attr(out, "git_sha").empty());
+    CHECK(!pz::io::read_string_attr(out, "powerzoo_version").empty());
+    const auto py = sh("/usr/bin/python3 -c \"import h5py; print('gs', h5py.File('" + out +
+                       "', 'r').attrs['global_step'])\"");
+    CHECK_MESSAGE(py.out.find("gs 0") != std::string::npos, py.out);
+  }
+}
