@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/eval/evaluate.hpp"
@@ -106,15 +107,24 @@ int cmd_baseline(const Args& args) {
       for (const auto& n : names) j += (j.empty() ? "" : ",") + n;
       return j;
     };
+    std::string overrides;  // the spec's key=value arguments, as given
+    for (size_t i = 1; i < positional.size(); ++i)
+      overrides += (overrides.empty() ? "" : " ") + positional[i];
     auto f = io::RunFile::create(out,
                                  {{"schema_version", "1"},
+                                  {"status", "completed"},
+                                  {"powerzoo_version", core::version()},
+                                  {"git_sha", core::git_sha()},
+                                  {"overrides", overrides},
                                   {"policy", policy},
                                   {"env_id", esp.id},
                                   {"cost_names", join(esp.cost_names)},
                                   {"obs_names", join(esp.obs_feature_names())},
                                   {"action_names", join(esp.action_feature_names())},
                                   {exp::kEvalSplitsAttr, join(spec.eval.splits)}},
-                                 {{"seed", spec.experiment.seed}, {"n_episodes", episodes}},
+                                 {{"seed", spec.experiment.seed},
+                                  {"n_episodes", episodes},
+                                  {"global_step", 0}},  // no checkpoint: nothing was trained
                                  exp::to_toml(spec));
     exp::append_eval_row(f, row, spec.eval.splits);
     exp::write_network(f, esp.network);

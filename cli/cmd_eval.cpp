@@ -12,10 +12,17 @@ namespace pz::cli {
 
 int cmd_eval(const Args& args) {
   po::options_description opts(
-      "usage: powerzoo eval CHECKPOINT_OR_RUN_DIR [options]\n\n"
+      "usage: powerzoo eval CHECKPOINT_OR_RUN_DIR [key=value ...] [options]\n\n"
       "Rebuilds the env from the checkpoint's resolved spec and evaluates the deterministic\n"
       "policy on evenly spaced episodes of a split. Writes a separate eval file (default:\n"
-      "<run dir>/eval/<checkpoint>_<split>.h5); training outputs are never modified.\n\noptions");
+      "<run dir>/eval/<checkpoint>_<split>[_<overrides>].h5); training outputs are never\n"
+      "modified.\n\n"
+      "key=value overrides change the conditions of the evaluation: [env] keys that keep the\n"
+      "observation and action layout (calendar, load scale, ratings, data files, ...) and\n"
+      "[eval] keys, e.g. env.calendar=reference or env.load_scale=1.2. They are recorded in the\n"
+      "eval file (attribute 'overrides', /config/resolved). Keys of other sections (the learner,\n"
+      "its training) and env keys that change the observation or action layout, the agents or\n"
+      "the cost channels are refused (exit 2).\n\noptions");
   std::string split = "iid", out;
   int episodes = 0, threads = 0;
   opts.add_options()("help,h", "show this help")(
@@ -29,8 +36,11 @@ int cmd_eval(const Args& args) {
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
   check_path_option(vm, "out");
-  if (positional.size() != 1)
-    throw UsageError{"expected exactly one CHECKPOINT_OR_RUN_DIR argument"};
+  if (positional.empty()) throw UsageError{"expected a CHECKPOINT_OR_RUN_DIR argument"};
+  for (size_t i = 1; i < positional.size(); ++i)
+    if (positional[i].find('=') == std::string::npos)
+      throw UsageError{"expected one CHECKPOINT_OR_RUN_DIR and key=value overrides, found '" +
+                       positional[i] + "' after '" + positional[0] + "'"};
   if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
     throw UsageError{"--episodes: expected an integer in [1, 100000], found " +
                      std::to_string(episodes)};
@@ -43,12 +53,16 @@ int cmd_eval(const Args& args) {
   eo.episodes = episodes;
   eo.threads = threads;
   eo.out = out;
+  eo.overrides.assign(positional.begin() + 1, positional.end());
   const exp::EvalCommandResult r = exp::run_eval_command(eo);
   const std::string& ckpt = r.checkpoint;
   const auto& m = r.metrics;
   out = r.eval_file;
   std::cout << "eval of " << ckpt << " on split " << split << ", " << r.episodes
-            << (r.episodes == 1 ? " episode\n" : " episodes\n");
+            << (r.episodes == 1 ? " episode" : " episodes");
+  for (size_t i = 0; i < eo.overrides.size(); ++i)
+    std::cout << (i == 0 ? ", overrides: " : " ") << eo.overrides[i];
+  std::cout << "\n";
   std::cout.precision(10);
   for (const auto& [k, v] : m) std::cout << "  " << k << " = " << v << "\n";
   std::cout << "eval file: " << out << std::endl;

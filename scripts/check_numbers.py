@@ -16,8 +16,10 @@ the same code's numbers with OpenBLAS's Haswell (AVX2) kernels pinned: the earli
 recorded where OpenBLAS chose its AVX-512 kernels, whose sums round differently, so they failed
 on every AVX2-only machine (AMD EPYC among them). Every run here now sets
 OPENBLAS_CORETYPE=Haswell, which any x86-64 CPU with AVX2 runs (the learner needs AVX2 anyway),
-so the check gives the same answer on every such machine. A change that moves numbers on
-purpose records a new file and says why in its commit.
+so the check gives the same answer on every such machine. numbers_1776cab.json after the TSO
+dispatch's soft line limits (tso_ppo_short only: the dispatch of steps where the committed units
+cannot meet the ratings is now the least-overload OPF, not the merit order). A change that moves
+numbers on purpose records a new file and says why in its commit.
 
 usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
 Exit code 0 when all match, 1 when some differ, 2 on bad usage.
@@ -36,7 +38,7 @@ import numpy as np
 from eval_layout import eval_splits, flat_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_f0280e7.json")
+DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_1776cab.json")
 # OpenBLAS picks its kernels by CPU; one pinned kernel makes the numbers the same on any machine.
 CORETYPE = "Haswell"
 

@@ -78,6 +78,9 @@ TEST_SUITE("cli") {
       CHECK_MESSAGE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0, col);
     }
     CHECK(compared == 8);
+    // /config/resolved records the thread count the run used (it recorded vec.threads, 0).
+    CHECK(pz::io::read_string(f1, "config/resolved").find("threads = 1\n") != std::string::npos);
+    CHECK(pz::io::read_string(f2, "config/resolved").find("threads = 2\n") != std::string::npos);
     CHECK(fs::exists(d / "t1" / "ckpt" / "best.h5"));
     CHECK(fs::exists(d / "t1" / "ckpt" / "step_960.h5"));
     CHECK(fs::exists(d / "t1" / "progress.csv"));

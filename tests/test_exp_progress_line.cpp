@@ -44,6 +44,14 @@ TEST_SUITE("exp_progress_line") {
     CHECK(cap.text.str().empty());
   }
 
+  // Guards the line at the end of a run whose last whole rollout passes the budget (it showed
+  // "step 1000448/1000000 (100%)").
+  TEST_CASE("text: the step count never exceeds the total") {
+    ProgressLine p(false, 0, 1000, "");
+    const std::string t = p.text(1536, 10.0, {});
+    CHECK(t.rfind("step 1000/1000 (100%) | 154 steps/s | ETA 0:00:00", 0) == 0);
+  }
+
   TEST_CASE("divergence: one warning each for approx_kl and the critic loss, with the step") {
     ProgressLine p(false, 0, 1000000, "");
     CerrCapture cap;

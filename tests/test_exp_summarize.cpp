@@ -33,7 +33,7 @@ TEST_SUITE("exp_summarize") {
     std::getline(rows, row);
     CHECK(row.find(c.label) != std::string::npos);
     CHECK(row.find("1199,") != std::string::npos);         // the last seed, then the next field
-    CHECK(std::count(row.begin(), row.end(), ',') == 10);  // all 11 fields, ci95_high last
+    CHECK(std::count(row.begin(), row.end(), ',') == 11);  // all 12 fields, ci95_high last
     CHECK(std::stod(row.substr(row.rfind(',') + 1)) == -1.4);
     const std::string table = exp::summary_table(s);
     CHECK(table.find("[-1.6, -1.4]") != std::string::npos);
@@ -64,6 +64,25 @@ TEST_SUITE("exp_summarize") {
     CHECK(s.left_out[0].find(
               "b/trial_0/run.h5: the configuration and seed 1 of a/trial_0/run.h5") == 0);
     CHECK(exp::summary_table(s).find("left out: b/trial_0/run.h5") != std::string::npos);
+  }
+
+  TEST_CASE("summary.csv names the split of every row") {
+    exp::RunRecord r;
+    r.file = "a/run.h5";
+    r.kind = "run";
+    r.resolved = "[eval]\nsplits = [\"iid\", \"load_stress\"]\n";
+    r.config_key = "run";
+    r.final_step = 96;
+    r.last_eval = {{"return_mean", -1.0}, {"load_stress/return_mean", -2.0}, {"global_step", 96}};
+    const exp::Summary s = exp::summarize_runs({r}, {"return_mean", "load_stress/return_mean"});
+    std::istringstream rows(exp::summary_csv(s));
+    std::string header, a, b;
+    std::getline(rows, header);
+    std::getline(rows, a);
+    std::getline(rows, b);
+    CHECK(header.find(",metric,split,mean,") != std::string::npos);
+    CHECK(a.find(",return_mean,iid,-1,") != std::string::npos);
+    CHECK(b.find(",load_stress/return_mean,load_stress,-2,") != std::string::npos);
   }
 
   TEST_CASE("find_runs leaves out runs whose status says they did not finish, unless asked") {

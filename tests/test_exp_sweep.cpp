@@ -456,7 +456,7 @@ TEST_SUITE("exp_sweep") {
     CHECK(table.find("ppo.learning_rate=0.0001") != std::string::npos);
     CHECK(table.find("[-6, -2]") != std::string::npos);
     const std::string csv = pz::exp::summary_csv(s);
-    CHECK(csv.find("ppo.learning_rate=0.0003,run,2,0 1,480,return_mean,-4,2,-4,-6,-2\n") !=
+    CHECK(csv.find("ppo.learning_rate=0.0003,run,2,0 1,480,return_mean,iid,-4,2,-4,-6,-2\n") !=
           std::string::npos);
     // --metric selects columns; an unknown metric is an error with a suggestion.
     CHECK(pz::exp::summarize_runs(runs, {"return_mean"}).metrics.size() == 1);

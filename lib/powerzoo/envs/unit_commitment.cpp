@@ -17,6 +17,12 @@ namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;
 constexpr double kVoll = 1000.0;  // $/MWh for unserved load / spilled generation in the OPF
+// $/MWh of line overload in the dispatch OPF (soft line limits): what an operator does when the
+// committed units cannot meet the ratings is redispatch to the least overload, not drop the
+// limits. 100 × kVoll and ~700 × the costliest unit's marginal cost (case118 UC table: ≤ 140
+// $/MWh), so the LP removes overload first (shedding or spilling at kVoll where that relieves a
+// line), then cost; where the ratings can be met it is the hard-limit OPF (docs/tasks/tso.md).
+constexpr double kOverloadPrice = 1e5;
 // $/MWh added per unit index to the dispatch LP's costs: units of equal cost (case118 has 22 at
 // 70 $/MWh) make the optimum a face, and the vertex a solver returns then depends on its path
 // (warm basis, lazy rows, a checkpoint's cold start). The bias orders tied units by index, far
@@ -175,6 +181,7 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   bus_load(index(s, 0), load);
   grid::DcOpfOverrides o;
   o.balance_slack_cost = kVoll;
+  o.line_overload_cost = kOverloadPrice;
   o.pmin_mw.resize(nu);
   o.pmax_mw.resize(nu);
   o.linear_cost_delta.resize(nu);
@@ -183,11 +190,7 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
     o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
     o.linear_cost_delta[u] = kTieBreak * u;
   }
-  auto r = s.opf->solve(load, o);
-  if (!r.ok()) {
-    o.line_limits = false;
-    r = s.opf->solve(load, o);
-  }
+  const auto r = s.opf->solve(load, o);
   if (r.ok()) {
     for (int u = 0; u < nu; ++u) s.last[u] = r.gen_pg_mw[u];
     s.flow = r.branch_pf_mw;
@@ -210,6 +213,7 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   o.linear_cost_delta.resize(nu);
   o.line_limits = true;
   o.balance_slack_cost = kVoll;
+  o.line_overload_cost = kOverloadPrice;
   double startup = 0, noload = 0;
   for (int u = 0; u < nu; ++u) {
     const UcUnit& un = p_.units[u];
@@ -240,17 +244,12 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
       merit_ ? merit_->solve(f, o.pmin_mw, o.pmax_mw, mc, mo) : grid::MeritOrderStatus::kUnusable;
   const bool have_mo = ms != grid::MeritOrderStatus::kUnusable;
   const bool within = ms == grid::MeritOrderStatus::kOptimal;
-  // The merit-order point is the OPF optimum when it meets every rating; otherwise CLP with the
-  // limits, and if those make it infeasible, the optimum without them (= merit order).
+  // The merit-order point is the OPF optimum when it meets every rating; otherwise CLP with soft
+  // limits (never infeasible: the least overload, then the least cost). Should CLP fail, the
+  // merit-order point (no limits) is the dispatch.
   grid::DcOpfResult& r = s.opf_result;
   r.status = grid::DcOpfStatus::kFailed;
-  if (!within) {
-    s.opf->solve_scaled_into(f, o, r);
-    if (!r.ok() && !have_mo) {
-      o.line_limits = false;
-      s.opf->solve_scaled_into(f, o, r);
-    }
-  }
+  if (!within) s.opf->solve_scaled_into(f, o, r);
   if (have_mo && (within || !r.ok())) {
     r.status = grid::DcOpfStatus::kOptimal;
     r.gen_pg_mw = mo.p_mw;

@@ -2,6 +2,7 @@
 #include "powerzoo/exp/eval/eval_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -42,6 +43,63 @@ void check_global_step(const core::StateDict& sd, const std::string& ckpt) {
                                  : std::to_string(it->second.size()) + " values"));
 }
 
+std::string join_overrides(const std::vector<std::string>& overrides) {
+  std::string joined;
+  for (const auto& o : overrides) joined += (joined.empty() ? "" : " ") + o;
+  return joined;
+}
+
+// The default eval file's name part for overrides ("" without): their text, file-name safe, so
+// an evaluation under changed conditions never replaces the checkpoint's own.
+std::string override_suffix(const std::vector<std::string>& overrides) {
+  std::string s;
+  for (char ch : join_overrides(overrides))
+    s += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' ? ch : '_';
+  if (s.size() > 80) s.resize(80);
+  return s.empty() ? "" : "_" + s;
+}
+
+// Only [env] and [eval] keys change the conditions of an evaluation; every other section is the
+// learner, its training or the run's bookkeeping, which the checkpoint fixes.
+void check_override_sections(const std::vector<std::string>& overrides) {
+  for (const std::string& o : overrides) {
+    const size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw core::ConfigError("eval override '" + o + "': expected section.key=value");
+    const std::string key = o.substr(0, eq);
+    const std::string section = key.substr(0, key.find('.'));
+    if (section != "env" && section != "eval")
+      throw core::ConfigError("eval override '" + o +
+                              "': expected an [env] or [eval] key, found a [" + section +
+                              "] key: the checkpoint fixes the learner and its training; only the "
+                              "env's conditions and [eval] may change at evaluation");
+  }
+}
+
+// The checkpoint's policy reads observations and writes actions by position: the env under the
+// overrides must have the same layout (names included), agents and cost channels.
+void check_same_layout(const envs::EnvSpec& a, const envs::EnvSpec& b,
+                       const std::vector<std::string>& overrides) {
+  std::string what;
+  if (a.id != b.id)
+    what = "env '" + b.id + "' instead of '" + a.id + "'";
+  else if (a.obs_dim != b.obs_dim || a.obs_feature_names() != b.obs_feature_names())
+    what = "observation of " + std::to_string(b.obs_dim) + " values instead of the checkpoint's " +
+           std::to_string(a.obs_dim) + (a.obs_dim == b.obs_dim ? " (other fields)" : "");
+  else if (a.act_dim != b.act_dim || a.action_feature_names() != b.action_feature_names())
+    what = "action of " + std::to_string(b.act_dim) + " values instead of the checkpoint's " +
+           std::to_string(a.act_dim) + (a.act_dim == b.act_dim ? " (other agents)" : "");
+  else if (a.n_agents() != b.n_agents())
+    what = std::to_string(b.n_agents()) + " agents instead of " + std::to_string(a.n_agents());
+  else if (a.cost_names != b.cost_names)
+    what = "other cost channels";
+  if (what.empty()) return;
+  throw core::ConfigError("eval overrides '" + join_overrides(overrides) +
+                          "': the env they build has an " + what +
+                          "; a checkpoint evaluates only on envs with its observation and action "
+                          "layout");
+}
+
 }  // namespace
 
 EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
@@ -52,8 +110,13 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   std::string resolved;
   const core::StateDict sd = io::read_checkpoint(ckpt, &resolved);
   // A checkpoint of an earlier version stores its spec in the layout before [learner].
-  const Spec spec =
+  const Spec stored =
       parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)", {}, true);
+  check_override_sections(opt.overrides);
+  // Overrides are checked strictly (a key without effect is refused) on the stored spec as read.
+  const Spec spec = opt.overrides.empty()
+                        ? stored
+                        : parse_spec(to_toml(stored), ckpt + " (config/resolved)", opt.overrides);
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
   check_split_option(spec, split);
@@ -61,7 +124,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   {
     try {
       res.data_changes =
-          data_file_changes(recorded_data_files(sd), data_files_text(data_files(spec)));
+          data_file_changes(recorded_data_files(sd), data_files_text(data_files(stored)));
     } catch (const core::ConfigError& e) {
       throw core::ConfigError(ckpt + ": " + e.what());
     }
@@ -75,11 +138,13 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   res.episodes = episodes;
   auto env = make_learner_env(spec, split, false);  // as the learner's entry wraps it
   const auto& esp = env->spec();
+  if (!opt.overrides.empty())
+    check_same_layout(make_learner_env(stored, split, false)->spec(), esp, opt.overrides);
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
   // Evaluation only acts, one env at a time: the training batch's checks (minibatch splits,
   // which IPPO checks against its n_envs × agents columns) do not apply to it.
-  const auto learner = make_spec_learner(spec, esp, 1, init, &pool, true);
+  const auto learner = make_spec_learner(stored, esp, 1, init, &pool, true);
   try {
     learner->load(sd);
   } catch (const core::ConfigError& e) {
@@ -93,7 +158,9 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
     const fs::path run_dir = RunDirectory::of_checkpoint(ckpt);
     RunDirectory::check_no_links(run_dir.string());
     res.eval_file =
-        (run_dir / "eval" / (fs::path(ckpt).stem().string() + "_" + split + ".h5")).string();
+        (run_dir / "eval" /
+         (fs::path(ckpt).stem().string() + "_" + split + override_suffix(opt.overrides) + ".h5"))
+            .string();
   }
   Trajectories traj;
   auto& m = res.metrics;
@@ -103,20 +170,25 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   check_finite_metrics(m, "eval of " + ckpt + " on split " + split);
   const fs::path out(res.eval_file);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
-  auto f =
-      io::RunFile::create(res.eval_file,
-                          {{"schema_version", "1"},
-                           {"powerzoo_version", core::version()},
-                           {"checkpoint", fs::absolute(ckpt).string()},
-                           {"split", split},
-                           {"env_id", esp.id},
-                           {"data_files", data_files_text(data_files(spec))},
-                           {"data_changed_since_checkpoint", res.data_changes},
-                           {kEvalSplitsAttr, split}},
-                          {{"seed", spec.experiment.seed}, {"n_episodes", episodes}}, resolved);
   auto it = sd.i64.find("counters/global_step");
-  m["global_step"] =
-      it != sd.i64.end() && !it->second.empty() ? static_cast<double>(it->second[0]) : 0;
+  const int64_t global_step = it != sd.i64.end() && !it->second.empty() ? it->second[0] : 0;
+  // /config/resolved is the spec the evaluation ran (the checkpoint's, with the overrides).
+  auto f = io::RunFile::create(
+      res.eval_file,
+      {{"schema_version", "1"},
+       {"status", "completed"},
+       {"powerzoo_version", core::version()},
+       {"git_sha", core::git_sha()},
+       {"checkpoint", fs::absolute(ckpt).string()},
+       {"split", split},
+       {"env_id", esp.id},
+       {"overrides", join_overrides(opt.overrides)},
+       {"data_files", data_files_text(data_files(spec))},
+       {"data_changed_since_checkpoint", res.data_changes},
+       {kEvalSplitsAttr, split}},
+      {{"seed", spec.experiment.seed}, {"n_episodes", episodes}, {"global_step", global_step}},
+      opt.overrides.empty() ? resolved : to_toml(spec));
+  m["global_step"] = static_cast<double>(global_step);
   append_eval_row(f, m, {split});
   write_network(f, esp.network);
   write_trajectories(f, "trajectories/" + split + "/", traj);

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace pz::exp {
 
@@ -13,6 +14,11 @@ struct EvalCommandOptions {
   int episodes = 0;           ///< evenly spaced episodes (0 = the checkpoint's eval.n_episodes)
   int threads = 0;            ///< worker threads (0 = all cores)
   std::string out;            ///< eval file ("" = <run dir>/eval/<checkpoint>_<split>.h5)
+  /// "section.key=value" of [env] or [eval] applied to the checkpoint's spec (changed
+  /// conditions: calendar, load scale, ratings, data files). Refused (core::ConfigError) for any
+  /// other section, or when the env they build differs from the checkpoint's in its observation
+  /// or action layout, agents or cost channels.
+  std::vector<std::string> overrides;
 };
 
 struct EvalCommandResult {

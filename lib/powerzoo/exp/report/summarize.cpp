@@ -336,6 +336,10 @@ Summary summarize_runs(const std::vector<RunRecord>& all_runs,
   const std::string main = first.empty() ? "" : first[0];
   std::vector<RunRecord> runs;
   for (const auto& r : all_runs) runs.push_back(with_main_split(r, main));
+  s.main_split = main;
+  for (const auto& r : all_runs)
+    for (const auto& sp : splits_of(r))
+      if (std::find(s.splits.begin(), s.splits.end(), sp) == s.splits.end()) s.splits.push_back(sp);
   const std::string prefix = split_prefix(runs, split, main);
   // Metrics.
   if (metrics.empty()) {
@@ -479,9 +483,20 @@ std::string summary_table(const Summary& s) {
   return o.str();
 }
 
+// The eval split of a summary metric: its "<split>/" prefix, else the main split.
+std::string split_of(const Summary& s, const std::string& metric) {
+  const size_t slash = metric.find('/');
+  if (slash != std::string::npos) {
+    const std::string head = metric.substr(0, slash);
+    if (std::find(s.splits.begin(), s.splits.end(), head) != s.splits.end()) return head;
+  }
+  return s.main_split;
+}
+
 std::string summary_csv(const Summary& s) {
   std::ostringstream o;
-  o << "configuration,kind,n_seeds,seeds,final_step,metric,mean,std,iqm,ci95_low,ci95_high\n";
+  o << "configuration,kind,n_seeds,seeds,final_step,metric,split,mean,std,iqm,ci95_low,"
+       "ci95_high\n";
   for (const auto& c : s.configs) {
     std::string seeds;
     for (size_t i = 0; i < c.seeds.size(); ++i)
@@ -489,9 +504,10 @@ std::string summary_csv(const Summary& s) {
     for (const auto& m : s.metrics) {
       const auto& st = c.stats.at(m);
       o << csv_field(c.label) << "," << csv_field(c.kind) << ","
-        << format_printf("%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n,
+        << format_printf("%d,%s,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g\n", st.n,
                          csv_field(seeds).c_str(), fmt(c.min_final_step, 17).c_str(),
-                         csv_field(m).c_str(), st.mean, st.std, st.iqm, st.ci_low, st.ci_high);
+                         csv_field(m).c_str(), csv_field(split_of(s, m)).c_str(), st.mean, st.std,
+                         st.iqm, st.ci_low, st.ci_high);
     }
   }
   return o.str();

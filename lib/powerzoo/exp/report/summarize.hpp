@@ -51,7 +51,9 @@ struct ConfigSummary {
 };
 
 struct Summary {
-  std::string split;  ///< the eval split summarized ("" = the first of eval.splits)
+  std::string split;                ///< the eval split summarized ("" = the first of eval.splits)
+  std::string main_split;           ///< the split of bare metric names (the first run's first)
+  std::vector<std::string> splits;  ///< every eval split of the runs (metric prefixes "<split>/")
   std::vector<std::string> metrics;
   std::vector<ConfigSummary> configs;  ///< in order of first appearance (sorted file paths)
   /// Runs left out: a second run of the same configuration and seed (a copied trial was counted

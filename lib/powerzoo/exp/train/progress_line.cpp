@@ -59,10 +59,13 @@ double ProgressLine::metric(const std::map<std::string, double>& row, const std:
 std::string ProgressLine::text(long long steps, double wall,
                                const std::map<std::string, double>& status) const {
   const double sps = steps / std::max(wall, 1e-9);
+  // The last rollout is whole, so the step count can pass the budget by up to n_envs × T − 1;
+  // the line counts the budget (at most total/total, 100 %), the run file the real steps.
+  const long long shown = std::min(steps, std::max(total_, 0LL));
   char head[160];
-  std::snprintf(head, sizeof head, "step %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s", steps, total_,
-                100.0 * steps / std::max(total_, 1LL), sps,
-                format_duration(std::max(0.0, (total_ - steps) / std::max(sps, 1e-9))).c_str());
+  std::snprintf(head, sizeof head, "step %lld/%lld (%.0f%%) | %.0f steps/s | ETA %s", shown, total_,
+                100.0 * shown / std::max(total_, 1LL), sps,
+                format_duration(std::max(0.0, (total_ - shown) / std::max(sps, 1e-9))).c_str());
   std::string s = head;
   s += " | eval return " + num(eval_return_);
   if (!main_cost_.empty()) s += " | eval " + main_cost_ + " " + num(eval_cost_);

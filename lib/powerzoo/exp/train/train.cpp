@@ -169,6 +169,7 @@ void check_resume_spec(const Spec& spec, const std::string& ck_resolved, const s
   ck_spec.learner.total_steps = spec.learner.total_steps;
   ck_spec.eval.render_every_steps = spec.eval.render_every_steps;
   ck_spec.source_path = spec.source_path;
+  ck_spec.vec.threads = spec.vec.threads;  // any thread count gives the same results
   const std::string ck_resolved_now = to_toml(ck_spec);
   if (ck_resolved_now != resolved)
     throw core::ConfigError("--resume: the spec differs from the one in " + ck_path +
@@ -397,7 +398,13 @@ std::string unused_settings_warning(const Spec& spec) {
          "channels are only reported";
 }
 
-TrainResult train(const Spec& spec, const TrainOptions& opt) {
+TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
+  // The spec as run: /config/resolved records the thread count actually used (--threads beats
+  // vec.threads, 0 = all cores), the rest as given.
+  Spec spec = spec_in;
+  const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
+  core::ThreadPool pool(static_cast<size_t>(threads));
+  spec.vec.threads = static_cast<int>(pool.size());
   // ---- Validate and build everything before anything is written (as validate_train).
   auto train_env = make_learner_env(spec, spec.env.split, true);
   std::vector<std::shared_ptr<const envs::Env>> eval_envs;
@@ -407,8 +414,6 @@ TrainResult train(const Spec& spec, const TrainOptions& opt) {
   const std::vector<double> penalty = check_run_settings(spec, esp);
   if (const std::string w = unused_settings_warning(spec); !w.empty())
     std::cerr << "powerzoo run: warning: " << w << std::endl;
-  const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
-  core::ThreadPool pool(static_cast<size_t>(threads));
   const uint64_t seed = static_cast<uint64_t>(spec.experiment.seed);
   RunStreams rngs(seed);
   const std::unique_ptr<rl::Learner> learner = make_spec_learner(spec, esp, N, rngs.init, &pool);

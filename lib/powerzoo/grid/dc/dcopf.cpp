@@ -274,6 +274,15 @@ bool DcOpf::Impl::check_overrides(const DcOpfOverrides* o, std::string& err) {
     }
     return true;
   };
+  if (!(o->line_overload_cost >= 0 && std::isfinite(o->line_overload_cost))) {
+    err =
+        "expected a finite line overload cost >= 0, found " + std::to_string(o->line_overload_cost);
+    return false;
+  }
+  if (o->line_overload_cost > 0 && qp) {
+    err = "soft line limits (line overload cost > 0) need a linear cost, found a quadratic one";
+    return false;
+  }
   return check(o->pmin_mw, "pmin") && check(o->pmax_mw, "pmax") &&
          check(o->linear_cost_delta, "linear cost delta") && check_offer_prices(o, err);
 }
@@ -312,6 +321,10 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
     else
       model.setRowBounds(static_cast<int>(k) + 1, -COIN_DBL_MAX, COIN_DBL_MAX);
   }
+  if (elastic_cost > 0 && full_elastic_col < 0) add_full_elastic();
+  if (full_elastic_col >= 0)
+    for (size_t k = 0; k < lim.size(); ++k)
+      set_elastic_bounds(model, full_elastic_col + 2 * static_cast<int>(k));
   const bool warm = have_basis;
   warm_used = warm;
   const int n_pg = static_cast<int>(on_gens.size());
@@ -365,6 +378,13 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
     const double* x = model.primalColumnSolution();
     slack_mw_ = x[slack_col] - x[slack_col + 1];
   }
+  overload_mw_ = 0;
+  if (elastic_cost > 0)
+    for (size_t k = 0; k < lim.size(); ++k) {
+      const double* x = model.primalColumnSolution();
+      const int j = full_elastic_col + 2 * static_cast<int>(k);
+      overload_mw_ += x[j] + x[j + 1];
+    }
   return true;
 }
 
@@ -382,6 +402,7 @@ void DcOpf::Impl::solve_into(const std::vector<double>* pd, double factor, const
   res.branch_mu_st.assign(nl, 0.0);
   res.binding_branches.clear();
   res.balance_slack_mw = 0;
+  res.line_overload_mw = 0;
   res.iterations = 0;
   res.warm_started = false;
   res.polished = false;
@@ -420,6 +441,8 @@ void DcOpf::Impl::solve_into(const std::vector<double>* pd, double factor, const
 void DcOpf::Impl::solve_checked(const DcOpfOverrides* o, DcOpfResult& res) {
   const double demand = demand_;
   const bool lines = !o || o->line_limits;
+  elastic_cost = o && lines ? o->line_overload_cost : 0.0;
+  overload_mw_ = 0;
   const bool use_lazy = lazy && !qp && !has_pwl;
   bool ok = false, unverified = false;
   if (use_lazy) {
@@ -457,6 +480,7 @@ void DcOpf::Impl::fill_result(DcOpfResult& res) {
   }
   res.objective = obj;
   res.balance_slack_mw = slack_mw_;
+  res.line_overload_mw = overload_mw_;
   flows_at(xs.data(), res.branch_pf_mw.data());
   // LMP = d objective / d PD_b: λ from the balance row plus the flow rows' bound shifts.
   const double lambda = ys[0];

@@ -27,8 +27,11 @@ struct DcOpfResult {
   std::vector<double> branch_mu_st;   ///< [n_branch] $/MWh ≥ 0, shadow price of −PF ≤ RATE_A
   std::vector<int> binding_branches;  ///< 0-based rows with MU_SF or MU_ST > 1e-4 (MATPOWER's test)
   double balance_slack_mw = 0;        ///< unserved (> 0) or spilled (< 0) MW; 0 unless enabled
-  int iterations = 0;                 ///< simplex iterations of this solve
-  bool warm_started = false;          ///< true if the solve reused the previous basis
+  /// MW, Σ over rated branches of |PF| above RATE_A; > 0 only with soft line limits
+  /// (DcOpfOverrides::line_overload_cost).
+  double line_overload_mw = 0;
+  int iterations = 0;         ///< simplex iterations of this solve
+  bool warm_started = false;  ///< true if the solve reused the previous basis
   bool polished =
       false;  ///< QP only: CLP's point was refined by an exact KKT solve on its active set
   bool ok() const { return status == DcOpfStatus::kOptimal; }
@@ -45,6 +48,13 @@ struct DcOpfOverrides {
   /// > 0: the balance may be missed at this price ($/MWh) by unserved load (> 0) or spilled
   /// generation (< 0) at the reference bus (see DcOpfResult::balance_slack_mw). 0: exact balance.
   double balance_slack_cost = 0;
+  /// > 0 (with line_limits): soft line limits. Each rated branch's flow may exceed RATE_A in
+  /// either direction by an overload variable priced at this cost ($/MWh), so the OPF is never
+  /// infeasible for the lines and returns the least-cost point of least overload when the price
+  /// dominates every other cost. Where the hard limits can be met and the price exceeds every
+  /// line's shadow price there, the optimum is that of the hard-limit OPF (exact penalty). LPs
+  /// only (a QP with a price > 0 is reported as kFailed). 0: hard limits.
+  double line_overload_cost = 0;
   /// Offer prices ($/MWh) replacing the segment slopes of the piecewise-linear (gencost model 1)
   /// costs: n_points − 1 per in-service model-1 gen, concatenated in case row order; empty keeps
   /// the case's slopes. Each curve keeps its breakpoints and first point (x_0, y_0); prices must

@@ -39,6 +39,17 @@ struct DcOpf::Impl {
   bool overridden = false;                  // the model currently differs from the case
   int slack_col = 0;                        // columns slack_col (unserved), slack_col+1 (spill)
   bool slack_on = false;
+  // Soft line limits (DcOpfOverrides::line_overload_cost, dcopf_elastic.cpp): per flow row an
+  // overload column (coefficient −1) and an underload column (+1), both ≥ 0 at the price.
+  // Added to a model on its first soft solve; fixed at 0 in hard solves.
+  double elastic_cost = 0;    // this solve's price, 0 = hard limits
+  int full_elastic_col = -1;  // model: first of 2·n_lim columns (pairs per lim index), −1 none
+  std::vector<int> lazy_elastic_col;  // lazy_model: per lazy row, its pair's first column or −1
+  double overload_mw_ = 0;            // the last solve's Σ overload (MW)
+  void add_full_elastic();
+  void add_lazy_elastic();
+  void set_elastic_bounds(ClpSimplex& m, int first_col);
+  double elastic_sum(const ClpSimplex& m, const std::vector<int>& first_cols) const;
   // Spanning tree from the reference bus for angles: (branch, known bus, new bus).
   struct TreeEdge {
     int l, known, next;

@@ -44,6 +44,7 @@ void DcOpf::Impl::init_lazy_model() {
   lazy_model.scaling(0);
   lazy_model.setMaximumIterations(iteration_limit(1 + static_cast<int>(lim.size()), n_cols));
   lazy_rows.clear();
+  lazy_elastic_col.clear();
   lazy_pos.assign(lim.size(), -1);
   lazy_have_basis = false;
   lazy_overridden = false;
@@ -136,10 +137,15 @@ bool DcOpf::Impl::solve_lazy(bool lines, int& iters, bool& warm_used, bool& unve
     else
       m.setRowBounds(static_cast<int>(i) + 1, -COIN_DBL_MAX, COIN_DBL_MAX);
   }
+  // Soft limits: every row in the model gets its overload pair (priced), hard: pairs fixed at 0.
+  const size_t n_pairs = lazy_elastic_col.size();
+  if (elastic_cost > 0) add_lazy_elastic();
+  for (int j : lazy_elastic_col)
+    if (j >= 0) set_elastic_bounds(m, j);
   const int n_pg = static_cast<int>(on_gens.size());
   warm_used = lazy_have_basis;
   iters = 0;
-  bool keep_factors = true;  // false after rows were added (the matrix changed)
+  bool keep_factors = lazy_elastic_col.size() == n_pairs;  // false after the matrix changed
   // Each round adds at least one row, so at most n_lim + 1 rounds.
   for (size_t round = 0; round <= lim.size(); ++round) {
     unverified = false;
@@ -156,6 +162,12 @@ bool DcOpf::Impl::solve_lazy(bool lines, int& iters, bool& warm_used, bool& unve
     const double* x = m.primalColumnSolution();
     if (lines && lazy_add_violated(x)) {
       keep_factors = false;
+      if (elastic_cost > 0) {
+        const size_t old = lazy_elastic_col.size();
+        add_lazy_elastic();
+        for (size_t i = old; i < lazy_elastic_col.size(); ++i)
+          set_elastic_bounds(m, lazy_elastic_col[i]);
+      }
       continue;
     }
     xs.assign(x, x + n_pg);
@@ -165,6 +177,7 @@ bool DcOpf::Impl::solve_lazy(bool lines, int& iters, bool& warm_used, bool& unve
     for (size_t i = 0; i < lazy_rows.size(); ++i) ys[lazy_rows[i] + 1] = y[i + 1];
     polished_ = false;
     slack_mw_ = slack_on ? x[n_pg] - x[n_pg + 1] : 0.0;
+    overload_mw_ = elastic_sum(m, lazy_elastic_col);
     return true;
   }
   lazy_have_basis = false;
