@@ -59,7 +59,7 @@ def check_lagrangian(out):
 
 
 def check_ippo(out):
-    steps = [float(x) for x in re.findall(rf"train team return {NUM}", out)]
+    steps = [float(x) for x in re.findall(rf"train team return\s+{NUM}", out)]
     m = re.search(rf"team return {NUM}\s+zero actions {NUM}", out)
     if not steps or not m:
         fail("no training or evaluation lines", out)
