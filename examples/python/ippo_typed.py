@@ -174,8 +174,9 @@ def main():
 
     learned, n_ep = evaluate(lambda ev, o: act(ev, o, deterministic=True)[0])
     zero, _ = evaluate(lambda ev, o: np.zeros((o.shape[0], ev.act_dim), np.float32))
+    types = ", ".join(f"{g} x{len(n)}" for g, n in groups.items())
     print(f"eval on {args.eval_split} ({n_ep} episodes): team return {learned:.4f}  "
-          f"zero actions {zero:.4f}  groups {', '.join(f'{g} x{len(n)}' for g, n in groups.items())}")
+          f"zero actions {zero:.4f}  groups {types}")
 
 
 if __name__ == "__main__":

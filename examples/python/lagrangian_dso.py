@@ -10,8 +10,8 @@ value, and the policy ascends the Lagrangian advantage (A_R − λ·A_C) / (1 + 
 Amodei 2019, "Benchmarking Safe Exploration in Deep RL"). λ >= 0 moves by dual ascent once per
 update, λ ← max(0, λ + η·(Ĵ_C − d)), with Ĵ_C the mean cost of the episodes that ended in the
 rollout: the integral-only controller of Stooke, Achiam & Abbeel 2020 ("Responsive Safety in RL
-by PID Lagrangian Methods"), as PowerZooJax's and powerzoo's own ppo_lagrangian learner
-(experiments/dso_safe.toml, which moves log λ instead).
+by PID Lagrangian Methods"). PowerZooJax and powerzoo's own ppo_lagrangian learner
+(experiments/dso_safe.toml) take the same step on log λ instead.
 
 The budget d defaults to 0.5 bus-steps per episode, not the zero budget of dso_safe.toml: on the
 bundled AEMO shapes the feeder rarely leaves the voltage band (0.02 violations per episode

@@ -9,7 +9,8 @@ https://github.com/vwxyzjn/cleanrl): a Gaussian policy with a state-independent 
 the clipped surrogate objective, minibatch epochs, a running mean / std of the observations.
 The env is experiments/quickstart.toml (PJM case5 dispatched through GB demand days) with its
 hyperparameters (32 envs, 48-step rollouts, 4 epochs of 4 minibatches); the learner trains on
-info["shaped_reward"], the spec's penalty view (reward − 0.02·power_balance − 0.02·thermal_overload).
+info["shaped_reward"], the spec's penalty view
+(reward − 0.02·power_balance − 0.02·thermal_overload).
 
 Two details CleanRL's Gymnasium loop does not need: same-step autoreset hands the last
 observation of a finished episode in info["final_obs"], so a time-limit truncation bootstraps from
