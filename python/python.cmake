@@ -41,3 +41,17 @@ add_test(NAME python_module
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(python_module PROPERTIES TIMEOUT 1200
                      ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;POWERZOO_BIN=$<TARGET_FILE:powerzoo>")
+
+# The Python examples (examples/python/) at small budgets, checked by ci_check.py: PPO must beat
+# zero_action on the quickstart's evaluation episodes, the Lagrangian loop must move its
+# multiplier, the IPPO loop must complete with finite returns. Skipped (exit 77) only when PyTorch
+# is missing and CI is not "true".
+foreach(ex IN ITEMS "ppo;--total-steps;100000" "lagrangian;--total-steps;6144"
+                    "ippo;--total-steps;3072")
+  list(GET ex 0 name)
+  add_test(NAME python_example_${name}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/examples/python/ci_check.py ${ex}
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  set_tests_properties(python_example_${name} PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python")
+endforeach()
