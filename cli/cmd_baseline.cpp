@@ -7,11 +7,11 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/eval_layout.hpp"
-#include "powerzoo/exp/evaluate.hpp"
-#include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/eval/evaluate.hpp"
+#include "powerzoo/exp/run/eval_layout.hpp"
+#include "powerzoo/exp/run/run_dir.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
 namespace po = boost::program_options;

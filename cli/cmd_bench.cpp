@@ -13,12 +13,12 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/exp/bench.hpp"
-#include "powerzoo/exp/bench_scoreboard.hpp"
-#include "powerzoo/exp/learners.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/exp/bench/bench.hpp"
+#include "powerzoo/exp/bench/bench_scoreboard.hpp"
+#include "powerzoo/exp/spec/learners.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 
 namespace po = boost::program_options;
 
@@ -157,9 +157,9 @@ int cmd_bench(const Args& args) {
     for (const auto& d : dcopf) print_dcopf(d);
     return 0;
   }
-  const std::string spec_path = positional.empty()
-                                    ? std::string(pz::core::source_dir()) + "/experiments/quickstart.toml"
-                                    : positional[0];
+  const std::string spec_path =
+      positional.empty() ? std::string(pz::core::source_dir()) + "/experiments/quickstart.toml"
+                         : positional[0];
   const exp::Spec spec = exp::load_spec(
       spec_path, positional.size() > 1
                      ? std::vector<std::string>(positional.begin() + 1, positional.end())

@@ -10,8 +10,8 @@
 
 #include "cli/commands.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/distflow.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dist/distflow.hpp"
 
 namespace po = boost::program_options;
 

@@ -4,7 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "powerzoo/exp/eval_command.hpp"
+#include "powerzoo/exp/eval/eval_command.hpp"
 
 namespace po = boost::program_options;
 

@@ -15,13 +15,13 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/ac_report.hpp"
-#include "powerzoo/grid/acopf.hpp"
-#include "powerzoo/grid/acpf.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
-#include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/grid/dcpf_report.hpp"
+#include "powerzoo/grid/ac/ac_report.hpp"
+#include "powerzoo/grid/ac/acopf.hpp"
+#include "powerzoo/grid/ac/acpf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/dcpf_report.hpp"
 
 namespace po = boost::program_options;
 

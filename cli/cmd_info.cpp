@@ -5,9 +5,9 @@
 #include "cli/commands.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/stop_signal.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 
 namespace po = boost::program_options;
 

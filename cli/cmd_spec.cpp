@@ -6,8 +6,8 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "powerzoo/core/echo.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/validate.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/validate.hpp"
 
 namespace po = boost::program_options;
 

@@ -8,8 +8,8 @@
 #include "cli/options.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/exp/summarize.hpp"
+#include "powerzoo/exp/report/summarize.hpp"
+#include "powerzoo/exp/run/run_dir.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

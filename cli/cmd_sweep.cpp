@@ -16,12 +16,12 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/paths.hpp"
 #include "powerzoo/core/stop_signal.hpp"
-#include "powerzoo/exp/job_pool.hpp"
-#include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/exp/run_lock.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/sweep.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/run/run_dir.hpp"
+#include "powerzoo/exp/run/run_lock.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/sweep/job_pool.hpp"
+#include "powerzoo/exp/sweep/sweep.hpp"
+#include "powerzoo/exp/train/train.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

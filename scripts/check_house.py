@@ -10,10 +10,18 @@
   3. No upward include between layers: an `#include "powerzoo/<layer>/..."` names the file's own
      layer or a layer to its right in
        cli -> exp -> {rl, vec, io} -> tasks -> envs -> market -> {grid, devices, data} -> core
-     (layers that share a rank don't include each other).
+     (layers that share a rank don't include each other). The layer of a file is its top folder
+     under lib/powerzoo/, however deep the file sits.
+  4. No folder of lib/ holds more than 30 source files (.hpp and .cpp counted together).
+  5. A layer that is split into rooms (sub-folders, ROOMS below) keeps its rooms in order: an
+     include of the same layer names the file's own room or a room of lower rank (rooms of equal
+     rank don't include each other; a layer's top-level files form the room named by the layer).
+     Every sub-folder of a layer is a room of ROOMS, with its rank and one-line purpose.
 
-Each file length, lib/ function and powerzoo include is one check. Every violation is printed as
-file:line; the last line is "N passed, M failed". Exit code 1 on any violation, 0 otherwise.
+Each file length, lib/ function, powerzoo include, folder and room is one check, and the room
+table of docs/design.md §2 must list the rooms of ROOMS with the same rank and purpose. Every
+violation is printed as file:line; the last line is "N passed, M failed". Exit code 1 on any
+violation, 0 otherwise.
 
 usage: scripts/check_house.py [ROOT]   (ROOT defaults to the repository holding this script)
 """
@@ -36,8 +44,48 @@ LAYER_RANK = {
     "core": 1,
 }
 
+MAX_FOLDER_SOURCES = 30
+# Folders allowed over MAX_FOLDER_SOURCES for now, with the most they may hold: envs/ holds five
+# *_entry.cpp stubs that go when task presets become overrides of an env (then delete the line).
+FOLDER_ALLOWANCE = {"lib/powerzoo/envs": 31}
+
+# Rooms of the layers split into sub-folders: "layer/room" (or "layer" for the layer's top-level
+# files) -> (rank, one-line purpose). A room includes its own room or rooms of strictly lower rank
+# of its layer. docs/design.md §2 shows the same table.
+ROOMS = {
+    # exp: spec -> run -> {eval, sweep, report} -> train -> bench
+    "exp/spec": (1, "the experiment spec: keys, reading, migration of old layouts, and what it "
+                    "builds (env, learner, data files)"),
+    "exp/run": (2, "a run directory and what is written in it: layout, lock, checkpoints, "
+                   "progress.csv, metric columns and levels"),
+    "exp/eval": (3, "deterministic evaluation of a policy, the eval command, rollout action files "
+                    "and episode pictures"),
+    "exp/sweep": (3, "sweep expansion, the sweep manifest, SLURM job arrays and the local job pool"),
+    "exp/report": (3, "summaries over seeds (mean, IQM, bootstrap CI)"),
+    "exp/train": (4, "the training loop, its progress line, and validate/keys (what a run checks "
+                     "before it writes)"),
+    "exp/bench": (5, "throughput measurements and the scoreboard of `powerzoo bench`"),
+    # grid: {linalg, case} -> {dc, ac, dist}
+    "grid/linalg": (1, "the linear solvers the flows factor with: dense LU and sparse KLU"),
+    "grid/case": (1, "the Case: MATPOWER file reading, the per-process case cache and the "
+                     "energized reading (bus types, islands)"),
+    "grid/dc": (2, "DC physics: B matrices, PTDF flows, DC-PF report, DC-OPF on CLP and "
+                   "merit-order dispatch"),
+    "grid/ac": (2, "AC physics: the Ybus network, Newton-Raphson AC-PF on KLU, AC-OPF on Ipopt "
+                   "and their reports"),
+    "grid/dist": (2, "DistFlow on radial distribution feeders"),
+    # rl: rl -> nn -> {ppo, sac} -> ippo
+    "rl": (1, "the learner interface, the learner registry, configs and section-key binding"),
+    "rl/nn": (2, "network pieces: MLP, Adam, normalizers, Beta and Gaussian policy math, the "
+                 "xtensor kernels"),
+    "rl/ppo": (3, "PPO and its Safe-RL variants: rollout, GAE, losses, Lagrangian duals, "
+                  "registry entries"),
+    "rl/sac": (3, "SAC: replay buffer, losses, state, registry entry"),
+    "rl/ippo": (4, "IPPO: per-agent PPO on multi-agent envs, registry entries"),
+}
+
 SCOPE_KEYWORDS = ("namespace", "class", "struct", "union", "enum", "extern")
-INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"powerzoo/([^/"]+)/[^"]*"')
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"powerzoo/(([^/"]+)/[^"]*)"')
 
 
 def source_files(root):
@@ -59,6 +107,56 @@ def layer_of(rel):
     if len(parts) >= 4 and parts[0] == "lib" and parts[1] == "powerzoo":
         return parts[2]
     return None
+
+
+def room_of(path):
+    """The room of a path under lib/powerzoo/ ("exp/spec/spec.hpp" -> "exp/spec"; a top-level
+    file of a layer -> the layer), or None for a layer not split into rooms."""
+    parts = path.split("/")
+    layer = parts[0]
+    if not any(r.split("/")[0] == layer for r in ROOMS):
+        return None
+    return "/".join(parts[:2]) if len(parts) > 2 else layer
+
+
+def check_folders(root, check):
+    """Source files per folder of lib/ (rule 4) and a ROOMS entry per room folder (rule 5)."""
+    base = os.path.join(root, "lib", "powerzoo")
+    for dirpath, _, names in os.walk(os.path.join(root, "lib")):
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        count = sum(1 for n in names if n.endswith((".hpp", ".cpp")))
+        most = FOLDER_ALLOWANCE.get(rel, MAX_FOLDER_SOURCES)
+        check(count <= most, rel, f"folder holds {count} source files (max {most})")
+        sub = os.path.relpath(dirpath, base).replace(os.sep, "/")
+        if sub.startswith("..") or sub == ".":
+            continue
+        if "/" in sub:  # a room: layer/room (rooms hold no rooms)
+            ok = sub in ROOMS and sub.count("/") == 1
+            check(ok, rel, "room without a ROOMS entry (rank and purpose) in scripts/check_house.py")
+        elif count and any(r.startswith(sub + "/") for r in ROOMS):
+            check(sub in ROOMS, rel, "top-level files of a layer in rooms need a ROOMS entry")
+    for room in ROOMS:
+        check(os.path.isdir(os.path.join(base, room)), "scripts/check_house.py",
+              f"ROOMS names {room}, which is no folder of lib/powerzoo/")
+
+
+def check_design_table(root, check):
+    """docs/design.md's room table (rows "| `room` | rank | purpose |") matches ROOMS."""
+    path = os.path.join(root, "docs", "design.md")
+    if not os.path.exists(path):
+        return
+    rows = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\|\s*`([a-z_/]+)`[^|]*\|\s*(\d+)\s*\|\s*(.*?)\s*\|\s*$", line)
+            if m:
+                rows[m.group(1)] = (int(m.group(2)), m.group(3).replace("`", ""))
+    for room, (rank, purpose) in ROOMS.items():
+        ok = rows.get(room) == (rank, purpose.replace("`", ""))
+        check(ok, "docs/design.md", f"room table: {room} should read rank {rank}, '{purpose}' "
+                                    f"(found {rows.get(room)})")
+    for room in rows.keys() - ROOMS.keys():
+        check(False, "docs/design.md", f"room table lists {room}, which ROOMS does not")
 
 
 def strip_code(text):
@@ -168,6 +266,19 @@ def find_functions(code):
     return functions
 
 
+def check_room_include(rel, target_path, where, check):
+    """Rule 5 for one include of the file's own layer."""
+    own = room_of("/".join(rel.split(os.sep)[2:]))
+    to = room_of(target_path)
+    if own is None or to is None or own == to:
+        return
+    if own not in ROOMS or to not in ROOMS:
+        return  # reported by check_folders
+    ok = ROOMS[to][0] < ROOMS[own][0]
+    check(ok, where, f"room {own} (rank {ROOMS[own][0]}) includes room {to} "
+                     f"(rank {ROOMS[to][0]}): rooms include only lower ranks")
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.dirname(os.path.abspath(__file__)))
@@ -182,6 +293,8 @@ def main():
             failed += 1
             print(f"{where}: {message}")
 
+    check_folders(root, check)
+    check_design_table(root, check)
     for rel in source_files(root):
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             text = f.read()
@@ -203,7 +316,7 @@ def main():
             m = INCLUDE_RE.match(source_line)
             if not m:
                 continue
-            target = m.group(1)
+            target = m.group(2)
             where = f"{rel}:{number}"
             if layer not in LAYER_RANK:
                 check(False, where, f"file is in no known layer ({layer})")
@@ -212,6 +325,8 @@ def main():
             else:
                 ok = target == layer or LAYER_RANK[target] < LAYER_RANK[layer]
                 check(ok, where, f"upward include: {layer} includes powerzoo/{target}/")
+                if ok and target == layer and rel.startswith("lib" + os.sep):
+                    check_room_include(rel, m.group(1), where, check)
 
     for note in notes:
         print(note)

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/energized.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::test {
 

@@ -13,8 +13,8 @@
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 

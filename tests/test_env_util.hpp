@@ -5,7 +5,7 @@
 
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::test {
 

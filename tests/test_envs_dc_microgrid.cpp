@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "powerzoo/envs/dc_microgrid.hpp"
-#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 
 using namespace pz;
 using envs::DcMicrogrid;

@@ -12,8 +12,8 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/tasks/dso.hpp"
 
 using namespace pz;

@@ -12,9 +12,9 @@
 
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/envs/dist_grid_marl.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/grid/acpf.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/grid/ac/acpf.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 using namespace pz;
 

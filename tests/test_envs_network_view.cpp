@@ -10,8 +10,8 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/envs/network_view.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/eval/evaluate.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 #include "test_env_util.hpp"
 
 using namespace pz;

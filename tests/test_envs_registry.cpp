@@ -7,7 +7,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 #include "test_util.hpp"
 
 using namespace pz;

@@ -8,9 +8,9 @@
 
 #include "case_edits.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
-#include "powerzoo/grid/energized.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
 
 using namespace pz;
 

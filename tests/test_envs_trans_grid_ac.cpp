@@ -10,11 +10,11 @@
 #include "case_edits.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/grid/acopf.hpp"
-#include "powerzoo/grid/acpf.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/grid/ac/acopf.hpp"
+#include "powerzoo/grid/ac/acpf.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 using namespace pz;
 using Solver = envs::TransGridParams::Solver;

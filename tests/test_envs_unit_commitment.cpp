@@ -10,10 +10,10 @@
 #include "powerzoo/data/synthetic_shapes.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/tasks/tso.hpp"
 
 using namespace pz;

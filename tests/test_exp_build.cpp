@@ -1,4 +1,4 @@
-// exp/build + spec: env-level errors name where the key was set; splits, presets and paths.
+// exp/spec/build + spec: env-level errors name where the key was set; splits, presets and paths.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 #include "test_util.hpp"
 
 using namespace pz;
@@ -121,7 +121,8 @@ TEST_SUITE("exp_build") {
                       dso = std::string(PZ_SOURCE_DIR) + "/experiments/dso_ppo.toml";
     auto r = test::sh(bin + " baseline " + dso + " --policy tou --episodes 0");
     CHECK(r.code == 2);
-    CHECK(r.out.find("--episodes: expected an integer in [1, 100000], found 0") != std::string::npos);
+    CHECK(r.out.find("--episodes: expected an integer in [1, 100000], found 0") !=
+          std::string::npos);
     r = test::sh(bin + " baseline " + std::string(PZ_SOURCE_DIR) +
                  "/experiments/quickstart.toml --policy merit_order");
     CHECK(r.code == 2);

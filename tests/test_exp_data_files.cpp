@@ -9,8 +9,8 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/sha256.hpp"
-#include "powerzoo/exp/data_files.hpp"
-#include "powerzoo/exp/sweep.hpp"
+#include "powerzoo/exp/spec/data_files.hpp"
+#include "powerzoo/exp/sweep/sweep.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 

@@ -1,5 +1,5 @@
-// exp/episode_render: the cadence of pictures during training, the background drawing's command
-// line and failures, and a run that draws its evaluations with plot_episode.py.
+// exp/eval/episode_render: the cadence of pictures during training, the background drawing's
+// command line and failures, and a run that draws its evaluations with plot_episode.py.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/episode_render.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/eval/episode_render.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 

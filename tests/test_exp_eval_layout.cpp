@@ -1,5 +1,5 @@
-// exp/eval_layout: every split under metrics/eval/<split>/, shared columns bare, and files of the
-// older layout (the main split bare) read to the same flat names.
+// exp/run/eval_layout: every split under metrics/eval/<split>/, shared columns bare, and files of
+// the older layout (the main split bare) read to the same flat names.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "powerzoo/exp/eval_layout.hpp"
-#include "powerzoo/exp/summarize.hpp"
+#include "powerzoo/exp/report/summarize.hpp"
+#include "powerzoo/exp/run/eval_layout.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/eval_command.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/spec_migrate.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/eval/eval_command.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/spec/spec_migrate.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_run_util.hpp"
 

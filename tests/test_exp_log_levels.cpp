@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "powerzoo/exp/log_levels.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/run/log_levels.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_run_util.hpp"
 #include "test_util.hpp"

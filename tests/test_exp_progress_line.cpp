@@ -1,11 +1,12 @@
-// exp/progress_line: the line's fields, per-group means of IPPO's metrics, divergence warnings.
+// exp/train/progress_line: the line's fields, per-group means of IPPO's metrics, divergence
+// warnings.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <iostream>
 #include <sstream>
 
-#include "powerzoo/exp/progress_line.hpp"
+#include "powerzoo/exp/train/progress_line.hpp"
 
 using pz::exp::ProgressLine;
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/run_dir.hpp"
-#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/run/run_dir.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 #include "test_util.hpp"
 
 using namespace pz;

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/run_lock.hpp"
+#include "powerzoo/exp/run/run_lock.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 
@@ -167,8 +167,8 @@ TEST_SUITE("exp_run_lock") {
     waitpid(first, &st, 0);
     CHECK(WIFSIGNALED(st));
     REQUIRE(fs::exists(fs::path(out) / RunLock::kFile));  // left behind by the killed run
-    const auto third =
-        pz::test::sh(bin + " run " + spec + " learner.total_steps=480 --quiet --resume --out " + out);
+    const auto third = pz::test::sh(bin + " run " + spec +
+                                    " learner.total_steps=480 --quiet --resume --out " + out);
     CHECK_MESSAGE(third.code == 0, third.out);
     CHECK(third.out.find("warning: taking over the lock of " + out + " left by pid " +
                          std::to_string(first) + " on host " + host()) != std::string::npos);

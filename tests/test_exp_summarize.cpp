@@ -1,5 +1,5 @@
-// exp/summarize: table and CSV rows are never cut, whatever the label and seed-list lengths; a
-// copied run is counted once.
+// exp/report/summarize: table and CSV rows are never cut, whatever the label and seed-list lengths;
+// a copied run is counted once.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/summarize.hpp"
+#include "powerzoo/exp/report/summarize.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 

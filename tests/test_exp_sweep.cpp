@@ -13,9 +13,9 @@
 #include <sstream>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/summarize.hpp"
-#include "powerzoo/exp/sweep.hpp"
+#include "powerzoo/exp/report/summarize.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/sweep/sweep.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 

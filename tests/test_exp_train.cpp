@@ -1,12 +1,12 @@
-// exp/train: the checks run before a run directory exists (validate_train) and the warning for
-// settings a learner ignores.
+// exp/train/train: the checks run before a run directory exists (validate_train) and the warning
+// for settings a learner ignores.
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 
 namespace {
 

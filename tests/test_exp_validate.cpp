@@ -1,5 +1,5 @@
-// exp/validate: `keys` lists exactly the keys the reader accepts (every env and task), each is
-// accepted with its default, buffer estimates. (docs/spec-reference.md: test_cli.)
+// exp/train/validate: `keys` lists exactly the keys the reader accepts (every env and task), each
+// is accepted with its default, buffer estimates. (docs/spec-reference.md: test_cli.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,8 +11,8 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/validate.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/validate.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 
 using namespace pz;

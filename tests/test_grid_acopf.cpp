@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/acopf.hpp"
-#include "powerzoo/grid/acopf_model.hpp"
+#include "powerzoo/grid/ac/acopf.hpp"
+#include "powerzoo/grid/ac/acopf_model.hpp"
 #include "test_grid_util.hpp"
 
 using pz::grid::AcOpf;

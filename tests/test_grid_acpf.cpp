@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/acpf.hpp"
-#include "powerzoo/grid/distflow.hpp"
+#include "powerzoo/grid/ac/acpf.hpp"
+#include "powerzoo/grid/dist/distflow.hpp"
 #include "test_grid_util.hpp"
 
 using pz::grid::AcPfOptions;

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 #include "test_grid_util.hpp"
 
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
-#include "powerzoo/grid/dcpf_report.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
+#include "powerzoo/grid/dc/dcpf_report.hpp"
 #include "test_grid_util.hpp"
 
 namespace {

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "test_grid_util.hpp"
 
 namespace {

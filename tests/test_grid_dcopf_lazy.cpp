@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "powerzoo/envs/unit_commitment.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/tasks/tso.hpp"
 
 using namespace pz;

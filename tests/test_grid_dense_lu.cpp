@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "powerzoo/grid/dense_lu.hpp"
+#include "powerzoo/grid/linalg/dense_lu.hpp"
 
 using pz::grid::DenseLu;
 

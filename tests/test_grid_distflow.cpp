@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/distflow.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dist/distflow.hpp"
 #include "test_grid_util.hpp"
 
 namespace {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/grid/merit_order.hpp"
-#include "powerzoo/grid/ptdf_flow.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/merit_order.hpp"
+#include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "test_grid_util.hpp"
 
 namespace {

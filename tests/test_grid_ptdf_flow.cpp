@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
-#include "powerzoo/grid/ptdf_flow.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
+#include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "test_grid_util.hpp"
 
 namespace {

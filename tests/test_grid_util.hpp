@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::test {
 

@@ -8,7 +8,7 @@
 
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 
 using pz::core::ConfigError;
 using pz::exp::parse_spec;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "powerzoo/exp/tensorboard_log.hpp"
+#include "powerzoo/exp/run/tensorboard_log.hpp"
 #include "powerzoo/io/tb_events.hpp"
 #include "test_util.hpp"
 

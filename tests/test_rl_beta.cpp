@@ -13,10 +13,10 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/rng.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
-#include "powerzoo/rl/beta.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
+#include "powerzoo/rl/nn/beta.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 #include "test_rl_fd.hpp"
 
 using pz::core::Rng;

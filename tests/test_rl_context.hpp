@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "powerzoo/rl/ippo.hpp"
-#include "powerzoo/rl/ppo_entry.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
+#include "powerzoo/rl/ppo/ppo_entry.hpp"
 
 namespace pz::test {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 
 namespace pz::test {
 

@@ -9,10 +9,10 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/rl/ippo.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
 #include "test_rl_context.hpp"
 
 using namespace pz;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/rl/ippo.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
 #include "test_rl_context.hpp"
 
 using namespace pz;

@@ -9,7 +9,7 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/rl/learner.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 #include "test_rl_context.hpp"
 
 using namespace pz;

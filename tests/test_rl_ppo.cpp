@@ -12,8 +12,8 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/rl/optimizer.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/nn/optimizer.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 #include "test_rl_fd.hpp"
 
 using pz::core::Rng;

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/exp/eval_command.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
-#include "powerzoo/exp/validate.hpp"
+#include "powerzoo/exp/eval/eval_command.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
+#include "powerzoo/exp/train/validate.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 
 namespace {

@@ -17,10 +17,10 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
-#include "powerzoo/rl/replay.hpp"
-#include "powerzoo/rl/sac.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
+#include "powerzoo/rl/sac/replay.hpp"
+#include "powerzoo/rl/sac/sac.hpp"
 
 using pz::core::Rng;
 using pz::rl::PpoConfig;

@@ -15,10 +15,10 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/saute.hpp"
-#include "powerzoo/exp/spec.hpp"
-#include "powerzoo/exp/train.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
+#include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/rl/ppo.hpp"
+#include "powerzoo/rl/ppo/ppo.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 #include "test_rl_fd.hpp"
 

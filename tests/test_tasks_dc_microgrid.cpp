@@ -10,8 +10,8 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/dc_microgrid.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/evaluate.hpp"
+#include "powerzoo/exp/eval/evaluate.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/tasks/dc_microgrid.hpp"
 #include "test_util.hpp"
 
@@ -240,10 +240,10 @@ TEST_SUITE("tasks_dc_microgrid") {
   TEST_CASE("a bad workload trace exits with code 2 naming the file and line; nothing written") {
     const auto d = test::tmp_dir("pz_dcmg_task", "cli");
     test::write(d / "w.csv", "time_stamp,cpu_util\n0,0.5\n1,0.4\n2,-0.2\n");
-    const std::string spec =
-        test::write(d / "s.toml",
-                    "[env]\ntask = \"dc_microgrid\"\nworkload = \"w.csv\"\n[vec]\nn_envs = 2\n"
-                    "[learner]\ntotal_steps = 576\nrollout_length = 288\n[ppo]\nn_minibatches = 1\n");
+    const std::string spec = test::write(
+        d / "s.toml",
+        "[env]\ntask = \"dc_microgrid\"\nworkload = \"w.csv\"\n[vec]\nn_envs = 2\n"
+        "[learner]\ntotal_steps = 576\nrollout_length = 288\n[ppo]\nn_minibatches = 1\n");
     const auto out = d / "run";
     const auto r =
         test::sh(std::string(PZ_BINARY) + " run " + spec + " --quiet --out " + out.string());

@@ -9,7 +9,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/dist_grid_marl.hpp"
-#include "powerzoo/exp/build.hpp"
+#include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/tasks/ders.hpp"
 #include "powerzoo/tasks/ders_data.hpp"
 #include "test_util.hpp"

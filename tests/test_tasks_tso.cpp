@@ -9,9 +9,9 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dc.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
 #include "powerzoo/tasks/tso.hpp"
 #include "test_util.hpp"
 

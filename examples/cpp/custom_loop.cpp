@@ -6,8 +6,8 @@
 
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 int main() {

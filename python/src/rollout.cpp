@@ -1,4 +1,4 @@
-// run_rollout: the loop of evaluate() (exp/evaluate.cpp) over a caller's actions.
+// run_rollout: the loop of evaluate() (exp/eval/evaluate.cpp) over a caller's actions.
 #include "rollout.hpp"
 
 #include <algorithm>

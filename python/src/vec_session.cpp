@@ -9,10 +9,10 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/exp/build.hpp"
-#include "powerzoo/exp/checkpoint.hpp"
-#include "powerzoo/exp/eval_venv.hpp"
-#include "powerzoo/exp/learners.hpp"
+#include "powerzoo/exp/eval/eval_venv.hpp"
+#include "powerzoo/exp/run/checkpoint.hpp"
+#include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/learners.hpp"
 
 namespace pz::py {
 

@@ -13,7 +13,7 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/exp/spec.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 
 namespace pz::py {

@@ -12,8 +12,8 @@
 #include "powerzoo/devices/flexload.hpp"
 #include "powerzoo/devices/renewable.hpp"
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/distflow.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dist/distflow.hpp"
 
 namespace pz::envs {
 

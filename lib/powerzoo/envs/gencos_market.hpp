@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/market/clearing.hpp"
 
 namespace pz::envs {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::envs {
 

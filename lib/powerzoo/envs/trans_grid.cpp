@@ -9,7 +9,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
-#include "powerzoo/grid/energized.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::envs {
 namespace {
@@ -18,7 +18,7 @@ constexpr double kViolationTolMw = 1e-6;  // same threshold as the eval violatio
 }  // namespace
 
 TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
-  // The case as the `grid` commands read it (grid/energized): a reference bus without an
+  // The case as the `grid` commands read it (grid/case/energized): a reference bus without an
   // in-service gen hands over to the first PV bus with one (it used to stay the slack and inject
   // the missing power for free), islands without a gen and type-4 buses are de-energized and
   // their loads not served, branches and gens touching them are out.

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/grid/acopf.hpp"
-#include "powerzoo/grid/acpf.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/grid/ptdf_flow.hpp"
+#include "powerzoo/grid/ac/acopf.hpp"
+#include "powerzoo/grid/ac/acpf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/ptdf_flow.hpp"
 
 namespace pz::envs {
 

@@ -6,7 +6,7 @@
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/envs/trans_grid.hpp"
-#include "powerzoo/grid/case_cache.hpp"
+#include "powerzoo/grid/case/case_cache.hpp"
 
 namespace pz::envs {
 namespace {

@@ -10,7 +10,7 @@
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
-#include "powerzoo/grid/ptdf_flow.hpp"
+#include "powerzoo/grid/dc/ptdf_flow.hpp"
 
 namespace pz::envs {
 namespace {

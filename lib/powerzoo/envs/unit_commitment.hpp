@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
-#include "powerzoo/grid/merit_order.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/merit_order.hpp"
 
 namespace pz::envs {
 

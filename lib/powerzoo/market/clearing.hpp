@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/dcopf.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/market/offer_curve.hpp"
 
 namespace pz::market {

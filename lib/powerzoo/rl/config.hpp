@@ -1,6 +1,6 @@
 // Learner configurations: what the PPO family reads from [learner], [ppo], [lagrangian] and
 // [saute], IPPO from [ippo], SAC from [learner] and [sac] (the keys are declared in
-// rl/ppo_entry.cpp, rl/ippo_entry.cpp and rl/sac_entry.cpp).
+// rl/ppo/ppo_entry.cpp, rl/ippo/ippo_entry.cpp and rl/sac/sac_entry.cpp).
 #pragma once
 
 #include <cstdint>

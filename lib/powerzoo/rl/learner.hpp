@@ -2,10 +2,10 @@
 // context it is built from (the registry of learners is rl/learner_registry.hpp).
 //
 // Split (after SB3's BaseAlgorithm / OnPolicyAlgorithm / OffPolicyAlgorithm, CleanRL's loops):
-// the trainer (exp/train.cpp) owns the cadence (eval, checkpoints, logging); vec::RolloutCollector
-// owns the env side of collection (steps, episode statistics); the learner owns everything that
-// depends on the algorithm: what it stores per step (on-policy rollout, replay buffer, per-agent
-// slices), when it is ready to learn, and how it learns.
+// the trainer (exp/train/train.cpp) owns the cadence (eval, checkpoints, logging);
+// vec::RolloutCollector owns the env side of collection (steps, episode statistics); the learner
+// owns everything that depends on the algorithm: what it stores per step (on-policy rollout, replay
+// buffer, per-agent slices), when it is ready to learn, and how it learns.
 //  - On-policy (PPO): collect_steps() = T; observe() fills the rollout; update() runs the epochs.
 //  - Off-policy (SAC): collect_steps() = the vector steps of one train row; update_every() = 1, so
 //    the trainer calls update() after every vector step; observe() pushes transitions into a

@@ -11,7 +11,7 @@
 
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/tasks/ders_data.hpp"
 
 namespace pz::tasks {

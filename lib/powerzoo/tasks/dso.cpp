@@ -15,7 +15,7 @@
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/grid/case.hpp"
+#include "powerzoo/grid/case/case.hpp"
 
 namespace pz::tasks {
 namespace {

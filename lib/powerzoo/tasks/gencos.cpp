@@ -11,8 +11,8 @@
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/data/profile_cache.hpp"
 #include "powerzoo/envs/episode.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/energized.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::tasks {
 namespace {
@@ -168,7 +168,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   }
   envs::GencosParams p;
   try {
-    // The network and the units' status as every reader of the case sees it (grid/energized).
+    // The network and the units' status as every reader of the case sees it (grid/case/energized).
     p.grid_case = grid::energize(grid::load_case(grid::resolve_case_path(e.str("case"))));
     p.units = gencos_units(p.grid_case);
   } catch (const core::ConfigError& err) {

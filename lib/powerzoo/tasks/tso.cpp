@@ -19,8 +19,8 @@
 #include "powerzoo/data/unit_commitment_table.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/grid/case.hpp"
-#include "powerzoo/grid/energized.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::tasks {
 namespace {
@@ -143,7 +143,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
                             core::format_number(step_h) + " h, found " +
                             core::format_number(dt_hours));
   envs::UnitCommitmentParams p;
-  // The network as every reader of the case sees it (grid/energized). The unit table commits
+  // The network as every reader of the case sees it (grid/case/energized). The unit table commits
   // every gen row, so a row that is out of service (or on a de-energized bus) is refused rather
   // than silently switched back on; loads of de-energized buses are not served.
   p.grid_case = grid::energize(base->c);

@@ -1,0 +1,98 @@
+// The [ippo] section and the entries ippo and ippo_lagrangian: independent PPO (de Witt et al.
+// 2020, arXiv:2011.09533) with one PpoLearner per parameter group, reading [ppo] (and
+// [lagrangian]) for every group's update.
+#include <memory>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/rl/ippo/ippo.hpp"
+#include "powerzoo/rl/ppo/ppo_entry.hpp"
+#include "powerzoo/rl/section_keys.hpp"
+
+namespace pz::rl {
+namespace {
+
+using keys::Bound;
+
+const keys::Names<Sharing> kSharing = {
+    {"full", Sharing::kFull}, {"typed", Sharing::kTyped}, {"independent", Sharing::kIndependent}};
+
+const std::vector<Bound<IppoConfig>>& ippo_keys() {
+  static const std::vector<Bound<IppoConfig>> k = {
+      PZ_ENUM_KEY(IppoConfig, "sharing",
+                  "parameter groups: one network (full), one per name prefix before '_' "
+                  "(typed), one per agent (independent)",
+                  sharing, kSharing),
+      PZ_KEY(IppoConfig,
+             core::bool_param("full_batch", false,
+                              "one gradient step per epoch on all T·A·N samples, no advantage "
+                              "normalization (the reference); false = [ppo] minibatches"),
+             full_batch),
+  };
+  return k;
+}
+
+void check_ippo_spec(const LearnerContext& ctx) {
+  check_ppo_spec(ctx);
+  // A group's agents may have different action boxes; the Beta policy maps one box per network.
+  if (ppo_config(ctx).policy == Policy::kBeta)
+    throw core::ConfigError(ctx.where("ppo.policy") + "[ppo] policy = \"beta\": " + ctx.algo +
+                            " supports the Gaussian policy only (expected \"gaussian\")");
+}
+
+// The grouping is bad input of [ippo] sharing (mismatched sizes in one group), found here
+// because only the env knows its agents.
+void check_ippo_env(const LearnerContext& ctx) {
+  try {
+    ippo_groups(ctx.agents, ippo_config(ctx).sharing, ctx.obs_dim, ctx.act_dim);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ctx.where("ippo.sharing") + "[ippo] sharing: " + e.what());
+  }
+}
+
+LearnerEntry ippo_entry(bool lagrangian) {
+  LearnerEntry e;
+  e.name = lagrangian ? "ippo_lagrangian" : "ippo";
+  e.description = lagrangian ? "IPPO whose groups add cost critics, one team dual per [safety] "
+                               "constraint ([lagrangian])"
+                             : "independent PPO on a multi-agent env, parameters shared as [ippo] "
+                               "sharing says";
+  e.sections = lagrangian ? std::vector<std::string>{"ppo", "ippo", "lagrangian"}
+                          : std::vector<std::string>{"ppo", "ippo"};
+  e.multi_agent = true;
+  e.uses_constraints = lagrangian;
+  e.check = lagrangian ? LearnerContextCheck([](const LearnerContext& ctx) {
+    check_ippo_spec(ctx);
+    check_lagrangian_spec(ctx);
+  })
+                       : LearnerContextCheck(check_ippo_spec);
+  e.check_training = check_ppo_training;
+  e.check_env = check_ippo_env;
+  e.make = [lagrangian](const LearnerContext& ctx, core::Rng& init_rng) {
+    return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, lagrangian));
+  };
+  e.memory = ppo_memory;
+  e.bench = ppo_bench;
+  return e;
+}
+
+const LearnerRegistrar kIppoSection{
+    LearnerSection{"ippo",
+                   "parameter sharing and batch mode of ippo and ippo_lagrangian",
+                   keys::defs(ippo_keys()),
+                   {}}};
+const LearnerRegistrar kIppo{ippo_entry(false)};
+const LearnerRegistrar kIppoLagrangian{ippo_entry(true)};
+
+}  // namespace
+
+IppoConfig ippo_config(const LearnerContext& ctx) {
+  IppoConfig c;
+  keys::apply(ippo_keys(), ctx.section("ippo"), c);
+  return c;
+}
+
+void set_ippo_section(LearnerContext& ctx, const IppoConfig& cfg) {
+  ctx.sections["ippo"] = keys::table(ippo_keys(), cfg);
+}
+
+}  // namespace pz::rl

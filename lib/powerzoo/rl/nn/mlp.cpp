@@ -1,0 +1,145 @@
+// Internal: tanh / ReLU MLP forward/backward; matrix products through xtensor-blas (one sgemm per
+// product on the contiguous buffers), elementwise work as xsimd-vectorized xtensor expressions.
+#include "powerzoo/rl/nn/mlp.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "powerzoo/rl/nn/tensor_impl.hpp"
+
+namespace pz::rl::detail {
+
+Mlp::Mlp(int in, const std::vector<int>& hidden, int out, int64_t offset, Activation activation)
+    : activation_(activation), in_(in), out_(out), offset_(offset) {
+  int prev = in;
+  int64_t off = offset;
+  max_width_ = in;
+  auto add = [&](int width) {
+    Layer l;
+    l.in = prev;
+    l.out = width;
+    l.w_off = off;
+    off += static_cast<int64_t>(prev) * width;
+    l.b_off = off;
+    off += width;
+    layers_.push_back(l);
+    max_width_ = std::max(max_width_, width);
+    prev = width;
+  };
+  for (int h : hidden) add(h);
+  add(out);
+  n_params_ = off - offset;
+}
+
+void Mlp::init(float* params, core::Rng& rng, float out_scale) const {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& l = layers_[i];
+    const double limit = std::sqrt(3.0 / l.in);
+    const double scale = (i + 1 == layers_.size()) ? out_scale : 1.0;
+    float* w = params + l.w_off;
+    for (int64_t k = 0; k < static_cast<int64_t>(l.in) * l.out; ++k) {
+      w[k] = static_cast<float>((2.0 * rng.uniform() - 1.0) * limit * scale);
+    }
+    std::fill(params + l.b_off, params + l.b_off + l.out, 0.0f);
+  }
+}
+
+void Mlp::ensure(int B, MlpWorkspace& ws) const {
+  ws.act.resize(layers_.size());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const size_t need = static_cast<size_t>(B) * layers_[i].out;
+    if (ws.act[i].size() < need) ws.act[i].resize(need);
+  }
+  const size_t need = static_cast<size_t>(B) * max_width_;
+  if (ws.delta_a.size() < need) ws.delta_a.resize(need);
+  if (ws.delta_b.size() < need) ws.delta_b.resize(need);
+}
+
+const float* Mlp::forward(const float* params, const float* x, int B, MlpWorkspace& ws) const {
+  ensure(B, ws);
+  const size_t nb = static_cast<size_t>(B);
+  const float* in = x;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& l = layers_[i];
+    auto y = mat(ws.act[i].data(), nb, l.out);
+    if (B > 0) {
+      // Y [B, out] = 1·b^T (rows of the bias), then Y += X [B, in] · W [in, out].
+      const float* b = params + l.b_off;
+      for (size_t r = 0; r < nb; ++r) std::copy_n(b, l.out, ws.act[i].data() + r * l.out);
+      gemm(mat(in, nb, l.in), mat(params + l.w_off, l.in, l.out), y, false, false, 1.0f);
+      if (i + 1 < layers_.size()) {
+        if (activation_ == Activation::kTanh) {
+          xt::noalias(y) = tanh_expr(y);
+        } else {
+          xt::noalias(y) = xt::maximum(y, 0.0f);
+        }
+      }
+    }
+    in = y.data();
+  }
+  return ws.act.back().data();
+}
+
+void Mlp::backward(const float* params, const float* x, int B, const float* dout, MlpWorkspace& ws,
+                   float* grad, float* dx_out) const {
+  const size_t nb = static_cast<size_t>(B);
+  const float* d = dout;
+  bool use_a = true;
+  const bool tanh = activation_ == Activation::kTanh;
+  for (size_t ii = layers_.size(); ii-- > 0;) {
+    const Layer& l = layers_[ii];
+    const float* xin = (ii == 0) ? x : ws.act[ii - 1].data();
+    if (grad != nullptr) {
+      auto gw = mat(grad + l.w_off, l.in, l.out);
+      auto gb = vec(grad + l.b_off, l.out);
+      if (B == 0) {
+        gw.fill(0.0f);
+        gb.fill(0.0f);
+        continue;
+      }
+      // dW [in, out] = X^T [in, B] · D [B, out]; db [out] = D^T [out, B] · 1 [B].
+      gemm(mat(xin, nb, l.in), mat(d, nb, l.out), gw, true, false, 0.0f);
+      // db as a sum of rows in row order, each row one vectorized add. (Neither xt::sum, whose
+      // lane split follows the alignment of d, nor OpenBLAS sgemv, whose results were seen to
+      // vary between runs with a pool of workers, is reproducible bit for bit.)
+      xt::noalias(gb) = vec(d, l.out);
+      for (size_t r = 1; r < nb; ++r) gb += vec(d + r * l.out, l.out);
+    }
+    if (B == 0) continue;
+    if (ii == 0) {
+      if (dx_out != nullptr) {  // dLoss/dx = D · W0^T: the input has no activation
+        auto dx = mat(dx_out, nb, l.in);
+        gemm(mat(d, nb, l.out), mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
+      }
+      break;
+    }
+    // dX [B, in] = D [B, out] · W^T [out, in], then through the activation: · (1 − h²) for tanh,
+    // · [h > 0] for ReLU.
+    float* dn = use_a ? ws.delta_a.data() : ws.delta_b.data();
+    use_a = !use_a;
+    auto dx = mat(dn, nb, l.in);
+    const auto xm = mat(xin, nb, l.in);
+    if (l.out == 1) {  // rank one: row r of dX is d_r·w^T, fused with the activation derivative
+      const auto w = vec(params + l.w_off, l.in);
+      for (size_t r = 0; r < nb; ++r) {
+        auto dr = vec(dn + r * l.in, l.in);
+        const auto hr = vec(xin + r * l.in, l.in);
+        if (tanh) {
+          xt::noalias(dr) = d[r] * w * (1.0f - hr * hr);
+        } else {
+          xt::noalias(dr) = xt::where(hr > 0.0f, d[r] * w, 0.0f);
+        }
+      }
+    } else {
+      gemm(mat(d, nb, l.out), mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
+      if (tanh) {
+        xt::noalias(dx) = dx * (1.0f - xm * xm);
+      } else {
+        xt::noalias(dx) = xt::where(xm > 0.0f, dx, 0.0f);
+      }
+    }
+    d = dn;
+  }
+}
+
+}  // namespace pz::rl::detail
