@@ -4,7 +4,8 @@ JOBS ?= $(shell nproc)
 SPEC ?= experiments/quickstart.toml
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all deps configure build python test run clean sanitize tsan fuzz
+.PHONY: all deps configure build python test run clean sanitize tsan fuzz benchmark \
+        benchmark-report benchmark-slurm
 
 all: build
 
@@ -31,6 +32,23 @@ test: build
 
 run: build
 	./$(BUILD)/powerzoo run $(SPEC)
+
+# The benchmark suite (benchmarks/suite.toml): every learner at PowerZooJax's budget over 5 seeds
+# and every baseline, then docs/results.md. Days of CPU time: the sweeps resume, so stop and
+# re-run at will. BENCH_JOBS trials run in parallel; `make benchmark-slurm` prints SLURM job-array
+# scripts instead (SLURM_OPTS are passed to `powerzoo sweep --emit slurm`).
+BENCH_RUNS ?= runs/benchmark
+BENCH_JOBS ?= 1
+SLURM_OPTS ?=
+benchmark: build
+	/usr/bin/python3 scripts/benchmark.py run --runs $(BENCH_RUNS) --jobs $(BENCH_JOBS)
+	/usr/bin/python3 scripts/benchmark.py report --runs $(BENCH_RUNS)
+
+benchmark-report: build
+	/usr/bin/python3 scripts/benchmark.py report --runs $(BENCH_RUNS)
+
+benchmark-slurm: build
+	/usr/bin/python3 scripts/benchmark.py slurm --runs $(BENCH_RUNS) -- $(SLURM_OPTS)
 
 # ASan + UBSan and TSan builds, each in its own directory, running the whole suite (ctest).
 SAN_BUILD ?= build-asan

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package powerzoo needs to build, test and run, the Python module's
-# (pybind11-dev, python3-pytest) and the Python examples' (python3-torch) included (idempotent,
-# non-interactive);
+# (pybind11-dev, python3-pytest), the Python examples' (python3-torch) and the TensorBoard
+# test's (python3-protobuf) included (idempotent, non-interactive);
 # with --fuzz also clang-14 with libFuzzer and its sanitizer runtimes (make fuzz).
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config git ccache
@@ -10,7 +10,7 @@ PKGS=(build-essential cmake pkg-config git ccache
       libtomlplusplus-dev doctest-dev coinor-libclp-dev nlohmann-json3-dev libssl-dev
       libsuitesparse-dev coinor-libipopt-dev
       python3 python3-h5py python3-numpy python3-matplotlib
-      pybind11-dev python3-pytest python3-torch)
+      pybind11-dev python3-pytest python3-torch python3-protobuf)
 if [ "${1:-}" = "--fuzz" ]; then
   PKGS+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 fi

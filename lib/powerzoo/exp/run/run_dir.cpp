@@ -365,6 +365,7 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
   kept_.clear();
   for (const auto& [st, p] : step_files(ckpt, false)) kept_.push_back(p);
   progress_.open(progress.string(), resumed);
+  if (tensorboard_on_) tensorboard_.open(path_, resumed);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/exp/run/checkpoint.hpp"
 #include "powerzoo/exp/run/progress_csv.hpp"
+#include "powerzoo/exp/run/tensorboard_log.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/io/hdf5.hpp"
 
@@ -96,13 +97,24 @@ class RunDirectory {
 
   /// progress.csv rows (exp::ProgressCsv): a /metrics/train row, a /metrics/eval row. Throw
   /// core::RunError when the write fails (a full disk).
-  void progress_train(const std::map<std::string, double>& row) { progress_.train_row(row); }
-  void progress_eval(const std::map<std::string, double>& row) { progress_.eval_row(row); }
+  /// Also TensorBoard events (exp::TensorBoardLog) when set_tensorboard(true) came before start.
+  void progress_train(const std::map<std::string, double>& row) {
+    progress_.train_row(row);
+    tensorboard_.train_row(row);
+  }
+  void progress_eval(const std::map<std::string, double>& row) {
+    progress_.eval_row(row);
+    tensorboard_.eval_row(row);
+  }
+  /// [log] tensorboard: start() then writes events beside run.h5 (rewritten on a resume).
+  void set_tensorboard(bool on) { tensorboard_on_ = on; }
 
  private:
   std::string path_;
   std::vector<std::string> kept_;  // step checkpoints, oldest first
   ProgressCsv progress_;
+  bool tensorboard_on_ = false;
+  TensorBoardLog tensorboard_;
 };
 
 }  // namespace pz::exp

@@ -65,6 +65,7 @@ struct LogSection {
   std::vector<std::string> level = {"losses", "actor_extra", "critic_extra", "grad_norm",
                                     "throughput"};
   std::vector<double> percentiles;  ///< in [0, 100]; empty = no percentile columns
+  bool tensorboard = false;          ///< TensorBoard events beside run.h5 (exp/tensorboard_log)
 };
 
 struct OutputSection {

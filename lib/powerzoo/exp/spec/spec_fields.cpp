@@ -184,6 +184,12 @@ std::vector<Field> other_fields() {
                eval.render_every_steps),
       PZ_FIELD("log", level, log.level),
       PZ_FIELD("log", percentiles, log.percentiles),
+      PZ_FIELD("log",
+               B("tensorboard",
+                 "TensorBoard events file beside run.h5 (events.out.tfevents.*): every train "
+                 "scalar as train/<name>, every eval scalar as eval/<split>/<metric>, at its "
+                 "global step (`tensorboard --logdir RUN_DIR`)"),
+               log.tensorboard),
       PZ_FIELD("output", trajectories, output.trajectories),
       PZ_FIELD("output",
                I("checkpoint_every_steps", 0, kI64Max, "env steps between checkpoints; 0 = off"),

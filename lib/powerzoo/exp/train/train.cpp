@@ -235,6 +235,7 @@ io::RunFile start_run_file(RunDirectory& dir, const Spec& spec, const envs::EnvS
                            size_t threads, const std::string& resolved,
                            const std::string& data_text, const MetricHistory* resumed,
                            long long step) {
+  dir.set_tensorboard(spec.log.tensorboard);
   io::RunFile out =
       dir.start(run_file_header(spec, esp, N, threads, resolved, data_text), resumed, step);
   write_network(out, esp.network);

@@ -1,0 +1,75 @@
+#include "powerzoo/exp/run/tensorboard_log.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+namespace pz::exp {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kPrefix = "events.out.tfevents.";  // what TensorBoard looks for
+
+double now_epoch() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double value_or(const std::map<std::string, double>& row, const char* key, double fallback) {
+  const auto it = row.find(key);
+  return it == row.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+void TensorBoardLog::open(const std::string& run_dir, const MetricHistory* history) {
+  writer_.reset();
+  double elapsed = 0;  // the run's clock at this moment: the last recorded row's wall_time
+  if (history != nullptr)
+    for (const auto* rows : {&history->train, &history->eval})
+      for (const auto& r : *rows) elapsed = std::max(elapsed, value_or(r, "wall_time", 0));
+  epoch0_ = now_epoch() - elapsed;
+  for (const auto& e : fs::directory_iterator(run_dir))
+    if (e.path().filename().string().rfind(kPrefix, 0) == 0) fs::remove(e.path());
+  const std::string name =
+      kPrefix + std::to_string(static_cast<long long>(std::floor(epoch0_))) + ".powerzoo";
+  // Rewritten under a name TensorBoard ignores, then renamed: a kill leaves no half file to it.
+  const std::string tmp = (fs::path(run_dir) / ("tensorboard.tmp." + std::to_string(::getpid())));
+  writer_ = std::make_unique<io::TbEventWriter>(tmp);
+  if (history != nullptr) {
+    // In the order the run wrote them: at one step the train row, then the evaluation.
+    std::vector<std::pair<std::pair<double, int>, const std::map<std::string, double>*>> rows;
+    for (const auto& r : history->train) rows.push_back({{value_or(r, "global_step", 0), 0}, &r});
+    for (const auto& r : history->eval) rows.push_back({{value_or(r, "global_step", 0), 1}, &r});
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [key, row] : rows) write(*row, key.second == 0 ? "train/" : "eval/");
+  }
+  writer_.reset();
+  const std::string path = (fs::path(run_dir) / name).string();
+  fs::rename(tmp, path);
+  writer_ = std::make_unique<io::TbEventWriter>(path, io::TbEventWriter::kAppend);
+}
+
+void TensorBoardLog::train_row(const std::map<std::string, double>& row) {
+  if (writer_) write(row, "train/");
+}
+
+void TensorBoardLog::eval_row(const std::map<std::string, double>& row) {
+  if (writer_) write(row, "eval/");
+}
+
+void TensorBoardLog::write(const std::map<std::string, double>& row, const std::string& prefix) {
+  std::vector<std::pair<std::string, float>> values;
+  for (const auto& [k, v] : row)
+    if (k != "global_step" && k != "wall_time") values.emplace_back(prefix + k, static_cast<float>(v));
+  const auto step = static_cast<int64_t>(value_or(row, "global_step", 0));
+  writer_->write_scalars(step, epoch0_ + value_or(row, "wall_time", 0), values);
+}
+
+}  // namespace pz::exp

@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+"""Runs the benchmark suite (benchmarks/suite.toml) and writes docs/results.md from its run files.
+
+  scripts/benchmark.py run    [--binary B] [--runs DIR] [--jobs J] [--seeds N] [--only TASK ...]
+                              [--baselines-only]
+  scripts/benchmark.py slurm  [--binary B] [--runs DIR] [--only TASK ...] [-- SWEEP_OPTIONS...]
+  scripts/benchmark.py report [--binary B] [--runs DIR] [--out FILE] [--img DIR] [--only TASK ...]
+
+`run` trains every learner row as `powerzoo sweep SPEC experiment.seed=0,...,N-1 --out
+RUNS/<spec stem>` (a sweep resumes: re-running skips finished trials and continues interrupted
+ones, so the suite can be stopped and restarted at any time) and evaluates every baseline once
+with `powerzoo baseline --out RUNS/<task>_baselines/<policy>.h5` (skipped when the file exists).
+`slurm` writes one SLURM job-array script per learner row instead, RUNS/slurm/<spec stem>.sbatch
+(`powerzoo sweep --emit slurm`; options after `--`, e.g. `--partition cpu --time 04:00:00
+--requeue`, are passed on), and prints the sbatch commands; `report` afterwards as usual.
+
+`report` reads the run files with `powerzoo summarize` (mean, std, percentile-bootstrap 95 % CI
+of the mean over seeds; unfinished runs are left out and counted) and writes one table per task:
+each learner's and each baseline's primary metric and the task's other metrics on every split,
+the number of seeds and env steps, and PowerZooJax's published number beside ours. Learning
+curves of each task's primary metric (mean over seeds with a std band) are drawn with
+scripts/plot_runs.py into --img (default docs/img/results). Rows without runs say so.
+
+Exit 2 on bad usage (unknown task, missing binary or suite file), 1 if a sweep or baseline failed.
+Needs Debian's python3-h5py and python3-matplotlib for the pictures.
+"""
+import argparse
+import csv
+import io
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUITE = os.path.join(ROOT, "benchmarks", "suite.toml")
+
+
+def fail(msg, code=2):
+    print(f"benchmark.py: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def load_suite(path, only):
+    try:
+        with open(path, "rb") as f:
+            suite = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        fail(f"{path}: {e}")
+    tasks = suite.get("task", [])
+    ids = [t["id"] for t in tasks]
+    for name in only or []:
+        if name not in ids:
+            fail(f"--only: expected one of {', '.join(ids)}, found '{name}'")
+    return [t for t in tasks if not only or t["id"] in only]
+
+
+def spec_stem(spec):
+    return os.path.splitext(os.path.basename(spec))[0]
+
+
+def learner_rows(task):
+    return [r for r in task["row"] if "spec" in r]
+
+
+def baseline_rows(task):
+    return [r for r in task["row"] if "baseline" in r]
+
+
+def sh(cmd, quiet=False):
+    print("+ " + " ".join(cmd), flush=True)
+    out = subprocess.DEVNULL if quiet else None
+    return subprocess.call(cmd, cwd=ROOT, stdout=out)
+
+
+def cmd_run(args, tasks):
+    seeds = ",".join(str(s) for s in range(args.seeds))
+    failed = 0
+    for task in tasks:
+        bdir = os.path.join(args.runs, f"{task['id']}_baselines")
+        os.makedirs(bdir, exist_ok=True)
+        for row in baseline_rows(task):
+            out = os.path.join(bdir, f"{row['baseline']}.h5")
+            if os.path.exists(out):
+                continue
+            failed += sh([args.binary, "baseline", task["baseline_spec"], "--policy",
+                          row["baseline"], "--out", out] + task.get("baseline_overrides", []),
+                         quiet=True) != 0
+        for row in [] if args.baselines_only else learner_rows(task):
+            cmd = [args.binary, "sweep", row["spec"], f"experiment.seed={seeds}", "--out",
+                   os.path.join(args.runs, spec_stem(row["spec"])), "--quiet"]
+            cmd += row.get("overrides", [])
+            if args.jobs:
+                cmd += ["--jobs", str(args.jobs)]
+            failed += sh(cmd) != 0
+    return 1 if failed else 0
+
+
+def cmd_slurm(args, tasks, extra):
+    seeds = ",".join(str(s) for s in range(args.seeds))
+    scripts = os.path.join(args.runs, "slurm")
+    os.makedirs(scripts, exist_ok=True)
+    for task in tasks:
+        for row in learner_rows(task):
+            out = os.path.join(args.runs, spec_stem(row["spec"]))
+            p = subprocess.run([args.binary, "sweep", row["spec"], f"experiment.seed={seeds}",
+                                "--out", out, "--emit", "slurm"] + row.get("overrides", [])
+                               + extra, cwd=ROOT, capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.stderr.write(p.stderr)
+                return p.returncode
+            path = os.path.join(scripts, spec_stem(row["spec"]) + ".sbatch")
+            with open(path, "w") as f:
+                f.write(p.stdout)
+            print(f"sbatch {path}    # {task['id']}: {row['label']}")
+    return 0
+
+
+def summarize(binary, directory, split, metrics):
+    """`powerzoo summarize` of DIR on SPLIT: {(kind, metric): row dict}, plus its stderr notes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "summary.csv")
+        cmd = [binary, "summarize", directory, "--split", split, "--csv", out]
+        for m in metrics:
+            cmd += ["--metric", m]
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if p.returncode != 0 or not os.path.exists(out):
+            return {}, (p.stderr or p.stdout).strip()
+        rows = {}
+        with open(out, newline="") as f:
+            for r in csv.DictReader(f):
+                rows[(r["kind"], r["metric"])] = r
+        return rows, p.stderr.strip()
+
+
+def fmt(x):
+    """A number for the table: 4 significant digits, thousands separated (as the task pages)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 1000:
+        return f"{x:,.0f}"
+    digits = max(0, 3 - int(math.floor(math.log10(a))))
+    return f"{x:,.{min(digits, 6)}f}"
+
+
+def cell(r):
+    mean, lo, hi = float(r["mean"]), float(r["ci95_low"]), float(r["ci95_high"])
+    if int(r["n_seeds"]) > 1:
+        return f"{fmt(mean)} [{fmt(lo)}, {fmt(hi)}]"
+    return fmt(mean)
+
+
+def unfinished(note):
+    return sum(1 for line in note.splitlines() if line.strip().endswith(("running", "failed",
+                                                                      "interrupted")))
+
+
+def task_table(args, task):
+    metrics = [task["primary"]] + task.get("metrics", [])
+    lines = []
+    better = "higher is better" if task.get("higher_is_better", True) else "lower is better"
+    lines.append(f"## {task['title']}\n")
+    lines.append(f"Primary metric `{task['primary']}` ({better}); details on the task page "
+                 f"[{task['page']}]({task['page']}). Cells: mean over seeds [95 % CI]; "
+                 "PowerZooJax: its published mean.\n")
+    head = ["policy", "split", "seeds", "env steps"]
+    for m in metrics:
+        head += [f"`{m}`", "PowerZooJax"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for row in task["row"]:
+        if "spec" in row:
+            directory, kind = os.path.join(args.runs, spec_stem(row["spec"])), "run"
+        else:
+            directory = os.path.join(args.runs, f"{task['id']}_baselines")
+            kind = f"baseline:{row['baseline']}"
+        for split in task["splits"]:
+            pzj = row.get("pzj", {}).get(split, {})
+            if not os.path.isdir(directory):
+                data, note = {}, ""
+            else:
+                data, note = summarize(args.binary, directory, split, metrics)
+            first = data.get((kind, task["primary"]))
+            label = row["label"] + ("" if "spec" in row else " (rule)")
+            if first is None:
+                seeds, steps = "no runs yet", "—"
+            else:
+                seeds = first["n_seeds"]
+                pending = unfinished(note) if "spec" in row else 0
+                if pending:
+                    seeds += f" (+{pending} running)"
+                steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
+            cells = [label, split, seeds, steps]
+            for m in metrics:
+                r = data.get((kind, m))
+                cells += [cell(r) if r else "—", fmt(pzj[m]) if m in pzj else "—"]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def curves(args, task):
+    out = []
+    for row in learner_rows(task):
+        directory = os.path.join(args.runs, spec_stem(row["spec"]))
+        if not os.path.isdir(directory):
+            continue
+        img = os.path.join(args.img, spec_stem(row["spec"]))
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "plot_runs.py"),
+                            directory, "--out", img, "--metric", task["primary"]], cwd=ROOT,
+                           capture_output=True, text=True)
+        pngs = [l.strip() for l in p.stdout.splitlines() if l.strip().endswith(".png")]
+        for png in pngs:
+            rel = os.path.relpath(os.path.abspath(png), os.path.dirname(os.path.abspath(args.out)))
+            out.append(f"![{task['id']} {row['label']}: {task['primary']}]({rel})")
+    return out
+
+
+def cmd_report(args, tasks):
+    text = ["# Benchmark results", "",
+            "Generated by `scripts/benchmark.py report` (`make benchmark`) from the run files of "
+            "the suite in [benchmarks/suite.toml](../benchmarks/suite.toml): every learner at "
+            "PowerZooJax's budget over seeds 0–4, every baseline once. Means over seeds with a "
+            "percentile-bootstrap 95 % CI of the mean (`powerzoo summarize`); PowerZooJax's "
+            "numbers are its published GPU rows (5 seeds). Violation rates are fractions of "
+            "evaluation steps; `cost/<channel>` is an episode sum.", ""]
+    for task in tasks:
+        text += task_table(args, task)
+        pics = curves(args, task) if not args.no_plots else []
+        if pics:
+            text += ["Learning curves (mean over seeds, std band):", ""] + pics + [""]
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write("\n".join(text))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=["run", "slurm", "report"])
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "powerzoo"))
+    ap.add_argument("--suite", default=SUITE)
+    ap.add_argument("--runs", default=os.path.join(ROOT, "runs", "benchmark"),
+                    help="where the sweeps and baseline files live (default runs/benchmark)")
+    ap.add_argument("--jobs", type=int, default=0, help="trials in parallel (sweep --jobs)")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--baselines-only", action="store_true", help="run: the baselines alone")
+    ap.add_argument("--only", nargs="*", default=None, help="task ids")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results.md"))
+    ap.add_argument("--img", default=os.path.join(ROOT, "docs", "img", "results"))
+    ap.add_argument("--no-plots", action="store_true")
+    args = ap.parse_args(argv)
+    if args.seeds < 1:
+        fail(f"--seeds: expected an integer >= 1, found {args.seeds}")
+    if not (os.path.isfile(args.binary) and os.access(args.binary, os.X_OK)):
+        fail(f"--binary: expected the powerzoo executable, found no such file: {args.binary} "
+             "(run `make build` first)")
+    tasks = load_suite(args.suite, args.only)
+    if args.command == "run":
+        return cmd_run(args, tasks)
+    if args.command == "slurm":
+        return cmd_slurm(args, tasks, extra)
+    return cmd_report(args, tasks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
