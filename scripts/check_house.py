@@ -45,9 +45,6 @@ LAYER_RANK = {
 }
 
 MAX_FOLDER_SOURCES = 30
-# Folders allowed over MAX_FOLDER_SOURCES for now, with the most they may hold: envs/ holds five
-# *_entry.cpp stubs that go when task presets become overrides of an env (then delete the line).
-FOLDER_ALLOWANCE = {"lib/powerzoo/envs": 31}
 
 # Rooms of the layers split into sub-folders: "layer/room" (or "layer" for the layer's top-level
 # files) -> (rank, one-line purpose). A room includes its own room or rooms of strictly lower rank
@@ -125,7 +122,7 @@ def check_folders(root, check):
     for dirpath, _, names in os.walk(os.path.join(root, "lib")):
         rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
         count = sum(1 for n in names if n.endswith((".hpp", ".cpp")))
-        most = FOLDER_ALLOWANCE.get(rel, MAX_FOLDER_SOURCES)
+        most = MAX_FOLDER_SOURCES
         check(count <= most, rel, f"folder holds {count} source files (max {most})")
         sub = os.path.relpath(dirpath, base).replace(os.sep, "/")
         if sub.startswith("..") or sub == ".":
