@@ -63,9 +63,7 @@ int cmd_baseline(const Args& args) {
   check_path_option(vm, "out");
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (policy.empty()) throw UsageError{"--policy: expected a baseline name, found none"};
-  if (threads < 0 || threads > 1024)
-    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
-                     std::to_string(threads)};
+  check_threads_option(threads);
   exp::Spec spec = exp::load_spec(
       positional[0], std::vector<std::string>(positional.begin() + 1, positional.end()));
   if (vm.count("split")) {

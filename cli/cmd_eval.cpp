@@ -44,9 +44,7 @@ int cmd_eval(const Args& args) {
   if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
     throw UsageError{"--episodes: expected an integer in [1, 100000], found " +
                      std::to_string(episodes)};
-  if (threads < 0 || threads > 1024)
-    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
-                     std::to_string(threads)};
+  check_threads_option(threads);
   exp::EvalCommandOptions eo;
   eo.path = positional[0];
   eo.split = split;

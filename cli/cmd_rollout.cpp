@@ -69,9 +69,7 @@ int cmd_rollout(const Args& args) {
   check_path_option(vm, "actions");
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (actions.empty()) throw UsageError{"--actions: expected an action file, found none"};
-  if (threads < 0 || threads > 1024)
-    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
-                     std::to_string(threads)};
+  check_threads_option(threads);
   if (vm.count("episodes") && (episodes < 1 || episodes > 100000))
     throw UsageError{"--episodes: expected an integer in [1, 100000], found " +
                      std::to_string(episodes)};

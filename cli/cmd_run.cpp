@@ -67,9 +67,7 @@ int cmd_run(const Args& args) {
   }
   check_path_option(vm, "out");
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
-  if (vm.count("threads") && (threads < 0 || threads > 1024))
-    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
-                     std::to_string(threads)};
+  if (vm.count("threads")) check_threads_option(threads);
   if (!std::isfinite(log_every) || log_every < 0 || log_every > 1e6)
     throw UsageError{"--log-every: expected seconds in [0, 1e6], found " +
                      std::to_string(log_every)};

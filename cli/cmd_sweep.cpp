@@ -273,9 +273,7 @@ int cmd_sweep(const Args& args) {
   if (positional.empty()) throw UsageError{"expected a spec file (SPEC.toml), found none"};
   if (jobs < 1 || jobs > 1024)
     throw UsageError{"--jobs: expected an integer in [1, 1024], found " + std::to_string(jobs)};
-  if (vm.count("threads") && (threads < 0 || threads > 1024))
-    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
-                     std::to_string(threads)};
+  if (vm.count("threads")) check_threads_option(threads);
   if ((vm.count("cpus") && cpus < 1) || cpus < 0 || cpus > 1024)  // --cpus 0 was dropped
     throw UsageError{"--cpus: expected an integer in [1, 1024], found " + std::to_string(cpus)};
   if (!emit.empty() && emit != "slurm")

@@ -41,4 +41,10 @@ void check_path_option(const boost::program_options::variables_map& vm, const ch
                      (v.empty() ? std::string("an empty one") : "'" + core::echo(v) + "'")};
 }
 
+void check_threads_option(int threads) {
+  if (threads < 0 || threads > 1024)
+    throw UsageError{"--threads: expected an integer in [0, 1024], found " +
+                     std::to_string(threads)};
+}
+
 }  // namespace pz::cli

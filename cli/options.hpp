@@ -22,4 +22,7 @@ bool parse_command(const Args& args, const boost::program_options::options_descr
 /// made a directory no run name may have.
 void check_path_option(const boost::program_options::variables_map& vm, const char* name);
 
+/// Throws UsageError unless `--threads` is in [0, 1024] (0 = all cores).
+void check_threads_option(int threads);
+
 }  // namespace pz::cli
