@@ -399,13 +399,17 @@ std::string unused_settings_warning(const Spec& spec) {
          "channels are only reported";
 }
 
+// The spec as run: /config/resolved records the thread count actually used (--threads beats
+// vec.threads, 0 = all cores), the rest as given.
+static Spec spec_as_run(const Spec& spec, size_t threads) {
+  Spec s = spec;
+  s.vec.threads = static_cast<int>(threads);
+  return s;
+}
+
 TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
-  // The spec as run: /config/resolved records the thread count actually used (--threads beats
-  // vec.threads, 0 = all cores), the rest as given.
-  Spec spec = spec_in;
-  const int threads = opt.threads >= 0 ? opt.threads : spec.vec.threads;
-  core::ThreadPool pool(static_cast<size_t>(threads));
-  spec.vec.threads = static_cast<int>(pool.size());
+  core::ThreadPool pool(static_cast<size_t>(opt.threads >= 0 ? opt.threads : spec_in.vec.threads));
+  const Spec spec = spec_as_run(spec_in, pool.size());
   // ---- Validate and build everything before anything is written (as validate_train).
   auto train_env = make_learner_env(spec, spec.env.split, true);
   std::vector<std::shared_ptr<const envs::Env>> eval_envs;
