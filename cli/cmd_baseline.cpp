@@ -110,7 +110,7 @@ int cmd_baseline(const Args& args) {
       overrides += (overrides.empty() ? "" : " ") + positional[i];
     auto f = io::RunFile::create(out,
                                  {{"schema_version", "1"},
-                                  {"status", "completed"},
+                                  {"status", "finished"},
                                   {"powerzoo_version", core::version()},
                                   {"git_sha", core::git_sha()},
                                   {"overrides", overrides},

@@ -66,7 +66,7 @@ TEST_SUITE("cli_eval_overrides") {
     CHECK(x1[0] < x0[0] - 1e-3);
     CHECK(pz::io::read_string_attr(scaled, "overrides") == "env.load_scale=1.3");
     CHECK(pz::io::read_string_attr(plain, "overrides") == "");
-    CHECK(pz::io::read_string_attr(scaled, "status") == "completed");
+    CHECK(pz::io::read_string_attr(scaled, "status") == "finished");
     CHECK(!pz::io::read_string_attr(scaled, "git_sha").empty());
     CHECK(pz::io::read_string(scaled, "config/resolved").find("load_scale = 1.3") !=
           std::string::npos);
@@ -104,7 +104,7 @@ TEST_SUITE("cli_eval_overrides") {
     const auto b = sh(kBin + " baseline experiments/quickstart.toml --policy zero_action " +
                       "env.load_scale=1.1 --episodes 1 --threads 1 --out " + out);
     REQUIRE_MESSAGE(b.code == 0, b.out);
-    CHECK(pz::io::read_string_attr(out, "status") == "completed");
+    CHECK(pz::io::read_string_attr(out, "status") == "finished");
     CHECK(pz::io::read_string_attr(out, "overrides") == "env.load_scale=1.1");
     CHECK(!pz::io::read_string_attr(out, "git_sha").empty());
     CHECK(!pz::io::read_string_attr(out, "powerzoo_version").empty());

@@ -93,13 +93,13 @@ TEST_SUITE("io_tb_events") {
   TEST_CASE("TensorBoardLog: a resume rewrites the events from the history, in step order") {
     const fs::path d = test::tmp_dir("tb", "resume");
     exp::TensorBoardLog log;
-    log.open(d.string(), nullptr);
+    log.open(d.string(), nullptr, {"iid"});
     log.train_row({{"global_step", 100}, {"wall_time", 1}, {"loss", 9}});
     log.train_row({{"global_step", 200}, {"wall_time", 2}, {"loss", 8}});  // lost by the resume
     exp::MetricHistory h;
-    h.eval = {{{"global_step", 0}, {"wall_time", 0}, {"iid/return_mean", -5}}};
+    h.eval = {{{"global_step", 0}, {"wall_time", 0}, {"return_mean", -5}}};  // main split bare
     h.train = {{{"global_step", 100}, {"wall_time", 1}, {"loss", 9}}};
-    log.open(d.string(), &h);
+    log.open(d.string(), &h, {"iid"});
     log.train_row({{"global_step", 200}, {"wall_time", 2.5}, {"loss", 7}});
     const auto recs = read_records(events_file(d));  // the old file is gone: exactly one
     REQUIRE(recs.size() == 4);

@@ -176,7 +176,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   auto f = io::RunFile::create(
       res.eval_file,
       {{"schema_version", "1"},
-       {"status", "completed"},
+       {"status", "finished"},
        {"powerzoo_version", core::version()},
        {"git_sha", core::git_sha()},
        {"checkpoint", fs::absolute(ckpt).string()},

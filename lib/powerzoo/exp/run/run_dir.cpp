@@ -68,6 +68,7 @@ bool RunDirectory::owns(const std::string& name) {
   for (const char* own : {kRunFile, kProgress, kCkptDir, RunLock::kFile, ".run.h5.writing",
                           "run.h5.before-resume", "eval", "summary.csv", kPlotsDir})
     if (name == own) return true;
+  if (name.rfind("events.out.tfevents.", 0) == 0) return true;  // [log] tensorboard
   return name.find(".tmp.") != std::string::npos;  // a killed writer's remnant
 }
 
@@ -365,7 +366,7 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
   kept_.clear();
   for (const auto& [st, p] : step_files(ckpt, false)) kept_.push_back(p);
   progress_.open(progress.string(), resumed);
-  if (tensorboard_on_) tensorboard_.open(path_, resumed);
+  if (tensorboard_on_) tensorboard_.open(path_, resumed, h.eval_splits);
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "powerzoo/exp/run/eval_layout.hpp"
+
 namespace pz::exp {
 namespace fs = std::filesystem;
 namespace {
@@ -27,8 +29,10 @@ double value_or(const std::map<std::string, double>& row, const char* key, doubl
 
 }  // namespace
 
-void TensorBoardLog::open(const std::string& run_dir, const MetricHistory* history) {
+void TensorBoardLog::open(const std::string& run_dir, const MetricHistory* history,
+                          const std::vector<std::string>& eval_splits) {
   writer_.reset();
+  splits_ = eval_splits;
   double elapsed = 0;  // the run's clock at this moment: the last recorded row's wall_time
   if (history != nullptr)
     for (const auto* rows : {&history->train, &history->eval})
@@ -48,7 +52,7 @@ void TensorBoardLog::open(const std::string& run_dir, const MetricHistory* histo
     for (const auto& r : history->eval) rows.push_back({{value_or(r, "global_step", 0), 1}, &r});
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [key, row] : rows) write(*row, key.second == 0 ? "train/" : "eval/");
+    for (const auto& [key, row] : rows) key.second == 0 ? write(*row, "train/") : write_eval(*row);
   }
   writer_.reset();
   const std::string path = (fs::path(run_dir) / name).string();
@@ -61,7 +65,11 @@ void TensorBoardLog::train_row(const std::map<std::string, double>& row) {
 }
 
 void TensorBoardLog::eval_row(const std::map<std::string, double>& row) {
-  if (writer_) write(row, "eval/");
+  if (writer_) write_eval(row);
+}
+
+void TensorBoardLog::write_eval(const std::map<std::string, double>& flat) {
+  write(splits_.empty() ? flat : per_split_eval_row(flat, splits_), "eval/");
 }
 
 void TensorBoardLog::write(const std::map<std::string, double>& row, const std::string& prefix) {
