@@ -143,6 +143,8 @@ def fmt(x):
     if x == 0:
         return "0"
     a = abs(x)
+    if a < 1e-3:
+        return f"{x:.3g}"
     if a >= 1000:
         return f"{x:,.0f}"
     digits = max(0, 3 - int(math.floor(math.log10(a))))
