@@ -13,6 +13,7 @@
 #include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
+#include "powerzoo/grid/dist/feeder.hpp"
 
 namespace po = boost::program_options;
 
@@ -28,7 +29,10 @@ int grid_distflow_main(const std::vector<std::string>& args) {
       "voltages\n"
       "(DistFlow), using the case's loads and the reference bus voltage. Prints bus voltages,\n"
       "branch from-end flows (MATPOWER orientation), total losses and the sweep count.\n"
-      "A meshed or disconnected case is an error (exit 2); no convergence exits 1.\n\noptions");
+      "The substation (root, slack) is the first type-3 bus with a gen in service; buses cut off\n"
+      "from it (out-of-service branches, type-4 buses) are de-energized and reported, their load\n"
+      "not served. A meshed case, one without a substation, or a cut-off island with a gen in\n"
+      "service is an error (exit 2); no convergence exits 1.\n\noptions");
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables");
   po::variables_map vm;
   std::vector<std::string> p;
@@ -39,16 +43,12 @@ int grid_distflow_main(const std::vector<std::string>& args) {
                      std::to_string(p.size()) + " arguments"};
 
   const grid::Case c = grid::load_case(grid::resolve_case_path(p[0]));
-  // The feeder's root is the substation: a reference bus with a gen in service (the other
-  // solvers refuse a case without one; DistFlow had solved from bus 1 regardless).
-  bool root_ok = false;
-  for (size_t g = 0; g < c.gen.size(); ++g)
-    root_ok = root_ok || (c.gen[g].status > 0 && c.bus[c.gen_bus_idx[g]].type == 3);
-  if (!root_ok)
-    throw core::ConfigError(c.source_path +
-                            ": expected a reference bus (type 3) with a gen in service as the "
-                            "feeder's substation, found none");
+  // The feeder as the dist envs read it (grid/dist/feeder): the substation is the root and the
+  // slack, buses cut off from it are de-energized (reported, not refused, as grid dcpf/acpf do).
   const grid::DistFlowResult r = grid::solve_case(c);
+  const grid::Feeder fd = grid::read_feeder(c);
+  std::vector<int> dead_ids;
+  for (int b : fd.dead) dead_ids.push_back(c.bus[b].id);
 
   if (vm.count("json")) {
     nlohmann::ordered_json j;
@@ -72,6 +72,8 @@ int grid_distflow_main(const std::vector<std::string>& args) {
     j["branch_pt_mw"] = r.branch_pt_mw;
     j["branch_qt_mvar"] = r.branch_qt_mvar;
     j["total_losses_mw"] = r.total_losses_mw;
+    j["dead_buses"] = dead_ids;
+    j["pd_not_served_mw"] = fd.dead_pd_mw;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "case " << c.name << " (baseMVA " << c.base_mva
@@ -87,8 +89,15 @@ int grid_distflow_main(const std::vector<std::string>& args) {
                 << format_printf("%6d", c.branch[k].to)
                 << format_printf("%14.6f", r.branch_pf_mw[k])
                 << format_printf("%16.6f", r.branch_qf_mvar[k])
-                << (c.branch[k].status > 0 ? "" : "  (out of service)") << "\n";
+                << (fd.c.branch[k].status > 0 ? "" : "  (out of service)") << "\n";
     std::cout << "\ntotal_losses_mw " << format_printf("%.9f", r.total_losses_mw) << "\n";
+    if (!dead_ids.empty()) {
+      std::string ids;
+      for (int id : dead_ids) ids += (ids.empty() ? "" : " ") + std::to_string(id);
+      std::cout << format_printf(
+          "de-energized (cut off from the substation): bus %s, %.4f MW of PD not served\n",
+          ids.c_str(), fd.dead_pd_mw);
+    }
   }
   return r.converged ? 0 : 1;
 }

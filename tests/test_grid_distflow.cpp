@@ -17,6 +17,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
+#include "powerzoo/grid/dist/feeder.hpp"
 #include "test_grid_util.hpp"
 
 namespace {
@@ -335,17 +336,55 @@ TEST_SUITE("grid_distflow") {
     CHECK(topology_error(self).find("branch 2 (from 20 to 20)") != std::string::npos);
   }
 
-  TEST_CASE("disconnected case: the unreachable bus is named") {
+  // Issue 32: a feeder is read as grid::energize reads any case, from its substation.
+  TEST_CASE("a bus cut off from the substation is de-energized: 0 p.u., no flow, load not served") {
     // Bus 40 has no branch; bus 30's only branch is out of service.
     Case c = small_case(4, {{10, 20}, {20, 30}}, 10);
-    std::string msg = topology_error(c);
-    INFO(msg);
-    CHECK(msg.find("bus 40") != std::string::npos);
-    CHECK(msg.find("not connected") != std::string::npos);
+    CHECK(topology_error(c).empty());
+    const pz::grid::Feeder f = pz::grid::read_feeder(c);
+    CHECK(f.dead == std::vector<int>{3});
+    CHECK(f.dead_pd_mw == doctest::Approx(0.4));
     c = small_case(4, {{10, 20}, {20, 30}, {20, 40}}, 10);
     c.branch[1].status = 0;
+    DistFlowResult r = pz::grid::solve_case(c);
+    REQUIRE(r.converged);
+    CHECK(r.bus_vm_pu[2] == 0.0);
+    CHECK(r.bus_va_deg[2] == 0.0);
+    CHECK(r.branch_pf_mw[1] == 0.0);
+    // The energized part is the case without bus 30: bus 40's load alone at the end of 20-40,
+    // and bus 30 of type 4 in the file is the same feeder.
+    Case typed = small_case(4, {{10, 20}, {20, 30}, {20, 40}}, 10);
+    typed.bus[2].type = 4;
+    const DistFlowResult rt = pz::grid::solve_case(typed);
+    CHECK(max_abs_diff(rt.bus_vm_pu, r.bus_vm_pu) == 0.0);
+    CHECK(rt.total_losses_mw == r.total_losses_mw);
+    Case none = small_case(4, {{10, 20}, {20, 30}, {20, 40}}, 10);
+    none.bus[2].pd_mw = none.bus[2].qd_mvar = 0;
+    const DistFlowResult rn = pz::grid::solve_case(none);
+    CHECK(std::abs(rn.total_losses_mw - r.total_losses_mw) < 1e-15);
+    CHECK(std::abs(rn.bus_vm_pu[3] - r.bus_vm_pu[3]) < 1e-15);
+  }
+
+  TEST_CASE("feeder refusals: no substation, a cut-off island with a gen in service") {
+    Case c = small_case(3, {{10, 20}, {20, 30}}, 10);
+    c.gen[0].status = 0;
+    std::string msg = topology_error(c);
+    CHECK(msg.find("case 'hand': expected a reference bus (type 3) with a gen in service as the "
+                   "feeder's substation, found bus 10 (bus row 1) of type 3 without a gen in "
+                   "service") != std::string::npos);
+    // A gen at a PQ bus of a cut-off island is de-energized with it (MATPOWER's bustypes) ...
+    c = small_case(3, {{10, 20}, {20, 30}}, 10);
+    c.branch[1].status = 0;
+    c.gen.push_back(c.gen[0]);
+    c.gen[1].bus = 30;
+    c.finalize();
+    CHECK(topology_error(c).empty());
+    CHECK(pz::grid::read_feeder(c).c.gen[1].status == 0);
+    // ... at a PV bus it would energize the island, which has no path to the substation.
+    c.bus[2].type = 2;
     msg = topology_error(c);
-    CHECK(msg.find("bus 30") != std::string::npos);
+    CHECK(msg.find("gen 2 (at bus 30) is in service in an island cut off from the substation "
+                   "bus 10") != std::string::npos);
   }
 
   TEST_CASE("exact AC power flow with shunts, line charging, taps and a phase shifter") {

@@ -17,10 +17,11 @@
 #include <cmath>
 #include <deque>
 #include <numbers>
+#include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/dist/feeder.hpp"
 
 namespace pz::grid {
 
@@ -31,40 +32,22 @@ std::string branch_name(const Case& c, int k) {
          std::to_string(c.branch[k].to) + ")";
 }
 
-std::string case_label(const Case& c) {
-  return "case '" + (c.name.empty() ? std::string("<unnamed>") : c.name) + "'";
-}
-
 }  // namespace
 
-RadialNetwork::RadialNetwork(const Case& c) {
+RadialNetwork::RadialNetwork(const Case& raw) {
   using core::ConfigError;
+  if (!(raw.base_mva > 0) || !std::isfinite(raw.base_mva))
+    throw ConfigError(feeder_label(raw) + ": expected baseMVA > 0, found " +
+                      std::to_string(raw.base_mva));
+  // The feeder as every reader of the file sees it (grid/dist/feeder): the substation is the
+  // root, buses cut off from it are de-energized and their branches out of service.
+  const Feeder fd = read_feeder(raw);
+  const Case& c = fd.c;
   const int nb = c.n_bus();
   const int nl = c.n_branch();
-  if (nb == 0) throw ConfigError(case_label(c) + ": expected at least one bus, found none");
   base_mva_ = c.base_mva;
-  if (!(base_mva_ > 0) || !std::isfinite(base_mva_))
-    throw ConfigError(case_label(c) + ": expected baseMVA > 0, found " + std::to_string(base_mva_));
-
-  std::unordered_map<int, int> pos;
-  pos.reserve(nb);
-  for (int i = 0; i < nb; ++i) pos.emplace(c.bus[i].id, i);
-  auto index_of = [&](int id, int k) {
-    auto it = pos.find(id);
-    if (it == pos.end())
-      throw ConfigError(case_label(c) + ": " + branch_name(c, k) + " refers to bus " +
-                        std::to_string(id) + ", which does not exist");
-    return it->second;
-  };
-
-  // Reference bus: first bus of type 3, else the first bus (as Case::finalize).
-  ref_ = 0;
-  for (int i = 0; i < nb; ++i) {
-    if (c.bus[i].type == 3) {
-      ref_ = i;
-      break;
-    }
-  }
+  ref_ = fd.root;
+  live_ = fd.live;
 
   from_.assign(nl, -1);
   to_.assign(nl, -1);
@@ -77,14 +60,14 @@ RadialNetwork::RadialNetwork(const Case& c) {
   std::vector<std::vector<int>> incident(nb);
   for (int k = 0; k < nl; ++k) {
     const Branch& br = c.branch[k];
-    from_[k] = index_of(br.from, k);
-    to_[k] = index_of(br.to, k);
+    from_[k] = c.branch_from_idx[k];
+    to_[k] = c.branch_to_idx[k];
     r_[k] = br.r_pu;
     x_[k] = br.x_pu;
     b_[k] = br.b_pu;
     tap_[k] = br.effective_tap();
     shift_deg_[k] = br.shift_deg;
-    active_[k] = br.status > 0 ? 1 : 0;
+    active_[k] = br.status > 0 ? 1 : 0;  // energize set every branch touching a dead bus to 0
     if (!active_[k]) continue;
     incident[from_[k]].push_back(k);
     if (to_[k] != from_[k]) incident[to_[k]].push_back(k);
@@ -113,14 +96,14 @@ RadialNetwork::RadialNetwork(const Case& c) {
       if (!active_[k]) continue;
       const int a = find(from_[k]), b = find(to_[k]);
       if (a == b)
-        throw ConfigError(case_label(c) + ": " + branch_name(c, k) +
+        throw ConfigError(feeder_label(raw) + ": " + branch_name(c, k) +
                           " closes a loop; a radial network is required (open it, e.g. set its "
                           "status to 0)");
       root[a] = b;
     }
   }
 
-  // Breadth-first search from the reference bus; neighbours in branch-row order (incident lists
+  // Breadth-first search from the substation; neighbours in branch-row order (incident lists
   // are built in row order). The graph is a forest here, so no branch reaches a visited bus.
   parent_.assign(nb, -1);
   parent_branch_.assign(nb, -1);
@@ -138,10 +121,6 @@ RadialNetwork::RadialNetwork(const Case& c) {
     for (int k : incident[u]) {
       if (k == parent_branch_[u]) continue;
       const int v = from_[k] == u ? to_[k] : from_[k];
-      if (seen[v])
-        throw ConfigError(case_label(c) + ": " + branch_name(c, k) +
-                          " closes a loop; a radial network is required (open it, e.g. set its "
-                          "status to 0)");
       seen[v] = 1;
       parent_[v] = u;
       parent_branch_[v] = k;
@@ -150,16 +129,12 @@ RadialNetwork::RadialNetwork(const Case& c) {
       queue.push_back(v);
     }
   }
-  // Before the edges: with a bus unreached, order_ is shorter than nb (reading past it was
-  // undefined behaviour, an ASan SEGV).
-  for (int i = 0; i < nb; ++i) {
-    if (!seen[i])
-      throw ConfigError(case_label(c) + ": bus " + std::to_string(c.bus[i].id) +
-                        " is not connected to the reference bus " + std::to_string(c.bus[ref_].id) +
-                        " through in-service branches; a connected radial network is required");
-  }
+  // read_feeder made the energized buses exactly the substation's island.
+  for (int i = 0; i < nb; ++i)
+    if (static_cast<bool>(seen[i]) != static_cast<bool>(live_[i]))
+      throw std::logic_error("RadialNetwork: the tree disagrees with the feeder's live buses");
   edges_.clear();
-  for (int idx = 1; idx < nb; ++idx) {
+  for (size_t idx = 1; idx < order_.size(); ++idx) {
     const int j = order_[idx], k = parent_branch_[j];
     const double tap = tap_[k];
     edges_.push_back(Edge{j, parent_[j], k, r_[k], x_[k], r_[k] * r_[k] + x_[k] * x_[k],
@@ -245,7 +220,7 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
       sp[i] = p[i] + gs_[i] * w[i];
       sq[i] = q[i] - bs_[i] * w[i];
     }
-    for (int idx = nb - 2; idx >= 0; --idx) {
+    for (int idx = static_cast<int>(edges_.size()) - 1; idx >= 0; --idx) {
       const Edge& e = edges_[idx];
       const int j = e.recv, s = e.send, k = e.branch;
       const double wr = w_recv(e, w);
@@ -270,8 +245,7 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   auto forward = [&]() {
     wn[ref_] = w0;
     double dmax = 0;
-    for (int idx = 0; idx < nb - 1; ++idx) {
-      const Edge& e = edges_[idx];
+    for (const Edge& e : edges_) {
       const int j = e.recv, k = e.branch;
       const double ws = w_send(e, wn);
       const double wr = ws - 2.0 * (e.r * pin[k] + e.x * qin[k]) +
@@ -310,7 +284,7 @@ void RadialNetwork::solve_into(std::span<const double> p_mw, std::span<const dou
   // load far beyond the feeder's transfer limit gave |V| = 645 p.u. behind a phase reversal. On
   // the physical side every branch's angle difference is below 90°, i.e.
   // Re(V_s V_r*) = w_s − (r P_in + x Q_in) > 0.
-  for (int idx = 0; ok && conv && idx < nb - 1; ++idx) {
+  for (size_t idx = 0; ok && conv && idx < edges_.size(); ++idx) {
     const Edge& e = edges_[idx];
     if (!(w_send(e, w) - (e.r * pin[e.branch] + e.x * qin[e.branch]) > 0)) ok = false;
   }
@@ -329,10 +303,13 @@ void RadialNetwork::write_result(const DistFlowWorkspace& work, bool want_angles
   const std::vector<double>&pin = work.pin, &qin = work.qin, &pout = work.pout;
   auto wend = [&](int k, int i) { return i == from_[k] ? w[i] / (tap_[k] * tap_[k]) : w[i]; };
   const double deg = 180.0 / std::numbers::pi;
-  for (int i = 0; i < nb; ++i) res.bus_vm_pu[i] = std::sqrt(std::max(w[i], 0.0));
+  // A de-energized bus has no voltage (0, as grid acpf reports it).
+  for (int i = 0; i < nb; ++i) res.bus_vm_pu[i] = live_[i] ? std::sqrt(std::max(w[i], 0.0)) : 0.0;
+  for (int i = 0; i < nb; ++i)
+    if (!live_[i]) res.bus_va_deg[i] = 0.0;
   // Angles: V'_j·conj(V'_s) = w'_s − (r P_in + x Q_in) − j(x P_in − r Q_in) across the series
   // element; the from end's internal angle is θ_from − shift.
-  for (int idx = 1; want_angles && idx < nb; ++idx) {
+  for (size_t idx = 1; want_angles && idx < order_.size(); ++idx) {
     const int j = order_[idx];
     const int k = parent_branch_[j];
     const int s = parent_[j];
@@ -371,8 +348,10 @@ void RadialNetwork::write_result(const DistFlowWorkspace& work, bool want_angles
   res.total_losses_mw = loss;
 }
 
-DistFlowResult solve_case(const Case& c, double tol, int max_iter) {
-  RadialNetwork net(c);
+DistFlowResult solve_case(const Case& raw, double tol, int max_iter) {
+  const RadialNetwork net(raw);
+  const Feeder fd = read_feeder(raw);  // gens on de-energized buses are out of service here
+  const Case& c = fd.c;
   const int nb = c.n_bus();
   std::vector<double> p(nb), q(nb);
   for (int i = 0; i < nb; ++i) {
@@ -382,18 +361,15 @@ DistFlowResult solve_case(const Case& c, double tol, int max_iter) {
   const int ref = net.ref_bus();
   double v_slack = c.bus[ref].vm_pu;
   bool have_ref_gen = false;
-  std::unordered_map<int, int> pos;
-  for (int i = 0; i < nb; ++i) pos.emplace(c.bus[i].id, i);
-  for (const Gen& g : c.gen) {
-    if (g.status <= 0) continue;
-    auto it = pos.find(g.bus);
-    if (it == pos.end()) continue;
-    if (it->second == ref) {
-      if (!have_ref_gen) v_slack = g.vg_pu;
+  for (int g = 0; g < c.n_gen(); ++g) {
+    if (c.gen[g].status <= 0) continue;
+    const int b = c.gen_bus_idx[g];
+    if (b == ref) {
+      if (!have_ref_gen) v_slack = c.gen[g].vg_pu;
       have_ref_gen = true;
     } else {
-      p[it->second] -= g.pg_mw;
-      q[it->second] -= g.qg_mvar;
+      p[b] -= c.gen[g].pg_mw;
+      q[b] -= c.gen[g].qg_mvar;
     }
   }
   return net.solve(p, q, v_slack, tol, max_iter, c.bus[ref].va_deg);

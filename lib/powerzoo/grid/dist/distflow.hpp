@@ -29,27 +29,33 @@ struct DistFlowWorkspace {
   std::vector<double> p, q, w, wn, sp, sq, pin, qin, pout, qout;
 };
 
-/// The in-service part of a case as a tree rooted at the reference bus.
+/// The energized part of a feeder as a tree rooted at its substation.
 ///
-/// Construction keeps branches with status > 0 and runs a breadth-first search from the
-/// reference bus over the undirected in-service graph (a node's branches visited in branch-row
-/// order). Throws core::ConfigError if an in-service branch closes a loop (the first such row in
-/// row order, i.e. the one whose ends earlier in-service rows already connect; the message names it
-/// as "branch K (from A to B)", 1-based row, external bus ids) or if a bus cannot be reached from
-/// the reference bus (the message names the bus id; type-4 isolated buses are not exempt).
+/// Construction reads the case through grid::read_feeder (grid/dist/feeder.hpp): the substation
+/// (first type-3 bus with a gen in service) is the root, buses cut off from it (by out-of-service
+/// branches, type-4 buses) are de-energized, and a case without a substation or with a cut-off
+/// island that keeps a gen in service is refused. Then it runs a breadth-first search from the
+/// root over the undirected in-service graph (a node's branches visited in branch-row order).
+/// Throws core::ConfigError (prefixed with the file, grid::feeder_label) for those refusals and
+/// if an in-service branch closes a loop (the first such row in row order, i.e. the one whose
+/// ends earlier in-service rows already connect; named "branch K (from A to B)", 1-based row,
+/// external bus ids).
 class RadialNetwork {
  public:
   explicit RadialNetwork(const Case& c);
 
   int n_bus() const { return static_cast<int>(parent_.size()); }
   int n_branch() const { return static_cast<int>(r_.size()); }
-  int ref_bus() const { return ref_; }  ///< 0-based position of the root (reference) bus
+  int ref_bus() const { return ref_; }  ///< 0-based position of the root (substation) bus
+  /// [n_bus] 1 if the bus is energized (in the tree), 0 if de-energized (grid::read_feeder).
+  const std::vector<char>& live() const { return live_; }
   double base_mva() const { return base_mva_; }
   /// [n_bus] parent bus position; −1 for the root.
   const std::vector<int>& parent() const { return parent_; }
   /// [n_bus] branch row connecting a bus to its parent; −1 for the root.
   const std::vector<int>& parent_branch() const { return parent_branch_; }
-  /// Bus positions in BFS (topological) order, root first: every parent precedes its children.
+  /// Energized bus positions in BFS (topological) order, root first: every parent precedes its
+  /// children.
   const std::vector<int>& order() const { return order_; }
   /// [n_branch] sending (upstream) / receiving (downstream) bus position; −1 if out of service.
   const std::vector<int>& sending() const { return send_; }
@@ -58,7 +64,8 @@ class RadialNetwork {
   bool from_is_sending(int k) const { return send_[k] >= 0 && send_[k] == from_[k]; }
 
   /// Solves the radial AC power flow for net bus loads p_mw/q_mvar [n_bus] (load − generation;
-  /// the root's entry is ignored, the root is the slack) with root voltage v_slack_pu.
+  /// the root's entry is ignored, the root is the slack; a de-energized bus's entry is ignored,
+  /// its load is not served and its voltage and angle are 0) with root voltage v_slack_pu.
   /// Bus shunts (GS, BS) and branch charging/taps/shifts of the case are included.
   /// Iterates backward sweep (branch flows from the leaves, losses from receiving-end currents)
   /// and forward sweep (v_j = v_i − 2(r P + x Q) + (r²+x²)(P²+Q²)/v_i on v = V²) until
@@ -87,22 +94,23 @@ class RadialNetwork {
     double r, x, z2, half_b, tap, tap2;  // z2 = r² + x², half_b = b/2, tap2 = tap·tap
     bool recv_is_from, send_is_from;     // which end of the branch row each bus is
   };
-  std::vector<Edge> edges_;  // [n_bus − 1] in BFS order (edges_[i] is order()[i + 1])
+  std::vector<Edge> edges_;  // [energized buses − 1] in BFS order (edges_[i] is order()[i + 1])
 
   double base_mva_ = 100;
   int ref_ = 0;
   std::vector<int> from_, to_;  // [n_branch] bus positions
   std::vector<double> r_, x_, b_, tap_, shift_deg_;
   std::vector<char> active_;     // [n_branch]
+  std::vector<char> live_;       // [n_bus]
   std::vector<double> gs_, bs_;  // [n_bus] p.u. at V = 1
   std::vector<int> parent_, parent_branch_, order_, send_, recv_;
 };
 
-/// Radial power flow of a case's own operating point, as MATPOWER's runpf would set it up:
-/// loads PD/QD, in-service generators at non-reference buses as fixed PQ injections (PG, QG;
-/// no PV voltage control), root voltage = VG of the first in-service generator at the reference
-/// bus (the bus VM if there is none), root angle = the reference bus VA. Throws ConfigError only
-/// for a non-radial or disconnected case (from RadialNetwork).
+/// Radial power flow of a case's own operating point, as MATPOWER's runpf would set it up, on
+/// the feeder grid::read_feeder reads: loads PD/QD of the energized buses, in-service generators
+/// at energized non-substation buses as fixed PQ injections (PG, QG; no PV voltage control), root
+/// voltage = VG of the first in-service generator at the substation, root angle = its VA.
+/// Throws ConfigError only as RadialNetwork's constructor does.
 DistFlowResult solve_case(const Case& c, double tol = 1e-10, int max_iter = 100);
 
 }  // namespace pz::grid
