@@ -10,6 +10,7 @@
 #include <cmath>
 #include <vector>
 
+#include "feeder_edits.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/exp/spec/build.hpp"
@@ -303,5 +304,116 @@ TEST_SUITE("envs_dist_grid") {
     const auto none = *tasks::dso_baseline("no_control", env);
     none(obs.data(), 1, a.data());
     for (int i = 0; i < 12; ++i) CHECK(a[i] == 0.0f);
+  }
+}
+
+// Issue 32: the env reads a case as `powerzoo grid distflow` does (grid::read_feeder). On every
+// edit of case33bw the env's voltages, line flows and losses equal grid::solve_case's on the same
+// edited file with the env's net loads, step by step; de-energized buses count in no cost.
+namespace {
+
+std::vector<test::FeederEdit> case33_edits() {
+  // Row 22 is 3-23 (lateral 23-25); bus 30 type 4 cuts 30-33 (31, 32, 33 lose their path).
+  return test::feeder_edits("case33bw", 22, {23, 24, 25}, 30, {30, 31, 32, 33}, 18, 18);
+}
+
+envs::DistGridParams edit_params(const grid::Case& c) {
+  envs::DistGridParams p;
+  p.grid_case = c;
+  p.horizon = 4;
+  p.v_slack = 1.045;
+  p.v_min = 0.94;
+  p.v_max = 1.06;
+  p.include_der = true;  // a nodal action on every bus, dead ones included
+  p.der_low_mw = -0.05;
+  p.der_high_mw = 0.05;
+  for (int id : {6, 14, 18}) {
+    devices::FlexLoadDevice d;
+    d.bus = c.bus_index(id);
+    d.curtail_cap_mw = d.shift_cap_mw = 0.1;
+    p.flexloads.push_back(d);
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_SUITE("envs_dist_grid") {
+  TEST_CASE("edited case33bw: env voltages, flows and losses equal grid distflow's, step by step") {
+    for (const auto& edit : case33_edits()) {
+      CAPTURE(edit.what);
+      const envs::DistGrid env(edit_params(edit.c));
+      CHECK(env.n_lines() == 32 - static_cast<int>(edit.dead_ids.size()));
+      auto st = env.make_state();
+      auto& s = static_cast<envs::DistGrid::GridState&>(*st);
+      core::Rng rng(5, 0);
+      std::vector<float> obs(env.spec().obs_dim), costs(3), a(env.spec().act_dim);
+      env.reset(s, rng, obs);
+      for (int t = 0; t < 4; ++t) {
+        for (int i = 0; i < env.spec().act_dim; ++i)
+          a[i] = static_cast<float>(std::sin(1.0 + 0.7 * i + 1.3 * t));
+        envs::Info info;
+        env.step(s, a, rng, obs, costs, &info);
+        REQUIRE(info.status == envs::StepStatus::kOk);
+        const grid::DistFlowResult r = test::check_step_against_distflow(env, s, edit);
+        int n_out = 0;  // energized buses outside the band; a dead bus (0 p.u.) is not one
+        for (int b = 0; b < env.n_bus(); ++b)
+          n_out += env.network().live()[b] && (r.bus_vm_pu[b] < 0.94 || r.bus_vm_pu[b] > 1.06);
+        CHECK(costs[0] == n_out);
+        CHECK(obs[0] == doctest::Approx(0.45f));  // (1.045 − 1) / 0.1 at the substation
+        for (int id : edit.dead_ids) CHECK(obs[edit.c.bus_index(id)] == -10.0f);
+      }
+    }
+  }
+
+  TEST_CASE("edited case33bw: a DG in service lowers the net load; out of service it is inert") {
+    const auto edits = case33_edits();
+    std::vector<double> loss;
+    for (const auto& edit : edits) {
+      const envs::DistGrid env(edit_params(edit.c));
+      auto st = env.make_state();
+      core::Rng rng(5, 0);
+      std::vector<float> obs(env.spec().obs_dim);
+      env.reset(*st, rng, obs);
+      loss.push_back(static_cast<const envs::DistGrid::GridState&>(*st).loss_mw);
+    }
+    REQUIRE(edits[4].what == "DG at bus 18 in service");
+    CHECK(loss[5] == loss[0]);        // the DG row out: bit for bit the plain case
+    CHECK(loss[4] < loss[0] - 1e-3);  // 0.3 MW at the feeder's far end saves losses
+    CHECK(loss[3] > loss[0] + 1e-3);  // 3x the load at bus 18 adds some
+    CHECK(loss[1] < loss[0]);         // a lateral out serves less load
+  }
+
+  TEST_CASE("bad feeder edits are refused naming the case and the row") {
+    auto refused = [](grid::Case c) {
+      try {
+        envs::DistGrid env(edit_params(c));
+      } catch (const core::ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    grid::Case mesh = case33();
+    mesh.branch[32].status = 1;  // tie line 21-8 closed
+    CHECK(refused(mesh).find("branch 33 (from 21 to 8) closes a loop") != std::string::npos);
+    CHECK(refused(mesh).find("case33bw.m") != std::string::npos);
+    grid::Case no_sub = case33();
+    no_sub.gen[0].status = 0;
+    CHECK(refused(no_sub).find("expected a reference bus (type 3) with a gen in service") !=
+          std::string::npos);
+    CHECK(refused(no_sub).find("found bus 1 (bus row 1) of type 3 without a gen in service") !=
+          std::string::npos);
+    grid::Case dg_island = case33();  // lateral 23-25 cut off, a voltage-controlled DG at 25
+    dg_island.branch[21].status = 0;
+    dg_island.bus[dg_island.bus_index(25)].type = 2;
+    dg_island.gen.push_back(dg_island.gen[0]);
+    dg_island.gen.back().bus = 25;
+    dg_island.finalize();
+    CHECK(refused(dg_island).find("gen 2 (at bus 25) is in service in an island cut off from "
+                                  "the substation bus 1") != std::string::npos);
+    grid::Case lateral = case33();  // a device on a de-energized bus would act on nothing
+    lateral.branch[16].status = 0;  // 17-18
+    CHECK(refused(lateral).find("FlexLoad at bus position 17 is on a de-energized bus") !=
+          std::string::npos);
   }
 }

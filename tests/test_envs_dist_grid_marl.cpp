@@ -10,6 +10,7 @@
 #include <new>
 #include <vector>
 
+#include "feeder_edits.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/envs/dist_grid_marl.hpp"
 #include "powerzoo/exp/spec/build.hpp"
@@ -365,5 +366,58 @@ TEST_SUITE("envs_dist_grid_marl") {
     env->step(*st, act, rng, obs, costs, &info);
     g_counting = false;
     CHECK(g_allocations == 0);
+  }
+}
+
+// Issue 32: the DERs env reads an edited case141 as `powerzoo grid distflow` does. The task's
+// devices and profiles on each edit (a lateral cut off, a bus of type 4, a changed load, a DG in
+// and out of service): the grid's voltages, flows and losses equal grid::solve_case's on the same
+// file with the env's net loads, and the agents' voltage statistics cover the energized buses.
+TEST_SUITE("envs_dist_grid_marl") {
+  TEST_CASE("edited case141: grid voltages, flows and losses equal grid distflow's, step by step") {
+    const auto task = ders_env();
+    const grid::Case base = grid::load_case(grid::resolve_case_path("case141"));
+    std::vector<int> lateral, type4;  // row 101 is 55-60; bus 126 cuts 126-130
+    for (int id = 60; id <= 69; ++id) lateral.push_back(id);
+    for (int id = 126; id <= 130; ++id) type4.push_back(id);
+    for (const auto& edit : test::feeder_edits("case141", 101, lateral, 126, type4, 41, 100)) {
+      CAPTURE(edit.what);
+      envs::DistGridParams p = task->grid().params();
+      p.grid_case = edit.c;
+      for (int b = 0; b < base.n_bus(); ++b)  // the task's loads follow the file's PD, QD
+        if (base.bus[b].pd_mw > 0) {
+          p.bus_p_mw[b] *= edit.c.bus[b].pd_mw / base.bus[b].pd_mw;
+          if (base.bus[b].qd_mvar > 0)
+            p.bus_q_mvar[b] *= edit.c.bus[b].qd_mvar / base.bus[b].qd_mvar;
+        }
+      const auto grid = std::make_shared<const envs::DistGrid>(std::move(p));
+      const envs::DistGridMarl env(grid, task->params());
+      CHECK(grid->n_lines() == 140 - static_cast<int>(edit.dead_ids.size()));
+      auto st = env.make_state();
+      auto& s = static_cast<GridState&>(*st);
+      core::Rng rng(2, 0);
+      std::vector<float> obs(env.spec().obs_dim), costs(3);
+      env.reset(s, rng, obs, {3, 30});
+      for (int t = 0; t < 4; ++t) {
+        envs::Info info;
+        env.step(s, busy_action(env.spec()), rng, obs, costs, &info);
+        REQUIRE(info.status == envs::StepStatus::kOk);
+        const grid::DistFlowResult r = test::check_step_against_distflow(*grid, s, edit);
+        double vmin = 2, vmax = 0, vsum = 0;
+        int n = 0;
+        for (int b = 0; b < base.n_bus(); ++b) {
+          if (!grid->network().live()[b]) continue;
+          vmin = std::min(vmin, r.bus_vm_pu[b]);
+          vmax = std::max(vmax, r.bus_vm_pu[b]);
+          vsum += r.bus_vm_pu[b];
+          ++n;
+        }
+        CHECK(n == base.n_bus() - static_cast<int>(edit.dead_ids.size()));
+        const int K = env.params().n_neighbours;
+        CHECK(obs[1 + K] == doctest::Approx((vmin - 1) / 0.1).epsilon(1e-6));
+        CHECK(obs[2 + K] == doctest::Approx((vmax - 1) / 0.1).epsilon(1e-6));
+        CHECK(obs[3 + K] == doctest::Approx((vsum / n - 1) / 0.1).epsilon(1e-6));
+      }
+    }
   }
 }

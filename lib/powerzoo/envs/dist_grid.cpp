@@ -10,15 +10,28 @@
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/envs/registry.hpp"
+#include "powerzoo/grid/dist/feeder.hpp"
 
 namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;  // reference sentinel for rate_a = 0
 
-void check_bus(int bus, int nb, const std::string& what) {
+void check_bus(int bus, int nb, const std::string& what, const std::vector<char>& live) {
   if (bus < 0 || bus >= nb)
     throw core::ConfigError("DistGrid: " + what + " bus position " + std::to_string(bus) +
                             " outside the case (0.." + std::to_string(nb - 1) + ")");
+  // A device on a bus cut off from the substation would act on nothing.
+  if (!live[bus])
+    throw core::ConfigError("DistGrid: " + what + " at bus position " + std::to_string(bus) +
+                            " is on a de-energized bus (type 4, or cut off from the substation); "
+                            "its actions would have no effect");
+}
+
+// The params with the case as the feeder is energized (grid/dist/feeder, the reading of
+// `powerzoo grid distflow`): buses cut off from the substation type 4, their gens and branches out.
+DistGridParams energized(DistGridParams p) {
+  p.grid_case = grid::read_feeder(p.grid_case).c;
+  return p;
 }
 
 void check_windows(const std::vector<std::vector<double>>& shapes,
@@ -31,7 +44,7 @@ void check_windows(const std::vector<std::vector<double>>& shapes,
 }  // namespace
 
 DistGrid::DistGrid(DistGridParams p)
-    : p_(std::move(p)),
+    : p_(energized(std::move(p))),
       net_(p_.grid_case),
       bat_(p_.batteries, p_.dt_hours, p_.battery_q_control),
       ren_(p_.renewables, p_.dt_hours, p_.renewable_curtailment, p_.renewable_q_control),
@@ -62,9 +75,9 @@ DistGrid::DistGrid(DistGridParams p)
     }
   }
   if (!(p_.v_min < p_.v_max)) throw core::ConfigError("DistGrid: expected v_min < v_max");
-  for (const auto& d : p_.flexloads) check_bus(d.bus, nb, "FlexLoad");
-  for (const auto& d : p_.batteries) check_bus(d.bus, nb, "battery");
-  for (const auto& d : p_.renewables) check_bus(d.bus, nb, "renewable");
+  for (const auto& d : p_.flexloads) check_bus(d.bus, nb, "FlexLoad", net_.live());
+  for (const auto& d : p_.batteries) check_bus(d.bus, nb, "battery", net_.live());
+  for (const auto& d : p_.renewables) check_bus(d.bus, nb, "renewable", net_.live());
   if (!p_.renewables.empty()) {
     if (p_.cf_shapes.empty())
       throw core::ConfigError("DistGrid: renewables need at least one capacity-factor shape");
@@ -77,6 +90,15 @@ DistGrid::DistGrid(DistGridParams p)
   }
   if (p_.include_der && net_.ref_bus() != 0)
     throw core::ConfigError("DistGrid: the DER action expects the slack at bus position 0");
+  // Gens in service at energized buses other than the substation: fixed PQ injections (PG, QG),
+  // as grid::solve_case sets them.
+  for (int g = 0; g < c.n_gen(); ++g) {
+    const int b = c.gen_bus_idx[g];
+    if (c.gen[g].status <= 0 || b == net_.ref_bus()) continue;
+    gen_bus_.push_back(b);
+    gen_p_mw_.push_back(c.gen[g].pg_mw);
+    gen_q_mvar_.push_back(c.gen[g].qg_mvar);
+  }
   for (int k = 0; k < c.n_branch(); ++k) {
     if (c.branch[k].status <= 0) continue;
     lines_.push_back(k);
@@ -174,6 +196,14 @@ void DistGrid::bus_load(int64_t k, std::vector<double>& p_mw, std::vector<double
   }
 }
 
+void DistGrid::net_load(int64_t k, std::vector<double>& p_mw, std::vector<double>& q_mvar) const {
+  bus_load(k, p_mw, q_mvar);
+  for (size_t g = 0; g < gen_bus_.size(); ++g) {
+    p_mw[gen_bus_[g]] -= gen_p_mw_[g];
+    q_mvar[gen_bus_[g]] -= gen_q_mvar_[g];
+  }
+}
+
 void DistGrid::capacity_factors(int64_t k, std::vector<double>& cf) const {
   cf.resize(p_.renewables.size());
   for (size_t d = 0; d < cf.size(); ++d)
@@ -225,9 +255,9 @@ void DistGrid::reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt
   if (ren_.n_devices() > 0) capacity_factors(s.start, s.cf);
   ren_.reset(s.renewable, s.cf);
   flex_.reset(s.flex);
-  bus_load(s.start, s.pl, s.ql);
+  net_load(s.start, s.pl, s.ql);
   if (!solve(s)) {  // keep a finite observation even for an unsolvable first load
-    std::fill(s.v.begin(), s.v.end(), 1.0);
+    for (int b = 0; b < n_bus(); ++b) s.v[b] = net_.live()[b] ? 1.0 : 0.0;
     std::fill(s.p_line_mw.begin(), s.p_line_mw.end(), 0.0);
     std::fill(s.q_line_mvar.begin(), s.q_line_mvar.end(), 0.0);
     s.loss_mw = 0;
@@ -245,7 +275,7 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
                                   std::span<float> costs) const {
   const int nb = n_bus();
   const int64_t k = s.start + std::min(s.t, p_.horizon - 1);
-  bus_load(k, s.pl, s.ql);
+  net_load(k, s.pl, s.ql);
   if (p_.include_der) {
     const double mid = 0.5 * (p_.der_low_mw + p_.der_high_mw);
     const double half = 0.5 * (p_.der_high_mw - p_.der_low_mw);
@@ -292,7 +322,10 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
   out.ok = solve(s);
   out.loss_mw = s.loss_mw;
   if (out.ok) {
-    for (double v : s.v) {
+    const std::vector<char>& live = net_.live();
+    for (int b = 0; b < nb; ++b) {
+      if (!live[b]) continue;  // de-energized: no voltage to hold in band
+      const double v = s.v[b];
       out.n_voltage += (v < p_.v_min || v > p_.v_max);
       out.cost_continuous += std::max(v - p_.v_max, 0.0) + std::max(p_.v_min - v, 0.0);
     }
@@ -307,10 +340,13 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
   } else {
     // No operating point: count every bus as out of band and charge the total demand as loss
     // (a solver failure must never look better than a solved step). State keeps the last solve.
-    out.n_voltage = nb;
-    out.cost_continuous = nb * (p_.v_max - p_.v_min);
+    const std::vector<char>& live = net_.live();
+    const int n_live = static_cast<int>(std::count(live.begin(), live.end(), 1));
+    out.n_voltage = n_live;
+    out.cost_continuous = n_live * (p_.v_max - p_.v_min);
     double loss = 0;
-    for (int b = 1; b < nb; ++b) loss += std::abs(s.pl[b]);
+    for (int b = 0; b < nb; ++b)
+      if (b != net_.ref_bus() && live[b]) loss += std::abs(s.pl[b]);
     out.loss_mw = std::isfinite(loss) ? loss : 0;
   }
   s.t += 1;

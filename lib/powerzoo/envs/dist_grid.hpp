@@ -79,10 +79,19 @@ struct DistGridOutcome {
 /// Info::sums = [loss MWh, curtailed MWh, shifted-out MWh] of the step (FlexLoad).
 /// Injections (generator-positive) are subtracted from the bus loads before the power flow.
 /// Time limit → truncated; solver non-convergence → terminated with StepStatus::kSolverFailed.
+///
+/// The case is read as `powerzoo grid distflow` reads it (grid::read_feeder): the substation
+/// (first type-3 bus with a gen in service) is the slack at v_slack; the case's other gens in
+/// service are fixed injections (PG, QG) at their buses; a bus of type 4, or cut off from the
+/// substation by out-of-service branches, is de-energized: its load is not served, its voltage
+/// is 0 (observed as −10), it counts in no cost, and its branches are not lines. Devices on a
+/// de-energized bus are refused; nodal DER actions at one have no effect.
 class DistGrid final : public Env {
  public:
-  /// Throws core::ConfigError for a non-radial/disconnected case or inconsistent params (a
-  /// device outside the case, bad device ratings, a missing capacity-factor shape).
+  /// Throws core::ConfigError for a case grid::read_feeder / RadialNetwork refuses (no
+  /// substation, a loop, a cut-off island with a gen in service) or inconsistent params (a
+  /// device outside the case or on a de-energized bus, bad device ratings, a missing
+  /// capacity-factor shape).
   explicit DistGrid(DistGridParams p);
 
   struct GridState : State {
@@ -140,6 +149,8 @@ class DistGrid final : public Env {
   int flex_obs_offset() const { return spec_.obs_dim - flex_.obs_dim(); }
   /// Nodal demand (MW, MVAr) at absolute step k.
   void bus_load(int64_t k, std::vector<double>& p_mw, std::vector<double>& q_mvar) const;
+  /// bus_load less the case's in-service gens at energized non-substation buses (fixed PG, QG).
+  void net_load(int64_t k, std::vector<double>& p_mw, std::vector<double>& q_mvar) const;
   /// Capacity factors [n_renewables] at absolute step k.
   void capacity_factors(int64_t k, std::vector<double>& cf) const;
 
@@ -153,6 +164,8 @@ class DistGrid final : public Env {
   devices::FlexLoad flex_;
   EnvSpec spec_;
   int n_der_ = 0;
+  std::vector<int> gen_bus_;  // in-service gens at energized non-substation buses
+  std::vector<double> gen_p_mw_, gen_q_mvar_;
   std::vector<int> lines_;        // in-service branch rows
   std::vector<double> cap_;       // [n_line] MVA (1e6 = unlimited)
   std::vector<char> line_fwd_;    // [n_line] from bus is the sending end

@@ -177,16 +177,22 @@ void DistGridMarl::observe(const DistGrid::GridState& s, std::span<float> obs) c
   g.battery().observe(s.battery, bat);
   g.renewable().observe(s.renewable, ren);
   g.flexload().observe(s.flex, flex);
-  double vmin = s.v[0], vmax = s.v[0], vsum = 0;
-  for (double v : s.v) {
+  // Over the energized buses (a de-energized one has no voltage; the substation is always live).
+  const std::vector<char>& live = g.network().live();
+  const int root = g.network().ref_bus();
+  double vmin = s.v[root], vmax = s.v[root], vsum = 0;
+  int n_live = 0;
+  for (size_t b = 0; b < s.v.size(); ++b) {
+    if (!live[b]) continue;
+    const double v = s.v[b];
     vmin = std::min(vmin, v);
     vmax = std::max(vmax, v);
     vsum += v;
+    ++n_live;
   }
   float tod[2];
   time_of_day_features(s.t, g.params().dt_hours, tod);
-  const float stats[3] = {norm_v(vmin), norm_v(vmax),
-                          norm_v(vsum / static_cast<double>(s.v.size()))};
+  const float stats[3] = {norm_v(vmin), norm_v(vmax), norm_v(vsum / static_cast<double>(n_live))};
   for (size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];
     float* o = &obs[i * agent_obs_];

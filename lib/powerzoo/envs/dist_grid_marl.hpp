@@ -32,8 +32,9 @@ struct DistGridMarlParams {
 /// Agents in DistGridMarlParams::order. Per agent a, observation block [a·D, (a+1)·D) with
 /// D = 1 + K + 3 + 2 + P:
 ///   own_voltage (1), neighbour_voltage (K), voltage_min, voltage_max, voltage_mean (1 each, over
-///   every bus), time_of_day (sin, cos), device (the agent's own device observation, zero-padded
-///   to P = the largest per-device observation of the present types);
+///   every energized bus: the grid's case is read as `grid distflow` reads it), time_of_day (sin,
+///   cos), device (the agent's own device observation, zero-padded to P = the largest per-device
+///   observation of the present types);
 /// voltages as (v − 1)/0.1. Named fields "<agent>/<field>". Neighbours: the first K buses a
 /// breadth-first search from the agent's bus discovers over the undirected in-service line graph
 /// (each bus's lines in branch-row order), the own bus excluded, padded with the own bus.
