@@ -19,6 +19,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/exp/train/train.hpp"
+#include "powerzoo/rl/nn/optimizer.hpp"
 #include "powerzoo/rl/sac/replay.hpp"
 #include "powerzoo/rl/sac/sac.hpp"
 
@@ -447,6 +448,56 @@ TEST_SUITE("rl_sac") {
     a.act(o.data(), 8, nullptr, x1.data());
     b.act(o.data(), 8, nullptr, x2.data());
     CHECK(x1 == x2);
+  }
+
+  // Guards the fused optimizer pass of gradient_step (row blocks added, norm, clamp and Adam in
+  // one pass per chunk of the parameters): the same bytes as the losses' reduced gradients,
+  // clamped to ±max_grad_norm and put through adam_step. Widths give parameter counts above the
+  // parallel threshold and not a multiple of the SIMD width (the norm's unvectorized tail).
+  TEST_CASE("fused reduce, clamp and Adam pass equals the losses' gradients through adam_step") {
+    PpoConfig ppo;
+    ppo.hidden = {64, 64};
+    ppo.max_grad_norm = 0.01;  // small enough that the clamp bites
+    SacConfig sac;
+    Rng i1(4, 0), i2(4, 0), data(6, 0);
+    SacLearner a(5, 3, ppo, sac, i1), b(5, 3, ppo, sac, i2);
+    REQUIRE(a.actor_parameters().size() % 8 != 0);
+    REQUIRE(a.critic_parameters().size() % 8 != 0);
+    pz::core::ThreadPool pool(3);
+    a.set_pool(&pool);
+    const SacBatch batch = random_batch(256, 5, 3, data);
+    a.normalizer().merge(batch.obs.data(), 256);
+    b.normalizer().merge(batch.obs.data(), 256);
+    std::vector<float> am, av, cm, cv;
+    Rng ra(8, 0), rb(8, 0);
+    for (int step = 1; step <= 2; ++step) {
+      const auto m = a.gradient_step(batch, ra);
+      const auto noise = normals(256 * 3, rb), next_noise = normals(256 * 3, rb);
+      std::vector<float> g, logp;
+      b.actor_loss(batch, noise, &g, &logp);
+      double sq = 0.0;
+      for (float x : g) sq += double(x) * x;
+      CHECK(m.at("grad_norm/actor") == doctest::Approx(std::sqrt(sq)).epsilon(1e-6));
+      int clamped = 0;
+      for (float& x : g) clamped += std::abs(x) > 0.01f, x = std::clamp(x, -0.01f, 0.01f);
+      CHECK(clamped > 0);
+      auto p = b.actor_parameters();
+      am.resize(p.size()), av.resize(p.size());
+      pz::rl::adam_step(p, g, am, av, step, ppo.learning_rate, 0.9, 0.999, ppo.adam_eps, 0.0, 0.0);
+      b.set_actor_parameters(p);
+      CHECK(a.actor_parameters() == p);
+      b.critic_loss(batch, next_noise, &g);
+      sq = 0.0;
+      for (float x : g) sq += double(x) * x;
+      CHECK(m.at("grad_norm/critic") == doctest::Approx(std::sqrt(sq)).epsilon(1e-6));
+      for (float& x : g) x = std::clamp(x, -0.01f, 0.01f);
+      p = b.critic_parameters();
+      cm.resize(p.size()), cv.resize(p.size());
+      pz::rl::adam_step(p, g, cm, cv, step, ppo.learning_rate, 0.9, 0.999, ppo.adam_eps, 0.0, 0.0);
+      b.set_critic_parameters(p);
+      CHECK(a.critic_parameters() == p);
+      b.set_log_alpha(a.log_alpha());  // the temperature's own step is not under test here
+    }
   }
 
   TEST_CASE("[sac] keys: Rejax 0.1.2 defaults, round trip, cross-key checks name the key") {

@@ -160,20 +160,30 @@ void SacLearner::observe(const core::StepView& st) {
 
 int SacLearner::collect_steps() const { return impl_->ppo.rollout_length; }
 
-SacBatch SacLearner::sample_batch(core::Rng& rng) const {
-  const Impl& s = *impl_;
-  const int B = s.sac.batch_size;
-  SacBatch b;
+namespace {
+
+/// Fills b (resized, its buffers reused) with batch_size transitions drawn from the replay.
+void sample_into(const ReplayBuffer& replay, int B, core::Rng& rng, std::vector<int>& idx,
+                 SacBatch& b) {
   b.B = B;
-  b.obs.resize(size_t(B) * s.obs_dim);
-  b.next_obs.resize(size_t(B) * s.obs_dim);
-  b.act.resize(size_t(B) * s.act_dim);
+  b.obs.resize(size_t(B) * replay.obs_dim());
+  b.next_obs.resize(size_t(B) * replay.obs_dim());
+  b.act.resize(size_t(B) * replay.act_dim());
   b.reward.resize(B);
   b.done.resize(B);
-  std::vector<int> idx(B);
-  s.replay.sample_indices(B, rng, idx.data());
-  s.replay.gather(idx.data(), B, b.obs.data(), b.act.data(), b.reward.data(), b.done.data(),
-                  b.next_obs.data());
+  idx.resize(B);
+  replay.sample_indices(B, rng, idx.data());
+  replay.gather(idx.data(), B, b.obs.data(), b.act.data(), b.reward.data(), b.done.data(),
+                b.next_obs.data());
+}
+
+}  // namespace
+
+SacBatch SacLearner::sample_batch(core::Rng& rng) const {
+  const Impl& s = *impl_;
+  SacBatch b;
+  std::vector<int> idx;
+  sample_into(s.replay, s.sac.batch_size, rng, idx, b);
   return b;
 }
 
@@ -183,8 +193,8 @@ std::map<std::string, double> SacLearner::update(core::Rng& rng) {
   // Rejax: train once global_step (transitions so far, after this step's push) > fill_buffer.
   if (s.pushed > s.sac.learning_starts) {
     for (int e = 0; e < s.sac.num_epochs; ++e) {
-      const SacBatch b = sample_batch(rng);
-      for (const auto& [k, v] : gradient_step(b, rng)) out[k] += v / s.sac.num_epochs;
+      sample_into(s.replay, s.sac.batch_size, rng, s.batch_idx, s.batch);
+      for (const auto& [k, v] : gradient_step(s.batch, rng)) out[k] += v / s.sac.num_epochs;
     }
     out["sac/replay_size"] = s.replay.size();
   }
@@ -206,13 +216,22 @@ std::map<std::string, double> SacLearner::gradient_step(const SacBatch& b, core:
   };
   std::map<std::string, double> m;
   std::vector<float>& logp = s.logp_buf;
+  // The losses leave their row blocks' gradients unreduced: reduce_optimize adds them in the
+  // same pass as the clamp and the Adam step.
+  s.defer_reduce = true;
+  struct Restore {
+    Impl& s;
+    ~Restore() { s.defer_reduce = false; }
+  } restore{s};
   const double l_actor = actor_loss(b, s.noise_buf, &s.actor_g, &logp);
   finite(l_actor, "actor loss");
-  m["grad_norm/actor"] = s.optimize(s.actor_p, s.actor_g, s.actor_m, s.actor_v, s.actor_step);
+  m["grad_norm/actor"] = s.reduce_optimize(s.loss_blocks, &SacBlock::grad_actor, s.actor_p,
+                                           s.actor_g, s.actor_m, s.actor_v, s.actor_step);
   double q_mean = 0.0;
   const double l_q = critic_loss(b, s.next_noise_buf, &s.critic_g, &q_mean);  // updated actor
   finite(l_q, "critic loss");
-  m["grad_norm/critic"] = s.optimize(s.critic_p, s.critic_g, s.critic_m, s.critic_v, s.critic_step);
+  m["grad_norm/critic"] = s.reduce_optimize(s.loss_blocks, &SacBlock::grad_critic, s.critic_p,
+                                            s.critic_g, s.critic_m, s.critic_v, s.critic_step);
   double dla = 0.0;
   const double l_alpha = alpha_loss(logp, &dla);
   s.alpha_g[0] = static_cast<float>(dla);

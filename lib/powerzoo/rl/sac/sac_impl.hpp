@@ -42,6 +42,10 @@ struct SacLearner::Impl {
   int64_t actor_step = 0, critic_step = 0, alpha_step = 0;  ///< Adam step counts
   int64_t pushed = 0, grad_steps = 0;
   double log_std_mean = 0;  ///< mean clamped log σ of the last actor_loss batch (a metric)
+  /// Set by gradient_step: the losses leave blocks b ≥ 1 unreduced (reduce_optimize adds them),
+  /// and record their block count in loss_blocks.
+  bool defer_reduce = false;
+  int loss_blocks = 1;
   ObsNormalizer norm;
   ReplayBuffer replay;
   core::ThreadPool* pool = nullptr;
@@ -53,6 +57,10 @@ struct SacLearner::Impl {
   std::vector<float> push_done, push_next;                 // [N], [N, obs] for observe()
   std::vector<float> logp_buf, noise_buf, next_noise_buf;  // [B], [B, A], [B, A]
   std::vector<float> row_logp, row_target;                 // [B] per-row log π, critic target
+  SacBatch batch;                                          // update()'s minibatch
+  std::vector<int> batch_idx;                              // [B] its replay rows
+  std::vector<double> norm_parts;                          // reduce_optimize's Σg² per piece
+  std::vector<float> norm_tail;                            // and its last unvectorized entries
 
   double alpha() const;
   /// Runs fn(b) for the n blocks on the pool (or inline) and waits.
@@ -69,6 +77,13 @@ struct SacLearner::Impl {
   /// global norm.
   double optimize(std::vector<float>& p, std::vector<float>& g, std::vector<float>& m,
                   std::vector<float>& v, int64_t& step);
+  /// reduce() then optimize() in one pass over the pool: each chunk of the parameters adds the
+  /// blocks' gradients, takes its part of the squared norm, clamps and takes the Adam step, so
+  /// the gradient is read once and the workers meet once instead of three times. The same bytes
+  /// as reduce() + optimize() (sac_optimize.cpp says why).
+  double reduce_optimize(int nb, std::vector<float> SacBlock::*which, std::vector<float>& p,
+                         std::vector<float>& g, std::vector<float>& m, std::vector<float>& v,
+                         int64_t& step);
 };
 
 }  // namespace pz::rl

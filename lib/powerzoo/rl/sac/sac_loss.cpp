@@ -142,7 +142,8 @@ double SacLearner::actor_loss(const SacBatch& b, const std::vector<float>& noise
   });
   double loss = 0.0, log_std = 0.0;
   for (int bi = 0; bi < nb; ++bi) loss += s.blocks[bi].loss, log_std += s.blocks[bi].log_std;
-  if (g != nullptr) s.reduce(nb, g, s.actor_p.size(), &SacBlock::grad_actor);
+  if (g != nullptr && !s.defer_reduce) s.reduce(nb, g, s.actor_p.size(), &SacBlock::grad_actor);
+  s.loss_blocks = nb;
   s.log_std_mean = log_std / (double(B) * A);
   if (logp != nullptr) logp->assign(s.row_logp.begin(), s.row_logp.end());
   return loss * inv_b;
@@ -209,7 +210,8 @@ double SacLearner::critic_loss(const SacBatch& b, const std::vector<float>& next
   });
   double loss = 0.0, q = 0.0;
   for (int bi = 0; bi < nb; ++bi) loss += s.blocks[bi].loss, q += s.blocks[bi].q_sum;
-  if (g != nullptr) s.reduce(nb, g, s.critic_p.size(), &SacBlock::grad_critic);
+  if (g != nullptr && !s.defer_reduce) s.reduce(nb, g, s.critic_p.size(), &SacBlock::grad_critic);
+  s.loss_blocks = nb;
   if (q_mean != nullptr) *q_mean = q / (2.0 * B);
   return loss * inv_b;
 }
