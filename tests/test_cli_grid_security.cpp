@@ -23,8 +23,8 @@ std::vector<double> doubles(const nlohmann::json& j) { return j.get<std::vector<
 TEST_SUITE("cli_grid_security") {
   TEST_CASE("grid dcpf --out-of-service equals the DC power flow of the edited case") {
     const pz::grid::Case base = pz::test::bundled("case118");
-    // Row 9 (8-9) is one end of the radial line to bus 10's generator: its outage islands bus 9
-    // and bus 10 with their own reference; row 1 is meshed.
+    // Row 9 (9-10) is the radial line to bus 10's generator: its outage islands bus 10, which
+    // keeps its own reference; row 1 is meshed.
     for (const char* spec : {"branch:1", "branch:9", "branch:1,gen:3"}) {
       const auto r = pz::test::sh(kBin + " grid dcpf case118 --json --out-of-service " + spec);
       REQUIRE_MESSAGE(r.code == 0, r.out);
