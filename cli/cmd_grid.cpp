@@ -1,6 +1,7 @@
-// `powerzoo grid dcpf|dcopf|acpf|acopf|distflow CASE`: solve a case with the built-in DC power
-// flow, the exact DC optimal power flow, the Newton-Raphson AC power flow, the AC optimal power
-// flow, or the radial AC power flow.
+// `powerzoo grid dcpf|dcopf|acpf|acopf|contingencies|scopf|distflow CASE`: solve a case with the
+// built-in DC power flow, the exact DC optimal power flow, the Newton-Raphson AC power flow, the
+// AC optimal power flow, the N-1 branch screen, the security-constrained DC-OPF, or the radial AC
+// power flow.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -20,9 +21,13 @@
 #include "powerzoo/grid/ac/acopf.hpp"
 #include "powerzoo/grid/ac/acpf.hpp"
 #include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/outages.hpp"
 #include "powerzoo/grid/dc/dc.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/grid/dc/dcpf_report.hpp"
+#include "powerzoo/grid/dc/n1_screen.hpp"
+#include "powerzoo/grid/dc/scopf.hpp"
+#include "powerzoo/grid/dc/security_report.hpp"
 
 namespace po = boost::program_options;
 
@@ -36,8 +41,10 @@ int cmd_grid(const Args& args) {
     break;
   }
   po::options_description opts(
-      "usage: powerzoo grid dcpf|dcopf|acopf CASE [--load-scale x] [--json]\n"
-      "       powerzoo grid acpf CASE [--load-scale x] [--enforce-q-lims] [--json]\n"
+      "usage: powerzoo grid dcpf|dcopf|acopf|contingencies|scopf CASE [--load-scale x]\n"
+      "                                  [--out-of-service branch:K,gen:G] [--json]\n"
+      "       powerzoo grid acpf CASE [--load-scale x] [--out-of-service ...] [--enforce-q-lims]\n"
+      "                               [--json]\n"
       "       powerzoo grid distflow CASE [--json]\n\n"
       "Solves CASE (bundled name such as case118, or a path to a MATPOWER .m file) and prints\n"
       "the result with MATPOWER field names:\n"
@@ -49,21 +56,37 @@ int cmd_grid(const Args& args) {
       "  acopf  AC optimal power flow (Ipopt), as MATPOWER's runopf (objective, dispatch, "
       "voltages,\n"
       "         LMPs of P and Q, flows, shadow prices); exit status 1 if not optimal\n"
+      "  contingencies  N-1 screen of every in-service branch: post-outage DC flows by line\n"
+      "         outage distribution factors (LODF), overloads over RATE_A (MW and %), outages\n"
+      "         that island re-solved as dcpf does (the buses cut off named); exit status 1 if\n"
+      "         the base DC power flow does not solve\n"
+      "  scopf  security-constrained DC-OPF, preventive N-1: the least-cost dispatch whose flows\n"
+      "         stay within RATE_A in the base case and after every branch outage that does not\n"
+      "         island (post-outage flows by LODF, violated limits added as rows until none is);\n"
+      "         cost, dispatch, rows added, binding contingencies; exit status 1 if not optimal\n"
+      "         (infeasible: no dispatch is N-1 secure)\n"
       "  distflow  exact radial AC power flow (DistFlow sweeps) of a distribution feeder;\n"
       "         see `powerzoo grid distflow --help`\n\noptions");
   double load_scale = 1.0;
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables")(
       "load-scale", po::value<double>(&load_scale), "multiply every bus PD and QD (default 1)")(
-      "enforce-q-lims", "acpf: hold gen Q limits as MATPOWER pf.enforce_q_lims = 1");
+      "enforce-q-lims", "acpf: hold gen Q limits as MATPOWER pf.enforce_q_lims = 1")(
+      "out-of-service", po::value<std::string>(),
+      "take rows of the case out of service before solving: a comma-separated list of branch:K "
+      "and gen:G (1-based rows of mpc.branch / mpc.gen, as MATPOWER numbers them); status 0, "
+      "then the islands are read as for any case");
   po::variables_map vm;
   std::vector<std::string> p;
   if (!parse_command(args, opts, vm, p)) return 0;
   if (p.size() != 2)
     throw UsageError{"expected a solver and a case (e.g. `grid dcpf case5`), found " +
                      std::to_string(p.size()) + " arguments"};
-  if (p[0] != "dcpf" && p[0] != "dcopf" && p[0] != "acpf" && p[0] != "acopf")
-    throw UsageError{"expected solver 'dcpf', 'dcopf', 'acpf', 'acopf' or 'distflow', found '" +
-                     core::echo(p[0]) + "'"};
+  if (p[0] != "dcpf" && p[0] != "dcopf" && p[0] != "acpf" && p[0] != "acopf" &&
+      p[0] != "contingencies" && p[0] != "scopf")
+    throw UsageError{
+        "expected solver 'dcpf', 'dcopf', 'acpf', 'acopf', 'contingencies', 'scopf' or "
+        "'distflow', found '" +
+        core::echo(p[0]) + "'"};
   if (vm.count("enforce-q-lims") && p[0] != "acpf")
     throw UsageError{"--enforce-q-lims: only `grid acpf` takes it, found `grid " + p[0] + "`"};
   // 1e308 overflowed every load to Inf; no study scales a case's load by more than 1000.
@@ -71,6 +94,14 @@ int cmd_grid(const Args& args) {
     throw UsageError{"--load-scale: expected a number in (0, 1000], found " +
                      core::format_number(load_scale)};
   grid::Case c = grid::load_case(grid::resolve_case_path(p[1]));
+  if (vm.count("out-of-service")) {
+    const std::string v = vm["out-of-service"].as<std::string>();
+    try {
+      grid::apply_outages(c, grid::parse_outages(v, c));
+    } catch (const core::ConfigError& e) {
+      throw UsageError{"--out-of-service '" + core::echo(v) + "': " + e.what()};
+    }
+  }
   // Without a gen in service nothing balances the load: dcpf reported flows that did not add up.
   if (std::none_of(c.gen.begin(), c.gen.end(), [](const grid::Gen& g) { return g.status > 0; }))
     throw core::ConfigError(c.source_path +
@@ -93,6 +124,18 @@ int cmd_grid(const Args& args) {
     grid::AcOpf opf(c);
     const auto r = opf.solve();
     std::cout << grid::acopf_report(c, r, json);
+    return r.ok() ? 0 : 1;
+  }
+  if (p[0] == "contingencies") {
+    const grid::N1Screen s = grid::screen_n1(c);
+    if (!s.base.success && !s.base.message.empty())
+      throw core::ConfigError(c.source_path + ": " + s.base.message);
+    std::cout << grid::n1_report(c, s, json);
+    return s.base.success ? 0 : 1;
+  }
+  if (p[0] == "scopf") {
+    const grid::ScopfResult r = grid::solve_scopf(c);
+    std::cout << grid::scopf_report(c, r, json);
     return r.ok() ? 0 : 1;
   }
   if (p[0] == "dcopf") {

@@ -29,6 +29,7 @@ constexpr const char* kUsage =
     "  summarize DIR                   mean, std and bootstrap 95% CI over seeds per "
     "configuration\n"
     "  grid dcpf|dcopf|acpf|acopf|distflow CASE   power flows / OPFs of a case (MATPOWER names)\n"
+    "  grid contingencies|scopf CASE   N-1 branch screen (LODF) / security-constrained DC-OPF\n"
     "  bench [SPEC.toml]               env steps/s, learner samples/s, DC-OPF solve times\n\n"
     "`powerzoo COMMAND --help` describes each command. Exit codes: 0 success, 1 run failed,\n"
     "2 bad usage or bad input, 3 run interrupted by a signal after a checkpoint.\n";
