@@ -11,7 +11,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
@@ -27,6 +29,7 @@
 #include "powerzoo/exp/run/log_levels.hpp"
 #include "powerzoo/exp/run/run_dir.hpp"
 #include "powerzoo/exp/run/run_lock.hpp"
+#include "powerzoo/exp/run/trajectory_keep.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/data_files.hpp"
 #include "powerzoo/exp/spec/spec_migrate.hpp"
@@ -83,28 +86,47 @@ std::string spec_differences(const std::string& expected, const std::string& fou
   return msg.empty() ? "the [sweep] table" : msg;
 }
 
-// Eval + trajectories for every split; metric names of the first split are bare.
+// Eval of every split; metric names of the first split are bare. With `traj`, each split's
+// recorded episodes ([output] trajectory_episodes of them), written by write_eval_trajectories.
 std::map<std::string, double> run_eval(const Spec& spec,
                                        const std::vector<std::shared_ptr<const envs::Env>>& envs,
                                        rl::Learner& learner, const std::vector<double>& penalty,
-                                       core::ThreadPool& pool, io::RunFile* out, long long step) {
+                                       core::ThreadPool& pool, std::vector<Trajectories>* traj) {
   std::map<std::string, double> row;
   for (size_t s = 0; s < envs.size(); ++s) {
-    Trajectories traj;
-    const bool record = out && spec.output.trajectories == "eval";
+    Trajectories t;
     auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
                                      static_cast<uint64_t>(spec.experiment.seed),
-                                     envs[s]->spec().dt_hours, penalty, pool,
-                                     record ? &traj : nullptr, spec.log.percentiles);
+                                     envs[s]->spec().dt_hours, penalty, pool, traj ? &t : nullptr,
+                                     spec.log.percentiles);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
-    if (record) {
-      const std::string p =
-          "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/";
-      write_trajectories(*out, p, traj);
-    }
+    if (traj) traj->push_back(first_episodes(t, spec.output.trajectory_episodes));
   }
   return row;
+}
+
+// The trajectories of the evaluation `history` ends with, at trajectories/<split>/step_<n>/, after
+// dropping those of the evaluations no longer kept ([output] trajectory_evals): their space is
+// reused by the new ones, so the file does not grow with dropped evaluations. `before_drop` runs
+// first when something is dropped.
+void write_eval_trajectories(io::RunFile& out, const Spec& spec, const MetricHistory& history,
+                             const std::vector<Trajectories>& traj, long long step,
+                             const std::function<void()>& before_drop) {
+  const auto kept = kept_trajectory_steps(history.eval, spec.output.trajectory_evals);
+  const std::vector<std::map<std::string, double>> before(history.eval.begin(),
+                                                          history.eval.end() - 1);
+  bool first_drop = true;
+  for (long long old : kept_trajectory_steps(before, spec.output.trajectory_evals)) {
+    if (kept.count(old)) continue;
+    if (std::exchange(first_drop, false)) before_drop();
+    for (const auto& split : spec.eval.splits)
+      out.remove("trajectories/" + split + "/step_" + std::to_string(old));
+  }
+  for (size_t s = 0; s < traj.size(); ++s)
+    write_trajectories(
+        out, "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/",
+        traj[s]);
 }
 
 // The latest training rollout as the envs saw it (shaped reward, actions as sent to the env).
@@ -236,8 +258,12 @@ io::RunFile start_run_file(RunDirectory& dir, const Spec& spec, const envs::EnvS
                            const std::string& data_text, const MetricHistory* resumed,
                            long long step) {
   dir.set_tensorboard(spec.log.tensorboard);
-  io::RunFile out =
-      dir.start(run_file_header(spec, esp, N, threads, resolved, data_text), resumed, step);
+  // A resumed run keeps the evaluations' trajectories an uninterrupted one holds at `step`.
+  std::set<long long> kept;
+  if (resumed && spec.output.trajectories == "eval")
+    kept = kept_trajectory_steps(resumed->eval, spec.output.trajectory_evals);
+  io::RunFile out = dir.start(run_file_header(spec, esp, N, threads, resolved, data_text), resumed,
+                              step, spec.output.trajectories == "eval" ? &kept : nullptr);
   write_network(out, esp.network);
   return out;
 }
@@ -460,7 +486,9 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
   };
   auto do_eval = [&] {
     const auto t0 = Clock::now();
-    auto row = run_eval(spec, eval_envs, *learner, penalty, pool, &out, steps);
+    std::vector<Trajectories> traj;
+    const bool record = spec.output.trajectories == "eval";
+    auto row = run_eval(spec, eval_envs, *learner, penalty, pool, record ? &traj : nullptr);
     const double secs = since(t0);
     row["global_step"] = static_cast<double>(steps);
     row["wall_time"] = wall();
@@ -469,6 +497,8 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
     check_finite_metrics(row, "evaluation at global step " + std::to_string(steps));
     append_eval_row(out, row, spec.eval.splits);
     history.eval.push_back(row);
+    if (record)  // a drawing in progress reads an evaluation that may be dropped
+      write_eval_trajectories(out, spec, history, traj, steps, [&] { renderer.finish(); });
     if (collector.has_record()) write_train_sample(out, collector.record(), steps);
     out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
     if (render_due(steps, ctr.last_eval, spec.eval.render_every_steps, total))
