@@ -86,33 +86,40 @@ std::string spec_differences(const std::string& expected, const std::string& fou
   return msg.empty() ? "the [sweep] table" : msg;
 }
 
-// Eval of every split; metric names of the first split are bare. With `traj`, each split's
-// recorded episodes ([output] trajectory_episodes of them), written by write_eval_trajectories.
-std::map<std::string, double> run_eval(const Spec& spec,
-                                       const std::vector<std::shared_ptr<const envs::Env>>& envs,
-                                       rl::Learner& learner, const std::vector<double>& penalty,
-                                       core::ThreadPool& pool, std::vector<Trajectories>* traj) {
+// Eval of every split; metric names of the first split are bare. With [output] trajectories =
+// "eval", also each split's recorded episodes ([output] trajectory_episodes of them).
+std::pair<std::map<std::string, double>, std::vector<Trajectories>> run_eval(
+    const Spec& spec, const std::vector<std::shared_ptr<const envs::Env>>& envs,
+    rl::Learner& learner, const std::vector<double>& penalty, core::ThreadPool& pool) {
   std::map<std::string, double> row;
+  std::vector<Trajectories> traj;
+  const bool record = spec.output.trajectories == "eval";
   for (size_t s = 0; s < envs.size(); ++s) {
     Trajectories t;
     auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
                                      static_cast<uint64_t>(spec.experiment.seed),
-                                     envs[s]->spec().dt_hours, penalty, pool, traj ? &t : nullptr,
+                                     envs[s]->spec().dt_hours, penalty, pool, record ? &t : nullptr,
                                      spec.log.percentiles);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
-    if (traj) traj->push_back(first_episodes(t, spec.output.trajectory_episodes));
+    if (record) traj.push_back(first_episodes(t, spec.output.trajectory_episodes));
   }
-  return row;
+  return {row, traj};
 }
 
-// The trajectories of the evaluation `history` ends with, at trajectories/<split>/step_<n>/, after
-// dropping those of the evaluations no longer kept ([output] trajectory_evals): their space is
-// reused by the new ones, so the file does not grow with dropped evaluations. `before_drop` runs
-// first when something is dropped.
-void write_eval_trajectories(io::RunFile& out, const Spec& spec, const MetricHistory& history,
-                             const std::vector<Trajectories>& traj, long long step,
-                             const std::function<void()>& before_drop) {
+// The records of the evaluation `history` ends with: each split's trajectories (`traj`, if any)
+// at trajectories/<split>/step_<n>/, after dropping those of the evaluations no longer kept
+// ([output] trajectory_evals), whose space the new ones then reuse, so the file does not grow
+// with dropped evaluations; and the latest training rollout with "train-sample". `before_drop`
+// runs first when something is dropped (a drawing in progress reads the evaluation it drops).
+void write_eval_records(io::RunFile& out, const Spec& spec, const MetricHistory& history,
+                        const std::vector<Trajectories>& traj,
+                        const vec::RolloutCollector& collector, long long step,
+                        const std::function<void()>& before_drop) {
+  if (collector.has_record())
+    write_trajectories(out, "trajectories/train/step_" + std::to_string(step) + "/",
+                       collector.record());
+  if (traj.empty()) return;
   const auto kept = kept_trajectory_steps(history.eval, spec.output.trajectory_evals);
   const std::vector<std::map<std::string, double>> before(history.eval.begin(),
                                                           history.eval.end() - 1);
@@ -127,11 +134,6 @@ void write_eval_trajectories(io::RunFile& out, const Spec& spec, const MetricHis
     write_trajectories(
         out, "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/",
         traj[s]);
-}
-
-// The latest training rollout as the envs saw it (shaped reward, actions as sent to the env).
-void write_train_sample(io::RunFile& out, const vec::CollectRecord& r, long long step) {
-  write_trajectories(out, "trajectories/train/step_" + std::to_string(step) + "/", r);
 }
 
 // Env-side columns of a train row from one collection of T·N transitions.
@@ -486,9 +488,7 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
   };
   auto do_eval = [&] {
     const auto t0 = Clock::now();
-    std::vector<Trajectories> traj;
-    const bool record = spec.output.trajectories == "eval";
-    auto row = run_eval(spec, eval_envs, *learner, penalty, pool, record ? &traj : nullptr);
+    auto [row, traj] = run_eval(spec, eval_envs, *learner, penalty, pool);
     const double secs = since(t0);
     row["global_step"] = static_cast<double>(steps);
     row["wall_time"] = wall();
@@ -497,9 +497,7 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
     check_finite_metrics(row, "evaluation at global step " + std::to_string(steps));
     append_eval_row(out, row, spec.eval.splits);
     history.eval.push_back(row);
-    if (record)  // a drawing in progress reads an evaluation that may be dropped
-      write_eval_trajectories(out, spec, history, traj, steps, [&] { renderer.finish(); });
-    if (collector.has_record()) write_train_sample(out, collector.record(), steps);
+    write_eval_records(out, spec, history, traj, collector, steps, [&] { renderer.finish(); });
     out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
     if (render_due(steps, ctr.last_eval, spec.eval.render_every_steps, total))
       renderer.draw(steps);  // reads the published run.h5
