@@ -1,6 +1,7 @@
 // Kill-and-resume (PPO and SAC on case5, PPO on the DC microgrid, IPPO on the GenCos market and
 // the DERs task): a run killed with SIGKILL and resumed with --resume produces metric arrays and
-// final parameters (SAC: and the replay buffer) byte-identical to the same run never interrupted.
+// final parameters (SAC: and the replay buffer) and the kept evaluations' trajectories
+// byte-identical to the same run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/io/hdf5_array.hpp"
 #include "test_run_util.hpp"
 #include "test_util.hpp"
 
@@ -127,6 +129,16 @@ int check_kill_and_resume(const std::string& tag, const std::string& spec_text, 
         REQUIRE(a.size() == b.size());
         CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
       }
+    }
+    // The evaluations' trajectories: the same evaluations kept ([output] trajectory_evals),
+    // with the same values (a resume copies those the uninterrupted run still holds).
+    const auto ref_traj = datasets(ref_h5, "trajectories");
+    CHECK(datasets(h5, "trajectories") == ref_traj);
+    for (const auto& t : ref_traj) {
+      CAPTURE(t);
+      const auto a = pz::io::read_array(ref_h5, t), b = pz::io::read_array(h5, t);
+      CHECK(a.shape == b.shape);
+      CHECK(a.data == b.data);
     }
     std::string resolved;
     const auto ck = pz::io::read_checkpoint(run + last_ckpt, &resolved);
@@ -328,8 +340,8 @@ TEST_SUITE("exp_resume") {
     const std::string spec = (d / "spec.toml").string();
     std::ofstream(spec) << kSpec;
     const std::string run = (d / "r").string();
-    REQUIRE(wait_exit(
-                spawn({kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
+    REQUIRE(wait_exit(spawn(
+                {kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
     const auto refused = pz::test::sh(std::string(kBin) + " run " + spec +
                                       " --quiet --resume learner.total_steps=3840"
                                       " ppo.learning_rate=1e-3 --out " +
@@ -353,8 +365,8 @@ TEST_SUITE("exp_resume") {
     const std::string spec = (d / "spec.toml").string();
     std::ofstream(spec) << kSpec;
     const std::string run = (d / "r").string();
-    REQUIRE(wait_exit(
-                spawn({kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
+    REQUIRE(wait_exit(spawn(
+                {kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
     std::vector<std::string> before;
     for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
       before.push_back(e.path().filename().string());

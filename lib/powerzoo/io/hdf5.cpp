@@ -370,6 +370,18 @@ bool RunFile::copy_from(const std::string& src_file, const std::string& path) {
   return ok;
 }
 
+void RunFile::remove(const std::string& path) {
+  silence_hdf5();
+  impl_->require_open();
+  // Metric groups keep their columns open (Impl::groups); a removed group must not stay cached.
+  for (auto it = impl_->groups.begin(); it != impl_->groups.end();)
+    it = it->first == path || it->first.rfind(path + "/", 0) == 0 ? impl_->groups.erase(it)
+                                                                  : std::next(it);
+  hid_t f = impl_->file.get();
+  if (link_exists(f, path))
+    check(H5Ldelete(f, path.c_str(), H5P_DEFAULT), impl_->path, "delete", path);
+}
+
 void RunFile::flush() {
   silence_hdf5();
   impl_->require_open();

@@ -59,6 +59,10 @@ class RunFile {
   /// the same path (H5Ocopy). Returns false, without throwing, if the source file cannot be read
   /// or has no such object (e.g. a run.h5 left corrupt by a killed process).
   bool copy_from(const std::string& src_file, const std::string& path);
+  /// Deletes the object (group or dataset) at `path`, if there is one. HDF5 cannot give the space
+  /// back to the file system: later writes of this session reuse it (the run file is written in
+  /// one session per process). Throws core::RunError.
+  void remove(const std::string& path);
   /// Sets (creates or replaces) the string attribute `name` of the root group (run.h5 "status",
   /// "status_reason"). Throws core::RunError.
   void set_attr(const std::string& name, const std::string& value);

@@ -69,7 +69,7 @@ bool RunDirectory::owns(const std::string& name) {
                           "run.h5.before-resume", "eval", "summary.csv", kPlotsDir})
     if (name == own) return true;
   if (name.rfind("events.out.tfevents.", 0) == 0) return true;  // [log] tensorboard
-  return name.find(".tmp.") != std::string::npos;  // a killed writer's remnant
+  return name.find(".tmp.") != std::string::npos;               // a killed writer's remnant
 }
 
 void RunDirectory::check_no_links(const std::string& dir) {
@@ -329,7 +329,7 @@ void RunDirectory::check_layout() const {
 }
 
 io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* resumed,
-                                long long step) {
+                                long long step, const std::set<long long>* kept_steps) {
   const fs::path dir(path_), ckpt = dir / kCkptDir, progress = dir / kProgress;
   check_no_links(path_);
   fs::create_directories(ckpt);
@@ -350,7 +350,8 @@ io::RunFile RunDirectory::start(const RunFileHeader& h, const MetricHistory* res
     for (const auto& row : resumed->eval) append_eval_row(out, row, h.eval_splits);
     for (const auto& split : io::list_group(old_file, "trajectories"))
       for (const auto& step_name : io::list_group(old_file, "trajectories/" + split))
-        if (std::atoll(step_name.c_str() + 5) <= step)
+        if (const long long at = std::atoll(step_name.c_str() + 5);
+            at <= step && (!kept_steps || kept_steps->count(at)))
           out.copy_from(old_file, "trajectories/" + split + "/" + step_name);
     out.publish();  // the rebuilt file replaces the old one before the old one goes
     fs::remove(old_file);

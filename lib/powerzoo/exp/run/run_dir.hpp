@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,11 @@ class RunDirectory {
   /// Creates ckpt/ and a new run.h5. Fresh (resumed == nullptr): clears ckpt/ and progress.csv.
   /// Resumed from global step `step`: run.h5 is rebuilt from the checkpoint's metric history
   /// (trajectories up to `step` copied from the old file when it is readable), later checkpoints
-  /// are dropped and progress.csv is rewritten from the history (exp::ProgressCsv).
-  io::RunFile start(const RunFileHeader& header, const MetricHistory* resumed, long long step);
+  /// are dropped and progress.csv is rewritten from the history (exp::ProgressCsv). With
+  /// `kept_steps`, only the trajectories of those global steps are copied ([output]
+  /// trajectory_evals: the evaluations the uninterrupted run still holds at `step`).
+  io::RunFile start(const RunFileHeader& header, const MetricHistory* resumed, long long step,
+                    const std::set<long long>* kept_steps = nullptr);
 
   /// Writes ckpt/step_<step>.h5 with `write(path)` and deletes the oldest step checkpoints beyond
   /// `keep`.

@@ -65,11 +65,14 @@ struct LogSection {
   std::vector<std::string> level = {"losses", "actor_extra", "critic_extra", "grad_norm",
                                     "throughput"};
   std::vector<double> percentiles;  ///< in [0, 100]; empty = no percentile columns
-  bool tensorboard = false;          ///< TensorBoard events beside run.h5 (exp/tensorboard_log)
+  bool tensorboard = false;         ///< TensorBoard events beside run.h5 (exp/tensorboard_log)
 };
 
 struct OutputSection {
-  std::string trajectories = "eval";         ///< none | eval | train-sample
+  std::string trajectories = "eval";  ///< none | eval | train-sample
+  /// first_best_last | all: the evaluations whose trajectories run.h5 keeps
+  std::string trajectory_evals = "first_best_last";
+  int64_t trajectory_episodes = 10;          ///< episodes stored per kept evaluation; 0 = all
   int64_t checkpoint_every_steps = 100'000;  ///< 0 disables periodic checkpoints
   int keep_checkpoints = 3;
 };

@@ -149,6 +149,27 @@ std::vector<Field> other_fields() {
                ? std::string()
                : "trajectories are written at evaluations, found [eval] every_steps = 0";
   };
+  // Which evaluations keep their trajectories in run.h5 (exp/run/trajectory_keep.hpp): every
+  // evaluation's metrics are kept, but the episodes of all of them made a 20M-step run's file
+  // several GB.
+  auto only_eval_trajectories = [](const core::ParamTable& output) {
+    return output.str("trajectories") == "eval"
+               ? std::string()
+               : "only evaluation trajectories are selected, found [output] trajectories = \"" +
+                     output.str("trajectories") + "\"";
+  };
+  ParamDef trajectory_evals =
+      C("trajectory_evals", {"first_best_last", "all"},
+        "evaluations whose trajectories run.h5 keeps (first_best_last: the first, the best by "
+        "the first split's shaped_return_mean, as ckpt/best.h5, and the latest; all: every one)");
+  trajectory_evals.applies = "[output] trajectories = \"eval\"";
+  trajectory_evals.inapplicable = only_eval_trajectories;
+  ParamDef trajectory_episodes =
+      I("trajectory_episodes", 0, 100000,
+        "episodes of each kept evaluation stored in run.h5 (the first N of [eval] n_episodes; the "
+        "metrics use all of them); 0 = all");
+  trajectory_episodes.applies = trajectory_evals.applies;
+  trajectory_episodes.inapplicable = only_eval_trajectories;
   ParamDef splits = A("splits", ParamKind::kStrArray, "a non-empty array of non-empty strings",
                       "splits evaluated");
   splits.non_empty = true;
@@ -191,6 +212,8 @@ std::vector<Field> other_fields() {
                  "global step (`tensorboard --logdir RUN_DIR`)"),
                log.tensorboard),
       PZ_FIELD("output", trajectories, output.trajectories),
+      PZ_FIELD("output", trajectory_evals, output.trajectory_evals),
+      PZ_FIELD("output", trajectory_episodes, output.trajectory_episodes),
       PZ_FIELD("output",
                I("checkpoint_every_steps", 0, kI64Max, "env steps between checkpoints; 0 = off"),
                output.checkpoint_every_steps),

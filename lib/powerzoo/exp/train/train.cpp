@@ -11,7 +11,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
@@ -27,6 +29,7 @@
 #include "powerzoo/exp/run/log_levels.hpp"
 #include "powerzoo/exp/run/run_dir.hpp"
 #include "powerzoo/exp/run/run_lock.hpp"
+#include "powerzoo/exp/run/trajectory_keep.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/data_files.hpp"
 #include "powerzoo/exp/spec/spec_migrate.hpp"
@@ -83,33 +86,54 @@ std::string spec_differences(const std::string& expected, const std::string& fou
   return msg.empty() ? "the [sweep] table" : msg;
 }
 
-// Eval + trajectories for every split; metric names of the first split are bare.
-std::map<std::string, double> run_eval(const Spec& spec,
-                                       const std::vector<std::shared_ptr<const envs::Env>>& envs,
-                                       rl::Learner& learner, const std::vector<double>& penalty,
-                                       core::ThreadPool& pool, io::RunFile* out, long long step) {
+// Eval of every split; metric names of the first split are bare. With [output] trajectories =
+// "eval", also each split's recorded episodes ([output] trajectory_episodes of them).
+std::pair<std::map<std::string, double>, std::vector<Trajectories>> run_eval(
+    const Spec& spec, const std::vector<std::shared_ptr<const envs::Env>>& envs,
+    rl::Learner& learner, const std::vector<double>& penalty, core::ThreadPool& pool) {
   std::map<std::string, double> row;
+  std::vector<Trajectories> traj;
+  const bool record = spec.output.trajectories == "eval";
   for (size_t s = 0; s < envs.size(); ++s) {
-    Trajectories traj;
-    const bool record = out && spec.output.trajectories == "eval";
+    Trajectories t;
     auto m = evaluate_with_reference(envs[s], deterministic_policy(learner), spec.eval.n_episodes,
                                      static_cast<uint64_t>(spec.experiment.seed),
-                                     envs[s]->spec().dt_hours, penalty, pool,
-                                     record ? &traj : nullptr, spec.log.percentiles);
+                                     envs[s]->spec().dt_hours, penalty, pool, record ? &t : nullptr,
+                                     spec.log.percentiles);
     const std::string prefix = s == 0 ? "" : spec.eval.splits[s] + "/";
     for (const auto& [k, v] : m) row[prefix + k] = v;
-    if (record) {
-      const std::string p =
-          "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/";
-      write_trajectories(*out, p, traj);
-    }
+    if (record) traj.push_back(first_episodes(t, spec.output.trajectory_episodes));
   }
-  return row;
+  return {row, traj};
 }
 
-// The latest training rollout as the envs saw it (shaped reward, actions as sent to the env).
-void write_train_sample(io::RunFile& out, const vec::CollectRecord& r, long long step) {
-  write_trajectories(out, "trajectories/train/step_" + std::to_string(step) + "/", r);
+// The records of the evaluation `history` ends with: each split's trajectories (`traj`, if any)
+// at trajectories/<split>/step_<n>/, after dropping those of the evaluations no longer kept
+// ([output] trajectory_evals), whose space the new ones then reuse, so the file does not grow
+// with dropped evaluations; and the latest training rollout with "train-sample". `before_drop`
+// runs first when something is dropped (a drawing in progress reads the evaluation it drops).
+void write_eval_records(io::RunFile& out, const Spec& spec, const MetricHistory& history,
+                        const std::vector<Trajectories>& traj,
+                        const vec::RolloutCollector& collector, long long step,
+                        const std::function<void()>& before_drop) {
+  if (collector.has_record())
+    write_trajectories(out, "trajectories/train/step_" + std::to_string(step) + "/",
+                       collector.record());
+  if (traj.empty()) return;
+  const auto kept = kept_trajectory_steps(history.eval, spec.output.trajectory_evals);
+  const std::vector<std::map<std::string, double>> before(history.eval.begin(),
+                                                          history.eval.end() - 1);
+  bool first_drop = true;
+  for (long long old : kept_trajectory_steps(before, spec.output.trajectory_evals)) {
+    if (kept.count(old)) continue;
+    if (std::exchange(first_drop, false)) before_drop();
+    for (const auto& split : spec.eval.splits)
+      out.remove("trajectories/" + split + "/step_" + std::to_string(old));
+  }
+  for (size_t s = 0; s < traj.size(); ++s)
+    write_trajectories(
+        out, "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/",
+        traj[s]);
 }
 
 // Env-side columns of a train row from one collection of T·N transitions.
@@ -236,8 +260,12 @@ io::RunFile start_run_file(RunDirectory& dir, const Spec& spec, const envs::EnvS
                            const std::string& data_text, const MetricHistory* resumed,
                            long long step) {
   dir.set_tensorboard(spec.log.tensorboard);
-  io::RunFile out =
-      dir.start(run_file_header(spec, esp, N, threads, resolved, data_text), resumed, step);
+  // A resumed run keeps the evaluations' trajectories an uninterrupted one holds at `step`.
+  std::set<long long> kept;
+  if (resumed && spec.output.trajectories == "eval")
+    kept = kept_trajectory_steps(resumed->eval, spec.output.trajectory_evals);
+  io::RunFile out = dir.start(run_file_header(spec, esp, N, threads, resolved, data_text), resumed,
+                              step, spec.output.trajectories == "eval" ? &kept : nullptr);
   write_network(out, esp.network);
   return out;
 }
@@ -460,7 +488,7 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
   };
   auto do_eval = [&] {
     const auto t0 = Clock::now();
-    auto row = run_eval(spec, eval_envs, *learner, penalty, pool, &out, steps);
+    auto [row, traj] = run_eval(spec, eval_envs, *learner, penalty, pool);
     const double secs = since(t0);
     row["global_step"] = static_cast<double>(steps);
     row["wall_time"] = wall();
@@ -469,7 +497,7 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
     check_finite_metrics(row, "evaluation at global step " + std::to_string(steps));
     append_eval_row(out, row, spec.eval.splits);
     history.eval.push_back(row);
-    if (collector.has_record()) write_train_sample(out, collector.record(), steps);
+    write_eval_records(out, spec, history, traj, collector, steps, [&] { renderer.finish(); });
     out.publish();  // run.h5 holds these trajectories before the checkpoint of this step exists
     if (render_due(steps, ctr.last_eval, spec.eval.render_every_steps, total))
       renderer.draw(steps);  // reads the published run.h5
