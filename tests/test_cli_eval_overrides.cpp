@@ -16,29 +16,8 @@ using pz::test::write;
 
 namespace {
 
-const char* kTinySpec = R"([experiment]
-name = "tiny_eval"
-seed = 3
-[env]
-case = "case5"
-horizon = 12
-reward_scale = 1e-4
-[vec]
-n_envs = 4
-[learner]
-total_steps = 480
-rollout_length = 12
-[ppo]
-n_minibatches = 2
-hidden = [16, 16]
-[reward]
-penalty = { power_balance = 0.02 }
-[eval]
-every_steps = 480
-n_episodes = 3
-[output]
-checkpoint_every_steps = 480
-)";
+const std::string kTinySpec =
+    pz::test::tiny_case5_spec({.name = "tiny_eval", .seed = 3, .total_steps = 480});
 
 const std::string kBin = PZ_BINARY;
 

@@ -148,7 +148,8 @@ TEST_SUITE("envs_dist_grid") {
       auto env_ptr = std::make_shared<envs::DistGrid>(env);
       return *tasks::dso_baseline(name, env_ptr);
     };
-    for (const std::string name : {"no_control", "tou"}) {
+    double loss_no_control = 0;
+    for (const std::string name : {"no_control", "tou", "max_flex"}) {
       const auto pol = policy(name);
       env.reset(*st, rng, obs);
       double loss = 0, viol = 0, res = 0;
@@ -161,7 +162,13 @@ TEST_SUITE("envs_dist_grid") {
         CHECK(r.truncated == (t == 47));
       }
       MESSAGE(name << ": Σloss " << loss << " MW, violations " << viol << ", resource " << res);
-      if (name == "no_control") {
+      if (name == "max_flex") {
+        // Full curtailment and shift of all six devices at every step: less load, less loss,
+        // and a price in the resource channel.
+        CHECK(loss < loss_no_control);
+        CHECK(res > 0.0);
+      } else if (name == "no_control") {
+        loss_no_control = loss;
         CHECK(loss == doctest::Approx(9.8988859).epsilon(0.01));
         // Exact voltages sit up to ~1e-4 below the sweep's; the closest bus-step to 0.94 is
         // 3.6e-5 away in the reference, so one count (775 vs 774) flips.
@@ -304,6 +311,9 @@ TEST_SUITE("envs_dist_grid") {
     const auto none = *tasks::dso_baseline("no_control", env);
     none(obs.data(), 1, a.data());
     for (int i = 0; i < 12; ++i) CHECK(a[i] == 0.0f);
+    const auto max_flex = *tasks::dso_baseline("max_flex", env);
+    max_flex(obs.data(), 2, a.data());
+    for (int i = 0; i < 24; ++i) CHECK(a[i] == 1.0f);
   }
 }
 

@@ -36,30 +36,8 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-const std::string kTiny = R"([experiment]
-name = "tiny"
-seed = 5
-[env]
-case = "case5"
-horizon = 12
-reward_scale = 1e-4
-[vec]
-n_envs = 4
-[learner]
-total_steps = 480
-rollout_length = 12
-
-[ppo]
-n_minibatches = 2
-hidden = [16, 16]
-[reward]
-penalty = { power_balance = 0.02 }
-[eval]
-every_steps = 240
-n_episodes = 2
-[output]
-checkpoint_every_steps = 240
-)";
+const std::string kTiny = pz::test::tiny_case5_spec(
+    {.total_steps = 480, .eval_every_steps = 240, .eval_episodes = 2, .checkpoint_every_steps = 240});
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;

@@ -52,4 +52,27 @@ inline std::string write(const std::filesystem::path& p, const std::string& text
   return p.string();
 }
 
+/// The knobs of tiny_case5_spec.
+struct TinySpec {
+  std::string name = "tiny";
+  int seed = 5;
+  long total_steps = 960;
+  long eval_every_steps = 480;
+  int eval_episodes = 3;
+  long checkpoint_every_steps = 480;
+};
+
+/// The small case5 PPO run of the end-to-end tests: 4 envs × 12 steps, a [16, 16] network, a
+/// power-balance penalty; it trains in well under a second.
+inline std::string tiny_case5_spec(const TinySpec& t = {}) {
+  return "[experiment]\nname = \"" + t.name + "\"\nseed = " + std::to_string(t.seed) +
+         "\n[env]\ncase = \"case5\"\nhorizon = 12\nreward_scale = 1e-4\n[vec]\nn_envs = 4\n"
+         "[learner]\ntotal_steps = " +
+         std::to_string(t.total_steps) +
+         "\nrollout_length = 12\n\n[ppo]\nn_minibatches = 2\nhidden = [16, 16]\n[reward]\n"
+         "penalty = { power_balance = 0.02 }\n[eval]\nevery_steps = " +
+         std::to_string(t.eval_every_steps) + "\nn_episodes = " + std::to_string(t.eval_episodes) +
+         "\n[output]\ncheckpoint_every_steps = " + std::to_string(t.checkpoint_every_steps) + "\n";
+}
+
 }  // namespace pz::test

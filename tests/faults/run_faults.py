@@ -205,16 +205,23 @@ def signal_tests(binary, work, ref_plain, checks):
              ("SIGUSR1", [sig.SIGUSR1], [], ref_plain),
              ("SIGTERM twice", [sig.SIGTERM, sig.SIGTERM], slow, ref_slow)]
     for n, (name, sigs, args, ref) in enumerate(cases):
-        d = os.path.join(work, "signal_%d" % n)
-        p = run(binary, d, extra_args=args)
-        t0 = time.monotonic()
-        while train_rows(d) < 2 + 2 * n and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
-            time.sleep(0.005)
-        for i, s in enumerate(sigs):
-            if i:  # a signal sent while the first is still pending would merge with it
+        for attempt in range(3):
+            d = os.path.join(work, "signal_%d" % n)
+            shutil.rmtree(d, ignore_errors=True)
+            p = run(binary, d, extra_args=args)
+            t0 = time.monotonic()
+            while (train_rows(d) < 2 + 2 * n and p.poll() is None
+                   and time.monotonic() - t0 < TIMEOUT):
                 time.sleep(0.005)
-            p.send_signal(s)
-        rc, _, err = finish(p)
+            for i, s in enumerate(sigs):
+                if i:  # a signal sent while the first is still pending would merge with it
+                    time.sleep(0.005)
+                p.send_signal(s)
+            rc, _, err = finish(p)
+            # On a loaded machine the second signal can arrive after the graceful stop of the
+            # first has finished (exit 3): the double signal was not exercised, so start again.
+            if len(sigs) == 1 or rc != 3:
+                break
         run_file = os.path.join(d, "run.h5")
         if len(sigs) == 1:
             checks.expect(rc == 3, "%s: expected exit 3, found %d: %s" % (name, rc, err[-400:]))

@@ -139,7 +139,7 @@ std::string describe_dso_data() {
 }
 
 const std::vector<std::string>& dso_baseline_names() {
-  static const std::vector<std::string> n = {"no_control", "tou", "droop"};
+  static const std::vector<std::string> n = {"no_control", "tou", "droop", "max_flex"};
   return n;
 }
 
@@ -174,6 +174,19 @@ std::optional<envs::PolicyFn> dso_baseline(const std::string& name,
           ai[2 * d] = 0.8f;
           ai[2 * d + 1] = 0.5f;
         }
+      }
+    });
+  }
+  // max_flex is a reference point, not a controller: every device curtails and shifts its full
+  // capacity at every step. The reward charges only the network loss (the flexibility's price is
+  // the resource cost channel), so a learner that maximises the reward tends towards it; its loss
+  // reduction shows how much of that a trained policy has found (docs/tasks/dso.md).
+  if (name == "max_flex") {
+    return envs::PolicyFn([=](const float*, int n, float* a) {
+      for (int i = 0; i < n; ++i) {
+        float* ai = a + static_cast<size_t>(i) * act_dim;
+        std::fill(ai, ai + der, 0.0f);
+        std::fill(ai + der, ai + act_dim, 1.0f);
       }
     });
   }

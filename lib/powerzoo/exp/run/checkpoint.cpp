@@ -1,6 +1,7 @@
 // Run checkpoint assembly and restore.
 #include "powerzoo/exp/run/checkpoint.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -89,6 +90,21 @@ std::string recorded_data_files(const core::StateDict& sd) {
       sd.i64.count(kDataFilesEntry))
     throw core::ConfigError(core::absent_entry(sd, kDataFilesEntry, "string"));
   return "";  // deleted, or a group: data_file_changes then finds the files missing
+}
+
+std::vector<HistoryRow> rows_in_write_order(const MetricHistory& history) {
+  const auto step = [](const std::map<std::string, double>& r) {
+    const auto it = r.find("global_step");
+    return it == r.end() ? 0.0 : it->second;
+  };
+  std::vector<HistoryRow> rows;
+  for (const auto& r : history.train) rows.push_back({false, &r});
+  for (const auto& r : history.eval) rows.push_back({true, &r});
+  std::stable_sort(rows.begin(), rows.end(), [&](const HistoryRow& a, const HistoryRow& b) {
+    const double sa = step(*a.row), sb = step(*b.row);
+    return sa != sb ? sa < sb : (!a.eval && b.eval);
+  });
+  return rows;
 }
 
 void put_rng(core::StateDict& sd, const std::string& name, const core::Rng& rng) {

@@ -46,6 +46,17 @@ struct MetricHistory {
   std::vector<std::map<std::string, double>> train, eval;
 };
 
+/// A row of a MetricHistory and its group.
+struct HistoryRow {
+  bool eval = false;
+  const std::map<std::string, double>* row = nullptr;
+};
+
+/// The rows of `history` in the order the run wrote them: by global_step, and at one step the
+/// train row before the evaluation (so the step-0 evaluation comes first). The logs that are
+/// rebuilt on resume (progress.csv, TensorBoard events) replay them in this order.
+std::vector<HistoryRow> rows_in_write_order(const MetricHistory& history);
+
 void put_rng(core::StateDict& sd, const std::string& name, const core::Rng& rng);
 core::Rng get_rng(const core::StateDict& sd, const std::string& name);
 

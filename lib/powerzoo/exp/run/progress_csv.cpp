@@ -38,18 +38,9 @@ void ProgressCsv::open(const std::string& path, const MetricHistory* history) {
     if (!out_) throw core::RunError(path + ": cannot write (" + std::strerror(errno) + ")");
     return;
   }
-  // Rows of the history in the order the run wrote them: at one step the train row, then the
-  // evaluation (the step-0 evaluation comes first).
-  std::vector<std::pair<std::pair<double, int>, const std::map<std::string, double>*>> rows;
-  for (const auto& r : history->train)
-    rows.push_back({{r.count("global_step") ? r.at("global_step") : 0, 0}, &r});
-  for (const auto& r : history->eval)
-    rows.push_back({{r.count("global_step") ? r.at("global_step") : 0, 1}, &r});
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   out_.open(tmp, std::ios::trunc);
-  for (const auto& [key, row] : rows) key.second == 0 ? train_row(*row) : eval_row(*row);
+  for (const HistoryRow& r : rows_in_write_order(*history)) r.eval ? eval_row(*r.row) : train_row(*r.row);
   out_.close();
   if (!out_) throw core::RunError(tmp + ": cannot write (" + std::strerror(errno) + ")");
   fs::rename(tmp, path);  // a kill leaves the old file or the new one, never half of one

@@ -46,13 +46,8 @@ void TensorBoardLog::open(const std::string& run_dir, const MetricHistory* histo
   const std::string tmp = (fs::path(run_dir) / ("tensorboard.tmp." + std::to_string(::getpid())));
   writer_ = std::make_unique<io::TbEventWriter>(tmp);
   if (history != nullptr) {
-    // In the order the run wrote them: at one step the train row, then the evaluation.
-    std::vector<std::pair<std::pair<double, int>, const std::map<std::string, double>*>> rows;
-    for (const auto& r : history->train) rows.push_back({{value_or(r, "global_step", 0), 0}, &r});
-    for (const auto& r : history->eval) rows.push_back({{value_or(r, "global_step", 0), 1}, &r});
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [key, row] : rows) key.second == 0 ? write(*row, "train/") : write_eval(*row);
+    for (const HistoryRow& r : rows_in_write_order(*history))
+      r.eval ? write_eval(*r.row) : write(*r.row, "train/");
   }
   writer_.reset();
   const std::string path = (fs::path(run_dir) / name).string();
