@@ -187,6 +187,7 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool la
     cfg.n_minibatches = 1;
     cfg.normalize_advantages = lagrangian;
   }
+  cfg.cost_critic = icfg.cost_critic;
   for (const AgentGroup& g : s.groups) {
     const int cols = ctx.n_envs * static_cast<int>(g.agents.size());
     if (cols % cfg.n_minibatches != 0)

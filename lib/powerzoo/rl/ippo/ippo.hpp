@@ -46,7 +46,8 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// optimizer; docs/deviations.md).
 ///
 /// IPPO-Lagrangian (lagrangian = true, PowerZooJax's ippo_typed_lagrangian): every group's
-/// PpoLearner also has one cost critic per [safety] constraint, trained on the team's cost row
+/// PpoLearner also has cost critics for the [safety] constraints, by default one network with
+/// one output per constraint ([ippo] cost_critic), trained on the team's cost row
 /// (the same at each of the group's columns, divided by cost_scale); advantages are normalized
 /// per group (Â_R and each Â_C over the group's full batch) and the actor uses
 /// Â_R − Σ_c λ_c Â_C,c. One team dual per constraint: after the groups' updates, log λ moves by

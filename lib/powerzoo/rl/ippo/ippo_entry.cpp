@@ -13,6 +13,9 @@ namespace {
 
 using keys::Bound;
 
+const keys::Names<CostCritic> kCostCritic = {{"shared", CostCritic::kShared},
+                                             {"per_constraint", CostCritic::kPerConstraint}};
+
 const keys::Names<Sharing> kSharing = {
     {"full", Sharing::kFull}, {"typed", Sharing::kTyped}, {"independent", Sharing::kIndependent}};
 
@@ -27,6 +30,11 @@ const std::vector<Bound<IppoConfig>>& ippo_keys() {
                               "one gradient step per epoch on all T·A·N samples, no advantage "
                               "normalization (the reference); false = [ppo] minibatches"),
              full_batch),
+      PZ_ENUM_KEY(IppoConfig, "cost_critic",
+                  "ippo_lagrangian only: one cost critic per group with one output per [safety] "
+                  "constraint (shared, PowerZooJax's layout) or one cost critic per constraint "
+                  "(per_constraint)",
+                  cost_critic, kCostCritic),
   };
   return k;
 }
@@ -42,6 +50,12 @@ LearnerContext full_batch_view(const LearnerContext& ctx) {
 
 void check_ippo_spec(const LearnerContext& ctx) {
   check_ppo_spec(full_batch_view(ctx));
+  // Plain IPPO has no cost critics: the key would have no effect.
+  if (ctx.algo != "ippo_lagrangian" && ctx.given("ippo.cost_critic"))
+    throw core::ConfigError(ctx.where("ippo.cost_critic") +
+                            "[ippo] cost_critic has no effect with algo = \"" + ctx.algo +
+                            "\" (expected: only with algo = \"ippo_lagrangian\", which has cost "
+                            "critics)");
   // A group's agents may have different action boxes; the Beta policy maps one box per network.
   if (ppo_config(ctx).policy == Policy::kBeta)
     throw core::ConfigError(ctx.where("ppo.policy") + "[ppo] policy = \"beta\": " + ctx.algo +

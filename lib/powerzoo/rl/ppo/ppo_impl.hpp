@@ -49,7 +49,8 @@ struct LossSums {
 /// the number of threads.
 struct RowBlock {
   detail::MlpWorkspace actor, critic;
-  std::vector<detail::MlpWorkspace> cost;  ///< one per cost critic
+  std::vector<detail::MlpWorkspace> cost;  ///< one per cost critic network
+  std::vector<float> dcost;                ///< [rows, k] ∂L/∂V_C of the shared cost critic
   std::vector<float> grad;                 ///< [n_params] gradient of the block's rows (b ≥ 1)
   std::vector<double> dlog_std;            ///< [act] ∂L/∂log σ of the block's rows
   std::vector<double> beta_partials;  ///< [4·act] Beta: ∂ℓ/∂h, ∂H/∂h of the current row
@@ -96,6 +97,7 @@ struct PpoLearner::Impl {
   // PPO-Lagrangian: one cost critic per channel and the dual variables (PPO-Lagrangian, Ray, Achiam
   // & Amodei 2019 "Benchmarking Safe Exploration in Deep RL").
   int n_costs = 0;
+  bool shared_cost = false;  ///< CostCritic::kShared: cost_critics holds one net of k outputs
   std::vector<detail::Mlp> cost_critics;
   LagrangeDuals duals;
   std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
