@@ -218,6 +218,11 @@ void PpoLearner::value(const float* obs, int n, float* value) {
 
 void PpoLearner::set_pool(core::ThreadPool* pool) { impl_->pool = pool; }
 
+void PpoLearner::set_max_block_rows(int rows) {
+  if (rows < 0) throw core::ConfigError("PPO max block rows must be >= 0");
+  impl_->max_block_rows = static_cast<size_t>(rows);
+}
+
 std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& shuffle_rng) {
   Impl& s = *impl_;
   s.check_rollout(r);

@@ -3,6 +3,7 @@
 // preparation and loss) and ppo_state.cpp (parameters, duals, checkpoints).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -103,6 +104,7 @@ struct PpoLearner::Impl {
   std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
 
   core::ThreadPool* pool = nullptr;  ///< workers of the row blocks (null: the calling thread)
+  size_t max_block_rows = 0;         ///< set_max_block_rows (0: at most kMaxBlocks blocks)
   std::vector<RowBlock> blocks;      ///< row blocks of the minibatch (prepare, loss)
   std::vector<RowBlock> act_blocks;  ///< row blocks of act()
 
@@ -120,6 +122,13 @@ struct PpoLearner::Impl {
   std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
 
+  /// Row blocks of a minibatch of `rows` rows: n_blocks(rows, min_rows), or more when
+  /// max_block_rows caps a block's size. A rule of the rows alone (never of the pool).
+  int minibatch_blocks(size_t rows, size_t min_rows) const {
+    const int n = n_blocks(rows, min_rows);
+    if (max_block_rows == 0) return n;
+    return std::max(n, static_cast<int>((rows + max_block_rows - 1) / max_block_rows));
+  }
   /// Runs fn(b) for the n blocks on the pool (or inline) and waits.
   void run(int n, const std::function<void(size_t)>& fn);
   /// `blocks` sized for n blocks (workspaces for the cost critics, gradients of n_params).

@@ -86,7 +86,7 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
   grow(act_mb, tb * A);
   grow(values_mb, tb);
   grow(cvals, tb * K);
-  const int nb = n_blocks(tb, kMinBlockRows);
+  const int nb = minibatch_blocks(tb, kMinBlockRows);
   ensure_blocks(blocks, nb);
   run(nb, [&](size_t b) {
     const size_t r0 = block_row(tb, nb, b), r1 = block_row(tb, nb, b + 1), n = r1 - r0;
@@ -355,7 +355,7 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   if (K > 0) grow(dvc, M * K);
   // Blocks as in prepare(): each runs the actor forward, its loss terms and the backward of every
   // network on its rows; block 0 writes g itself, block b ≥ 1 its own gradient.
-  const int nb = n_blocks(M, kMinBlockRows);
+  const int nb = minibatch_blocks(M, kMinBlockRows);
   ensure_blocks(blocks, nb);
   run(nb, [&](size_t b) {
     const size_t r0 = block_row(M, nb, b), r1 = block_row(M, nb, b + 1);
