@@ -367,7 +367,7 @@ TEST_SUITE("rl_safe") {
     a.update(r, shuffle);
     pz::core::StateDict sd;
     a.save(sd);
-    CHECK(sd.str.at("learner/cost_critic") == "shared");
+    CHECK(sd.str.at("learner/cost_critic_layout") == "shared");
     CHECK(sd.f32.at("learner/cost_critic/l1/w").size() == 6 * 2);
     PpoLearner b(3, 2, shared_cfg, i2, 2);
     b.load(sd);
@@ -393,7 +393,7 @@ TEST_SUITE("rl_safe") {
     CHECK(m1.find("2 cost critics, one per constraint") != std::string::npos);
     pz::core::StateDict old;
     per.save(old);
-    CHECK(old.str.count("learner/cost_critic") == 0);
+    CHECK(old.str.count("learner/cost_critic_layout") == 0);
     const auto before = b.parameters();
     const std::string m2 = message(b, old);
     CHECK(m2.find("cost_critic = \"per_constraint\" to load it") != std::string::npos);

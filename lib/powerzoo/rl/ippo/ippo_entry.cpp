@@ -1,7 +1,10 @@
 // The [ippo] section and the entries ippo and ippo_lagrangian: independent PPO (de Witt et al.
 // 2020, arXiv:2011.09533) with one PpoLearner per parameter group, reading [ppo] (and
 // [lagrangian]) for every group's update.
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/ippo/ippo.hpp"
@@ -39,6 +42,24 @@ const std::vector<Bound<IppoConfig>>& ippo_keys() {
   return k;
 }
 
+// cost_critic lays out ippo_lagrangian's cost critics; plain ippo has none, so there the key is
+// bad input ("has no effect here") and the resolved spec leaves it out.
+std::vector<core::ParamDef> ippo_defs() {
+  std::vector<core::ParamDef> defs = keys::defs(ippo_keys());
+  for (auto& d : defs)
+    if (d.key == "cost_critic") {
+      d.applies = "[learner] algo = ippo_lagrangian";
+      d.inapplicable_in_spec = [](const std::map<std::string, core::ParamTable>& spec) {
+        const std::string algo = spec.at("learner").str("algo");
+        return algo == "ippo_lagrangian"
+                   ? std::string()
+                   : "the layout of ippo_lagrangian's cost critics, found [learner] algo = \"" +
+                         algo + "\"";
+      };
+    }
+  return defs;
+}
+
 // With full_batch each epoch is one step on the whole batch: [ppo] n_minibatches is not read
 // (a spec may not set it), so PPO's divisibility checks see one minibatch.
 LearnerContext full_batch_view(const LearnerContext& ctx) {
@@ -50,12 +71,6 @@ LearnerContext full_batch_view(const LearnerContext& ctx) {
 
 void check_ippo_spec(const LearnerContext& ctx) {
   check_ppo_spec(full_batch_view(ctx));
-  // Plain IPPO has no cost critics: the key would have no effect.
-  if (ctx.algo != "ippo_lagrangian" && ctx.given("ippo.cost_critic"))
-    throw core::ConfigError(ctx.where("ippo.cost_critic") +
-                            "[ippo] cost_critic has no effect with algo = \"" + ctx.algo +
-                            "\" (expected: only with algo = \"ippo_lagrangian\", which has cost "
-                            "critics)");
   // A group's agents may have different action boxes; the Beta policy maps one box per network.
   if (ppo_config(ctx).policy == Policy::kBeta)
     throw core::ConfigError(ctx.where("ppo.policy") + "[ppo] policy = \"beta\": " + ctx.algo +
@@ -98,11 +113,8 @@ LearnerEntry ippo_entry(bool lagrangian) {
   return e;
 }
 
-const LearnerRegistrar kIppoSection{
-    LearnerSection{"ippo",
-                   "parameter sharing and batch mode of ippo and ippo_lagrangian",
-                   keys::defs(ippo_keys()),
-                   {}}};
+const LearnerRegistrar kIppoSection{LearnerSection{
+    "ippo", "parameter sharing and batch mode of ippo and ippo_lagrangian", ippo_defs(), {}}};
 const LearnerRegistrar kIppo{ippo_entry(false)};
 const LearnerRegistrar kIppoLagrangian{ippo_entry(true)};
 

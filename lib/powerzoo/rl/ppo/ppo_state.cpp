@@ -63,7 +63,7 @@ void PpoLearner::save(core::StateDict& sd) const {
   for (int h : s.cfg.hidden) layout.push_back(h);
   if (s.n_costs > 0) layout.push_back(-s.n_costs);  // negative: cannot be read as a hidden size
   sd.i64[kPrefix + "layout"] = layout;
-  if (s.shared_cost) sd.str[kPrefix + "cost_critic"] = "shared";  // absent: per constraint
+  if (s.shared_cost) sd.str[kPrefix + "cost_critic_layout"] = "shared";  // absent: per constraint
   s.duals.save(sd, kPrefix);
   for (const auto& [name, off, size] : s.slices) {
     sd.f32[kPrefix + name].assign(s.params.begin() + off, s.params.begin() + off + size);
@@ -99,7 +99,7 @@ void PpoLearner::load(const core::StateDict& sd) {
   }
   if (s.n_costs > 0) {
     // Checkpoints written before the shared cost critic have no entry: one net per constraint.
-    auto cit = sd.str.find(kPrefix + "cost_critic");
+    auto cit = sd.str.find(kPrefix + "cost_critic_layout");
     const std::string found = cit == sd.str.end() ? "per_constraint" : cit->second;
     const std::string mine = s.shared_cost ? "shared" : "per_constraint";
     if (found != mine) {
