@@ -158,6 +158,12 @@ TEST_SUITE("rl_ippo") {
       CHECK(msg.find("\"full\", \"typed\", \"independent\"") != std::string::npos);
       CHECK(msg.find("shared") != std::string::npos);
     }
+    // cost_critic is ippo_lagrangian's: with plain ippo it would have no effect.
+    CHECK_THROWS_WITH_AS(
+        exp::parse_spec(base + "[ippo]\ncost_critic = \"shared\"\n", "t.toml"),
+        doctest::Contains("t.toml:7: [ippo] cost_critic: has no effect here: the layout of "
+                          "ippo_lagrangian's cost critics, found [learner] algo = \"ippo\""),
+        core::ConfigError);
   }
 
   TEST_CASE("per-agent GAE with the team done (hand-checked)") {

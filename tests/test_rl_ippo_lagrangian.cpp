@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
@@ -67,6 +68,70 @@ void rollout(rl::IppoLearner& l, int N, double cost, core::Rng& rng) {
 }  // namespace
 
 TEST_SUITE("rl_ippo_lagrangian") {
+  TEST_CASE("one cost critic with k outputs per group by default; per_constraint on request") {
+    const int N = 2;
+    auto two = [](rl::CostCritic layout) {
+      auto ctx = make_ctx(N);
+      ctx.constraint_channels = {0, 1};
+      ctx.constraint_names = {"noise", "overshoot"};
+      ctx.thresholds = {30.0, 2.0};
+      ctx.cost_scale = {1.0, 2.0};
+      pz::test::ippo_set(ctx, [&](pz::rl::IppoConfig& c_) { c_.cost_critic = layout; });
+      return ctx;
+    };
+    CHECK(rl::IppoConfig{}.cost_critic == rl::CostCritic::kShared);
+    core::Rng init(4, 0), rng(5, 0);
+    rl::IppoLearner a(two(rl::CostCritic::kShared), init, true);
+    rollout(a, N, 3.0, rng);
+    a.update(rng);
+    core::StateDict sd;
+    a.save(sd);
+    // obs 2 → 8 → 8 → 2 outputs: W2 is [8, 2].
+    CHECK(sd.f32.at("learner/group/0/cost_critic/l2/w").size() == 16);
+    CHECK(sd.f32.count("learner/group/0/cost_critic/0/l0/w") == 0);
+    // Resume: a fresh learner loaded from the checkpoint continues bit for bit.
+    core::Rng init2(9, 0);
+    rl::IppoLearner b(two(rl::CostCritic::kShared), init2, true);
+    b.load(sd);
+    core::Rng ra(6, 0), rb(6, 0);
+    rollout(a, N, 3.0, ra);
+    rollout(b, N, 3.0, rb);
+    a.update(ra);
+    b.update(rb);
+    for (int g = 0; g < 2; ++g)
+      CHECK(b.group_learner(g).parameters() == a.group_learner(g).parameters());
+    CHECK(b.log_lambdas() == a.log_lambdas());
+
+    // per_constraint: two single-output critics per group, fewer shared parameters.
+    core::Rng init3(4, 0), rng3(5, 0);
+    rl::IppoLearner per(two(rl::CostCritic::kPerConstraint), init3, true);
+    // One trunk less: the per-constraint layout has 2 × (2·8+8 + 8·8+8 + 8+1) against
+    // 2·8+8 + 8·8+8 + 8·2+2.
+    CHECK(per.group_learner(0).n_parameters() - a.group_learner(0).n_parameters() == 2 * 105 - 114);
+    rollout(per, N, 3.0, rng3);
+    per.update(rng3);
+    core::StateDict old;
+    per.save(old);
+    CHECK(old.f32.count("learner/group/0/cost_critic/1/l2/w") == 1);
+    // A per-constraint checkpoint (the layout before the shared critic) is refused by the
+    // default learner with a message naming both layouts and the key, and changes nothing.
+    const auto before = b.group_learner(0).parameters();
+    CHECK_THROWS_WITH_AS(
+        b.load(old),
+        doctest::Contains("IPPO group 'marker': checkpoint: the cost critics are 2 "
+                          "cost critics, one per constraint"),
+        core::ConfigError);
+    CHECK_THROWS_WITH_AS(b.load(old),
+                         doctest::Contains("set [ippo] cost_critic = \"per_constraint\""),
+                         core::ConfigError);
+    CHECK(b.group_learner(0).parameters() == before);
+    // ... and loads into a learner asking for that layout.
+    core::Rng init4(11, 0);
+    rl::IppoLearner per2(two(rl::CostCritic::kPerConstraint), init4, true);
+    per2.load(old);
+    CHECK(per2.group_learner(1).parameters() == per.group_learner(1).parameters());
+  }
+
   TEST_CASE("the team dual rises above the budget, falls below it, and every group shares it") {
     const int N = 3;
     core::Rng init(2, 0), rng(3, 0);

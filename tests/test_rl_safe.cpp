@@ -301,6 +301,105 @@ TEST_SUITE("rl_safe") {
     }
   }
 
+  TEST_CASE("shared k-output cost critic: loss gradient matches central finite differences") {
+    const int T = 3, N = 4, obs_dim = 3, act_dim = 2, k = 2;
+    PpoConfig cfg;
+    cfg.hidden = {8, 8};
+    cfg.entropy_coef = 0.05;
+    cfg.critic_loss_weight = 0.5;
+    cfg.gamma = 0.9;
+    cfg.cost_gamma = 0.95;
+    cfg.gae_lambda = 0.8;
+    cfg.cost_critic = pz::rl::CostCritic::kShared;
+    Rng init(41, 0), data(42, 0), pick(43, 0);
+    PpoLearner learner(obs_dim, act_dim, cfg, init, k);
+    // actor 122 + log_std 2 + critic 113 + one cost critic 3 → 8 → 8 → 2 (122).
+    REQUIRE(learner.n_parameters() == 237 + 122);
+    const int64_t cc_off = 237, n_par = 359;
+    learner.set_log_lambdas({0.4, -0.7});
+    auto p = learner.parameters();
+    for (auto& x : p) x += static_cast<float>(0.3 * data.normal());
+    learner.set_parameters(p);
+    Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, k, data);
+    learner.normalizer().merge(r.obs.data(), T * N);
+    const std::vector<int> cols = {3, 0, 2};
+    std::vector<float> grad, adv, tgt;
+    std::map<std::string, double> metrics;
+    learner.loss_and_grad(r, cols, &grad, &metrics);
+    CHECK(metrics["losses/cost_critic"] > 0.0);
+    learner.compute_targets(r, cols, &adv, &tgt);
+    REQUIRE(adv.size() == 3 * T * cols.size());
+    // Output c of the shared net is channel c's value: zeroing output 1's weights and bias
+    // (the last column of W2 and the last bias) leaves channel 1's values at 0, so its targets
+    // are its advantages, while channel 0's are not.
+    auto q = p;
+    for (int h = 0; h < 8; ++h) q[cc_off + 104 + h * 2 + 1] = 0.0f;
+    q[n_par - 1] = 0.0f;
+    learner.set_parameters(q);
+    std::vector<float> adv0, tgt0;
+    learner.compute_targets(r, cols, &adv0, &tgt0);
+    const size_t tb = static_cast<size_t>(T) * cols.size();
+    int differ0 = 0;
+    for (size_t i = 0; i < tb; ++i) {
+      CHECK(tgt0[2 * tb + i] == adv0[2 * tb + i]);
+      differ0 += tgt0[tb + i] != adv0[tb + i] ? 1 : 0;
+    }
+    CHECK(differ0 > 0);
+    learner.set_parameters(p);
+    // Every weight of the shared trunk and both output columns, plus the actor and critic.
+    std::vector<int64_t> idx = {cc_off,    cc_off + 31, cc_off + 104, cc_off + 105, n_par - 2,
+                                n_par - 1, 0,           121};
+    for (int i = 0; i < 20; ++i) idx.push_back(cc_off + static_cast<int64_t>(pick.below(122)));
+    const int n_nonzero = pz::test::check_gradient_fd(learner, r, cols, adv, tgt, grad, idx);
+    CHECK(n_nonzero > 20);
+  }
+
+  TEST_CASE("shared cost critic checkpoint round trip; per-constraint checkpoints are refused") {
+    PpoConfig cfg;
+    cfg.hidden = {6};
+    cfg.lambda_lr = 0.05;
+    PpoConfig shared_cfg = cfg;
+    shared_cfg.cost_critic = pz::rl::CostCritic::kShared;
+    Rng i1(51, 0), i2(52, 0), i3(53, 0), data(54, 0);
+    PpoLearner a(3, 2, shared_cfg, i1, 2);
+    Rollout r = random_rollout(a, 4, 4, 3, 2, 2, data);
+    Rng shuffle(55, 0);
+    a.update(r, shuffle);
+    pz::core::StateDict sd;
+    a.save(sd);
+    CHECK(sd.str.at("learner/cost_critic_layout") == "shared");
+    CHECK(sd.f32.at("learner/cost_critic/l1/w").size() == 6 * 2);
+    PpoLearner b(3, 2, shared_cfg, i2, 2);
+    b.load(sd);
+    CHECK(b.parameters() == a.parameters());
+    Rng s1(56, 0), s2(56, 0);
+    a.update(r, s1);
+    b.update(r, s2);
+    CHECK(b.parameters() == a.parameters());
+
+    // A per-constraint learner and a per-constraint checkpoint (no "cost_critic" entry, as
+    // written before the shared layout) refuse each other, naming both layouts.
+    PpoLearner per(3, 2, cfg, i3, 2);
+    auto message = [](PpoLearner& l, const pz::core::StateDict& d) {
+      try {
+        l.load(d);
+      } catch (const pz::core::ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string("loaded");
+    };
+    const std::string m1 = message(per, sd);
+    CHECK(m1.find("one shared cost critic with 2 outputs") != std::string::npos);
+    CHECK(m1.find("2 cost critics, one per constraint") != std::string::npos);
+    pz::core::StateDict old;
+    per.save(old);
+    CHECK(old.str.count("learner/cost_critic_layout") == 0);
+    const auto before = b.parameters();
+    const std::string m2 = message(b, old);
+    CHECK(m2.find("cost_critic = \"per_constraint\" to load it") != std::string::npos);
+    CHECK(b.parameters() == before);
+  }
+
   TEST_CASE("learner checkpoint round trip includes λ and the cost critics") {
     PpoConfig cfg;
     cfg.hidden = {6};

@@ -37,6 +37,12 @@ enum class DualRule {
          ///< λ = clip(K_p·e + I + K_d·max(0, Ĵ_C − Ĵ_C,prev), e^±log_lambda_max), I₀ = λ₀
 };
 
+/// Cost critics of a Lagrangian learner with k constraints.
+enum class CostCritic {
+  kPerConstraint,  ///< k networks in → hidden → 1
+  kShared,         ///< one network in → hidden → k (one trunk, one output per constraint)
+};
+
 struct PpoConfig {
   int64_t total_steps = 1'000'000;
   int rollout_length = 48;  ///< T
@@ -77,6 +83,9 @@ struct PpoConfig {
   DualRule dual = DualRule::kLogAscent;
   double pid_kp = 0.0, pid_ki = 0.1, pid_kd = 0.0;  ///< DualRule::kPid gains (scaled cost units)
   double saute_unsafe_reward = 0.0;                 ///< Sauté reward once the budget is spent
+  /// Layout of the cost critics (PPO-Lagrangian): one network per constraint, or one network
+  /// with one output per constraint (PowerZooJax's IPPO-Lagrangian layout; docs/deviations.md).
+  CostCritic cost_critic = CostCritic::kPerConstraint;
 };
 
 /// Which agents of a multi-agent env share one set of parameters under IPPO (de Witt et al. 2020,
@@ -95,6 +104,9 @@ struct IppoConfig {
   /// samples of a group, advantages not normalized ([ppo] n_minibatches and normalize_advantages
   /// unused); false: [ppo] minibatching over the (env, agent) columns of the group.
   bool full_batch = true;
+  /// ippo_lagrangian's cost critics per group: one network with one output per constraint
+  /// (PowerZooJax's layout, the default) or one network per constraint.
+  CostCritic cost_critic = CostCritic::kShared;
 };
 
 /// Hidden-layer activation of an MLP.

@@ -46,18 +46,18 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// optimizer; docs/deviations.md).
 ///
 /// IPPO-Lagrangian (lagrangian = true, PowerZooJax's ippo_typed_lagrangian): every group's
-/// PpoLearner also has one cost critic per [safety] constraint, trained on the team's cost row
+/// PpoLearner also has cost critics for the [safety] constraints, by default one network with
+/// one output per constraint ([ippo] cost_critic), trained on the team's cost row
 /// (the same at each of the group's columns, divided by cost_scale); advantages are normalized
 /// per group (Â_R and each Â_C over the group's full batch) and the actor uses
 /// Â_R − Σ_c λ_c Â_C,c. One team dual per constraint: after the groups' updates, log λ moves by
 /// LagrangeDuals::update with Ĵ_C = the mean scaled cost of the team's episodes that ended in the
 /// rollout (none ended: mean per-step cost × horizon), and every group takes the new λ.
 ///
-/// Threads: acting and collection run the groups one after the other, each on the whole pool
-/// (row blocks); update() with one group gives it the whole pool, with several groups runs the
-/// groups in parallel, one per pool block, each on its calling worker. A PpoLearner's result
-/// does not depend on its pool and group g's shuffle stream is drawn from `rng` in group order
-/// before any work, so every thread count gives the same bytes.
+/// Threads: acting, collection and update() run the groups one after the other, each on the
+/// whole pool (its row blocks). A PpoLearner's result does not depend on its pool and group g's
+/// shuffle stream is drawn from `rng` in group order before any work, so every thread count
+/// gives the same bytes.
 class IppoLearner final : public Learner {
  public:
   /// Groups by [ippo] sharing (ippo_groups), then builds the groups' PpoLearners in group

@@ -1,7 +1,10 @@
 // The [ippo] section and the entries ippo and ippo_lagrangian: independent PPO (de Witt et al.
 // 2020, arXiv:2011.09533) with one PpoLearner per parameter group, reading [ppo] (and
 // [lagrangian]) for every group's update.
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/rl/ippo/ippo.hpp"
@@ -12,6 +15,9 @@ namespace pz::rl {
 namespace {
 
 using keys::Bound;
+
+const keys::Names<CostCritic> kCostCritic = {{"shared", CostCritic::kShared},
+                                             {"per_constraint", CostCritic::kPerConstraint}};
 
 const keys::Names<Sharing> kSharing = {
     {"full", Sharing::kFull}, {"typed", Sharing::kTyped}, {"independent", Sharing::kIndependent}};
@@ -27,8 +33,31 @@ const std::vector<Bound<IppoConfig>>& ippo_keys() {
                               "one gradient step per epoch on all T·A·N samples, no advantage "
                               "normalization (the reference); false = [ppo] minibatches"),
              full_batch),
+      PZ_ENUM_KEY(IppoConfig, "cost_critic",
+                  "ippo_lagrangian only: one cost critic per group with one output per [safety] "
+                  "constraint (shared, PowerZooJax's layout) or one cost critic per constraint "
+                  "(per_constraint)",
+                  cost_critic, kCostCritic),
   };
   return k;
+}
+
+// cost_critic lays out ippo_lagrangian's cost critics; plain ippo has none, so there the key is
+// bad input ("has no effect here") and the resolved spec leaves it out.
+std::vector<core::ParamDef> ippo_defs() {
+  std::vector<core::ParamDef> defs = keys::defs(ippo_keys());
+  for (auto& d : defs)
+    if (d.key == "cost_critic") {
+      d.applies = "[learner] algo = ippo_lagrangian";
+      d.inapplicable_in_spec = [](const std::map<std::string, core::ParamTable>& spec) {
+        const std::string algo = spec.at("learner").str("algo");
+        return algo == "ippo_lagrangian"
+                   ? std::string()
+                   : "the layout of ippo_lagrangian's cost critics, found [learner] algo = \"" +
+                         algo + "\"";
+      };
+    }
+  return defs;
 }
 
 // With full_batch each epoch is one step on the whole batch: [ppo] n_minibatches is not read
@@ -84,11 +113,8 @@ LearnerEntry ippo_entry(bool lagrangian) {
   return e;
 }
 
-const LearnerRegistrar kIppoSection{
-    LearnerSection{"ippo",
-                   "parameter sharing and batch mode of ippo and ippo_lagrangian",
-                   keys::defs(ippo_keys()),
-                   {}}};
+const LearnerRegistrar kIppoSection{LearnerSection{
+    "ippo", "parameter sharing and batch mode of ippo and ippo_lagrangian", ippo_defs(), {}}};
 const LearnerRegistrar kIppo{ippo_entry(false)};
 const LearnerRegistrar kIppoLagrangian{ippo_entry(true)};
 

@@ -76,8 +76,12 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.critic = detail::Mlp(obs_dim, cfg.hidden, 1, s.log_std_off + n_log_std);
   s.n_params = s.critic.offset() + s.critic.n_params();
   s.n_costs = n_costs;
-  for (int c = 0; c < n_costs; ++c) {
-    s.cost_critics.emplace_back(obs_dim, cfg.hidden, 1, s.n_params);
+  // PPO-Lagrangian's cost critics: k networks with one output each, or one network whose k
+  // outputs share the trunk (CostCritic::kShared, PowerZooJax's IPPO-Lagrangian layout).
+  s.shared_cost = n_costs > 0 && cfg.cost_critic == CostCritic::kShared;
+  const int n_cost_nets = s.shared_cost ? 1 : n_costs;
+  for (int c = 0; c < n_cost_nets; ++c) {
+    s.cost_critics.emplace_back(obs_dim, cfg.hidden, s.shared_cost ? n_costs : 1, s.n_params);
     s.n_params += s.cost_critics.back().n_params();
   }
   s.duals = LagrangeDuals(n_costs, cfg);
@@ -105,7 +109,12 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   add_net("actor", s.actor);
   if (n_log_std > 0) s.slices.emplace_back("actor/log_std", s.log_std_off, n_log_std);
   add_net("critic", s.critic);
-  for (int c = 0; c < n_costs; ++c) add_net("cost_critic/" + std::to_string(c), s.cost_critics[c]);
+  if (s.shared_cost) {
+    add_net("cost_critic", s.cost_critics[0]);
+  } else {
+    for (int c = 0; c < n_costs; ++c)
+      add_net("cost_critic/" + std::to_string(c), s.cost_critics[c]);
+  }
 }
 
 PpoLearner::~PpoLearner() = default;
@@ -208,6 +217,11 @@ void PpoLearner::value(const float* obs, int n, float* value) {
 }
 
 void PpoLearner::set_pool(core::ThreadPool* pool) { impl_->pool = pool; }
+
+void PpoLearner::set_max_block_rows(int rows) {
+  if (rows < 0) throw core::ConfigError("PPO max block rows must be >= 0");
+  impl_->max_block_rows = static_cast<size_t>(rows);
+}
 
 std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& shuffle_rng) {
   Impl& s = *impl_;

@@ -64,6 +64,11 @@ class PpoLearner final : public Learner {
   /// Workers for the row blocks of act() and update() (nullptr: the calling thread). Results do
   /// not depend on it: the blocks are fixed by the batch size. The pool must outlive its use.
   void set_pool(core::ThreadPool* pool);
+  /// Caps the rows of an update's row block (0, the default: a minibatch is cut into at most
+  /// four blocks). A large full batch (IPPO's T·A_g·N rows) then runs as many blocks of at most
+  /// `rows` rows whose activations stay in cache, reduced in block order as ever; the result
+  /// depends on the cap (the gradient's summation order), never on the pool.
+  void set_max_block_rows(int rows);
   /// The env's action box [act_dim] each, used by the Beta policy (default [0, 1]). Throws
   /// core::ConfigError on a size mismatch or, for the Beta policy, an unbounded or empty bound.
   void set_action_box(const std::vector<float>& low, const std::vector<float>& high);

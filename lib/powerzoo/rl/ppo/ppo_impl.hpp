@@ -3,6 +3,7 @@
 // preparation and loss) and ppo_state.cpp (parameters, duals, checkpoints).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -49,7 +50,8 @@ struct LossSums {
 /// the number of threads.
 struct RowBlock {
   detail::MlpWorkspace actor, critic;
-  std::vector<detail::MlpWorkspace> cost;  ///< one per cost critic
+  std::vector<detail::MlpWorkspace> cost;  ///< one per cost critic network
+  std::vector<float> dcost;                ///< [rows, k] ∂L/∂V_C of the shared cost critic
   std::vector<float> grad;                 ///< [n_params] gradient of the block's rows (b ≥ 1)
   std::vector<double> dlog_std;            ///< [act] ∂L/∂log σ of the block's rows
   std::vector<double> beta_partials;  ///< [4·act] Beta: ∂ℓ/∂h, ∂H/∂h of the current row
@@ -96,11 +98,13 @@ struct PpoLearner::Impl {
   // PPO-Lagrangian: one cost critic per channel and the dual variables (PPO-Lagrangian, Ray, Achiam
   // & Amodei 2019 "Benchmarking Safe Exploration in Deep RL").
   int n_costs = 0;
+  bool shared_cost = false;  ///< CostCritic::kShared: cost_critics holds one net of k outputs
   std::vector<detail::Mlp> cost_critics;
   LagrangeDuals duals;
   std::vector<float> cvals, ext_v, cost_norm, dvc;  // [k·T·B], [(1+k)·n_extra], [T·B], [k·T·B]
 
   core::ThreadPool* pool = nullptr;  ///< workers of the row blocks (null: the calling thread)
+  size_t max_block_rows = 0;         ///< set_max_block_rows (0: at most kMaxBlocks blocks)
   std::vector<RowBlock> blocks;      ///< row blocks of the minibatch (prepare, loss)
   std::vector<RowBlock> act_blocks;  ///< row blocks of act()
 
@@ -118,6 +122,13 @@ struct PpoLearner::Impl {
   std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
 
+  /// Row blocks of a minibatch of `rows` rows: n_blocks(rows, min_rows), or more when
+  /// max_block_rows caps a block's size. A rule of the rows alone (never of the pool).
+  int minibatch_blocks(size_t rows, size_t min_rows) const {
+    const int n = n_blocks(rows, min_rows);
+    if (max_block_rows == 0) return n;
+    return std::max(n, static_cast<int>((rows + max_block_rows - 1) / max_block_rows));
+  }
   /// Runs fn(b) for the n blocks on the pool (or inline) and waits.
   void run(int n, const std::function<void(size_t)>& fn);
   /// `blocks` sized for n blocks (workspaces for the cost critics, gradients of n_params).

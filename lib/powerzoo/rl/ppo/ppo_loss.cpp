@@ -39,7 +39,7 @@ void PpoLearner::Impl::run(int n, const std::function<void(size_t)>& fn) {
 void PpoLearner::Impl::ensure_blocks(std::vector<RowBlock>& bl, int n) const {
   if (static_cast<int>(bl.size()) < n) bl.resize(n);
   for (RowBlock& b : bl) {
-    b.cost.resize(n_costs);
+    b.cost.resize(cost_critics.size());
     b.grad.resize(n_params);
     b.dlog_std.assign(act_dim, 0.0);
     b.beta_partials.assign(beta ? 4 * act_dim : 0, 0.0);
@@ -86,7 +86,7 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
   grow(act_mb, tb * A);
   grow(values_mb, tb);
   grow(cvals, tb * K);
-  const int nb = n_blocks(tb, kMinBlockRows);
+  const int nb = minibatch_blocks(tb, kMinBlockRows);
   ensure_blocks(blocks, nb);
   run(nb, [&](size_t b) {
     const size_t r0 = block_row(tb, nb, b), r1 = block_row(tb, nb, b + 1), n = r1 - r0;
@@ -100,6 +100,12 @@ void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const f
     RowBlock& blk = blocks[b];
     const float* v = critic.forward(params.data(), x, static_cast<int>(n), blk.critic);
     std::copy_n(v, n, &values_mb[r0]);
+    if (shared_cost) {  // outputs [n, K] → the channel-major cvals [K, T·B]
+      const float* vc = cost_critics[0].forward(params.data(), x, static_cast<int>(n), blk.cost[0]);
+      for (size_t i = 0; i < n; ++i)
+        for (int c = 0; c < K; ++c) cvals[c * tb + r0 + i] = vc[i * K + c];
+      return;
+    }
     for (int c = 0; c < K; ++c) {
       const float* vc = cost_critics[c].forward(params.data(), x, static_cast<int>(n), blk.cost[c]);
       std::copy_n(vc, n, &cvals[c * tb + r0]);
@@ -146,7 +152,13 @@ void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
   {
     const float* ve0 = critic.forward(params.data(), extra_obs.data(), n_extra, ws_extra);
     std::copy(ve0, ve0 + n_extra, ext_v.begin());
-    for (int c = 0; c < K; ++c) {
+    if (shared_cost && K > 0) {
+      const float* vc = cost_critics[0].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+      for (int i = 0; i < n_extra; ++i)
+        for (int c = 0; c < K; ++c)
+          ext_v[static_cast<size_t>(c + 1) * n_extra + i] = vc[static_cast<size_t>(i) * K + c];
+    }
+    for (int c = 0; c < K && !shared_cost; ++c) {
       const float* vc = cost_critics[c].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
       std::copy(vc, vc + n_extra, ext_v.begin() + static_cast<size_t>(c + 1) * n_extra);
     }
@@ -343,7 +355,7 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   if (K > 0) grow(dvc, M * K);
   // Blocks as in prepare(): each runs the actor forward, its loss terms and the backward of every
   // network on its rows; block 0 writes g itself, block b ≥ 1 its own gradient.
-  const int nb = n_blocks(M, kMinBlockRows);
+  const int nb = minibatch_blocks(M, kMinBlockRows);
   ensure_blocks(blocks, nb);
   run(nb, [&](size_t b) {
     const size_t r0 = block_row(M, nb, b), r1 = block_row(M, nb, b + 1);
@@ -355,6 +367,13 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
     const float* x = &obs_mb[r0 * obs_dim];
     actor.backward(params.data(), x, n, &dmu[r0 * head], blk.actor, gb);
     critic.backward(params.data(), x, n, &dv[r0], blk.critic, gb);
+    if (shared_cost) {  // ∂L/∂V_C [n, K] from the channel-major dvc
+      blk.dcost.resize(static_cast<size_t>(n) * K);
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < K; ++c) blk.dcost[static_cast<size_t>(i) * K + c] = dvc[c * M + r0 + i];
+      cost_critics[0].backward(params.data(), x, n, blk.dcost.data(), blk.cost[0], gb);
+      return;
+    }
     for (int c = 0; c < K; ++c)
       cost_critics[c].backward(params.data(), x, n, &dvc[c * M + r0], blk.cost[c], gb);
   });

@@ -63,6 +63,7 @@ void PpoLearner::save(core::StateDict& sd) const {
   for (int h : s.cfg.hidden) layout.push_back(h);
   if (s.n_costs > 0) layout.push_back(-s.n_costs);  // negative: cannot be read as a hidden size
   sd.i64[kPrefix + "layout"] = layout;
+  if (s.shared_cost) sd.str[kPrefix + "cost_critic_layout"] = "shared";  // absent: per constraint
   s.duals.save(sd, kPrefix);
   for (const auto& [name, off, size] : s.slices) {
     sd.f32[kPrefix + name].assign(s.params.begin() + off, s.params.begin() + off + size);
@@ -95,6 +96,24 @@ void PpoLearner::load(const core::StateDict& sd) {
         "checkpoint: learner layout (obs_dim, act_dim, hidden…, cost critics) does not match "
         "this learner: expected " +
         text(layout) + ", found " + text(lit->second));
+  }
+  if (s.n_costs > 0) {
+    // Checkpoints written before the shared cost critic have no entry: one net per constraint.
+    auto cit = sd.str.find(kPrefix + "cost_critic_layout");
+    const std::string found = cit == sd.str.end() ? "per_constraint" : cit->second;
+    const std::string mine = s.shared_cost ? "shared" : "per_constraint";
+    if (found != mine) {
+      auto text = [&](const std::string& m) {
+        return m == "shared" ? "one shared cost critic with " + std::to_string(s.n_costs) +
+                                   " outputs (cost_critic = \"shared\")"
+                             : std::to_string(s.n_costs) +
+                                   " cost critics, one per constraint (cost_critic = "
+                                   "\"per_constraint\")";
+      };
+      throw core::ConfigError("checkpoint: the cost critics are " + text(found) +
+                              "; this learner has " + text(mine) + ": set [ippo] cost_critic = \"" +
+                              found + "\" to load it");
+    }
   }
   LagrangeDuals duals = s.duals;  // validated on a copy: a failed load changes nothing
   duals.load(sd, kPrefix);
