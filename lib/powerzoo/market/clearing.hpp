@@ -9,6 +9,7 @@
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/market/offer_curve.hpp"
+#include "powerzoo/market/offer_lp.hpp"
 
 namespace pz::market {
 
@@ -83,12 +84,24 @@ class Clearing {
   /// Forgets the warm start (the next clearing starts cold).
   void reset_warm_start() { opf_.reset_warm_start(); }
 
+  /// false: every clearing goes to CLP (the fast path's reference in the tests). Default true:
+  /// OfferLp first, CLP for what it does not settle (docs/tasks/gencos.md, "Speed").
+  void set_fast_path(bool on) { fast_ = on; }
+  /// Clearings settled by OfferLp, and by CLP, since construction.
+  long fast_clearings() const { return n_fast_; }
+  long clp_clearings() const { return n_clp_; }
+
  private:
+  void clear_clp(std::span<const double> prices, double load, ClearingResult& out);
+
   const OfferMarket* m_;
   grid::DcOpf opf_;
   grid::DcOpfOverrides o_;
   grid::DcOpfResult r_;
   std::vector<double> pd_;
+  OfferLp lp_;
+  bool fast_ = true;
+  long n_fast_ = 0, n_clp_ = 0;
 };
 
 }  // namespace pz::market
