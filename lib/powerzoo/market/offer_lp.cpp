@@ -115,9 +115,12 @@ void OfferLp::crash(double demand) {
     x_[j] = lb_[j];
     st_[j] = Status::kLower;
   }
-  std::iota(seg_order_.begin(), seg_order_.end(), 0);
-  std::stable_sort(seg_order_.begin(), seg_order_.end(),
-                   [&](int a, int b) { return cost_[a] < cost_[b]; });
+  // Insertion sort by (price, column): U·K is small, and std::stable_sort would allocate.
+  for (int j = 0; j < ns_; ++j) {
+    int i = j;
+    for (; i > 0 && cost_[seg_order_[i - 1]] > cost_[j]; --i) seg_order_[i] = seg_order_[i - 1];
+    seg_order_[i] = j;
+  }
   double rest = demand;
   basis_[0] = -1;
   for (int j : seg_order_) {
