@@ -1,4 +1,5 @@
-// Offer-based clearing on grid::DcOpf: offer prices and ramp windows as per-solve overrides.
+// Offer-based clearing: OfferLp first; on grid::DcOpf (offer prices and ramp windows as per-solve
+// overrides) for what it leaves.
 #include "powerzoo/market/clearing.hpp"
 
 #include <algorithm>
