@@ -155,42 +155,49 @@ void OfferLp::crash(double demand) {
   }
 }
 
+// B⁻¹ of the current basis by Gauss–Jordan with partial pivoting (m ≤ kMaxRows); false if
+// singular.
+bool OfferLp::invert_basis() {
+  const int m = m_;
+  for (int r = 0; r < m; ++r)
+    for (int i = 0; i < m; ++i) {
+      bwork_[i * m + r] = a_[static_cast<size_t>(basis_[r]) * m + i];
+      binv_[i * m + r] = i == r ? 1.0 : 0.0;
+    }
+  for (int c = 0; c < m; ++c) {
+    int p = c;
+    for (int i = c + 1; i < m; ++i)
+      if (std::abs(bwork_[i * m + c]) > std::abs(bwork_[p * m + c])) p = i;
+    if (std::abs(bwork_[p * m + c]) < 1e-12) return false;
+    if (p != c)
+      for (int j = 0; j < m; ++j) {
+        std::swap(bwork_[p * m + j], bwork_[c * m + j]);
+        std::swap(binv_[p * m + j], binv_[c * m + j]);
+      }
+    const double inv = 1.0 / bwork_[c * m + c];
+    for (int j = 0; j < m; ++j) {
+      bwork_[c * m + j] *= inv;
+      binv_[c * m + j] *= inv;
+    }
+    for (int i = 0; i < m; ++i) {
+      if (i == c) continue;
+      const double f = bwork_[i * m + c];
+      if (f == 0.0) continue;
+      for (int j = 0; j < m; ++j) {
+        bwork_[i * m + j] -= f * bwork_[c * m + j];
+        binv_[i * m + j] -= f * binv_[c * m + j];
+      }
+    }
+  }
+  return true;
+}
+
 // Runs the simplex from the crash basis; true at a verified optimum (x_, pi_ of its basis).
 bool OfferLp::iterate() {
   const int m = m_;
   const int max_iter = 4 * (n_ + m) + 20;
   for (int it = 0; it <= max_iter; ++it) {
-    // B⁻¹ by Gauss–Jordan with partial pivoting (m ≤ kMaxRows).
-    for (int r = 0; r < m; ++r)
-      for (int i = 0; i < m; ++i) {
-        bwork_[i * m + r] = a_[static_cast<size_t>(basis_[r]) * m + i];
-        binv_[i * m + r] = i == r ? 1.0 : 0.0;
-      }
-    for (int c = 0; c < m; ++c) {
-      int p = c;
-      for (int i = c + 1; i < m; ++i)
-        if (std::abs(bwork_[i * m + c]) > std::abs(bwork_[p * m + c])) p = i;
-      if (std::abs(bwork_[p * m + c]) < 1e-12) return false;
-      if (p != c)
-        for (int j = 0; j < m; ++j) {
-          std::swap(bwork_[p * m + j], bwork_[c * m + j]);
-          std::swap(binv_[p * m + j], binv_[c * m + j]);
-        }
-      const double inv = 1.0 / bwork_[c * m + c];
-      for (int j = 0; j < m; ++j) {
-        bwork_[c * m + j] *= inv;
-        binv_[c * m + j] *= inv;
-      }
-      for (int i = 0; i < m; ++i) {
-        if (i == c) continue;
-        const double f = bwork_[i * m + c];
-        if (f == 0.0) continue;
-        for (int j = 0; j < m; ++j) {
-          bwork_[i * m + j] -= f * bwork_[c * m + j];
-          binv_[i * m + j] -= f * binv_[c * m + j];
-        }
-      }
-    }
+    if (!invert_basis()) return false;
     // x_B = B⁻¹·(−N·x_N); π = c_Bᵀ·B⁻¹.
     std::fill(rhs_.begin(), rhs_.end(), 0.0);
     for (int j = 0; j < n_; ++j) {

@@ -45,6 +45,7 @@ class OfferLp {
 
  private:
   enum class Status : unsigned char { kBasic, kLower, kUpper };
+  bool invert_basis();
   bool iterate();
   bool verified() const;
   void crash(double demand);
