@@ -100,6 +100,31 @@ TEST_SUITE("market_offer_lp") {
     CHECK(slow.fast_clearings() == 0);
   }
 
+  TEST_CASE("offer_lp_takes_pmax_off_the_curve_by_rounding: x0 + K·w ≠ pmax in the last bit") {
+    // pmin 21.9, pmax 270.3, K = 3: the curve's last breakpoint is 270.29999999999995 (and
+    // 32.6 + 3·(394.6/3) = 427.20000000000005 above pmax); the static window [pmin, pmax] still
+    // clears on the fast path, as CLP clears it.
+    std::vector<OfferUnit> units = gencos_units();
+    units[2].pmin_mw = 21.9;
+    units[2].pmax_mw = 270.3;
+    units[4].pmin_mw = 32.6;
+    units[4].pmax_mw = 427.2;
+    const OfferMarket m(pz::test::bundled("case5"), units, 3);
+    REQUIRE(m.offer_case().gencost[2].coeffs[6] != 270.3);
+    Clearing fast(m), slow(m);
+    slow.set_fast_path(false);
+    ClearingResult a, b;
+    for (double total : {300.0, 600.0, 900.0, 1100.0}) {  // the last at G3's cap
+      const std::vector<double> pd = {0, total / 3, total / 3, total / 3, 0};
+      fast.clear(pd, m.base_prices(), {}, {}, a);
+      slow.clear(pd, m.base_prices(), {}, {}, b);
+      CAPTURE(total);
+      for (int u = 0; u < 5; ++u) CHECK(close(a.p_mw[u], b.p_mw[u]));
+      for (int bus = 0; bus < 5; ++bus) CHECK(close(a.lmp[bus], b.lmp[bus]));
+    }
+    CHECK(fast.fast_clearings() == 4);
+  }
+
   TEST_CASE("offer_lp_leaves_relaxed_lines_to_clp: pinned units that overload a line") {
     const OfferMarket m(pz::test::bundled("case5"), gencos_units(), 3);
     // Every unit pinned (lo = hi): G5 at 600 MW at bus 5 with the load at bus 4 pushes line 4-5

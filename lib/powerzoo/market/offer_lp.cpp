@@ -304,12 +304,18 @@ bool OfferLp::solve(std::span<const double> bus_pd_mw, std::span<const double> p
     const double lo = out.window_lo_mw[u], hi = out.window_hi_mw[u];
     const double* x = &xk_[static_cast<size_t>(u) * (k_ + 1)];
     const bool fixed = lo == hi;  // out of service, or a pinned window: no curve needed
-    if (!fixed && (lo < x[0] || hi > x[k_])) return false;  // CLP extends the end segments
+    // CLP's epigraph extends the end segments beyond the curve: a window within rounding of the
+    // curve's ends (x_K = x_0 + K·w need not be pmax to the last bit) stretches them; a window
+    // further out is left to CLP.
+    const double tol = 1e-9 * (1 + std::abs(x[0]) + std::abs(x[k_]));
+    if (!fixed && (lo < x[0] - tol || hi > x[k_] + tol)) return false;
     floor_sum += lo;
     for (int s = 0; s < k_; ++s) {
       const int j = u * k_ + s;
       lb_[j] = 0;
-      ub_[j] = fixed ? 0.0 : std::max(0.0, std::min(x[s + 1], hi) - std::max(x[s], lo));
+      const double x0 = s == 0 ? std::min(x[0], lo) : x[s];
+      const double x1 = s == k_ - 1 ? std::max(x[k_], hi) : x[s + 1];
+      ub_[j] = fixed ? 0.0 : std::max(0.0, std::min(x1, hi) - std::max(x0, lo));
       cost_[j] = prices[j];
     }
   }
