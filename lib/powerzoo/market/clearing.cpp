@@ -1,4 +1,5 @@
-// Offer-based clearing on grid::DcOpf: offer prices and ramp windows as per-solve overrides.
+// Offer-based clearing: OfferLp first; on grid::DcOpf (offer prices and ramp windows as per-solve
+// overrides) for what it leaves.
 #include "powerzoo/market/clearing.hpp"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ OfferMarket::OfferMarket(const grid::Case& c, std::vector<OfferUnit> units, int 
   case_.finalize();
 }
 
-Clearing::Clearing(const OfferMarket& m) : m_(&m), opf_(m.offer_case()) {
+Clearing::Clearing(const OfferMarket& m) : m_(&m), opf_(m.offer_case()), lp_(m) {
   const int nu = m.n_units();
   o_.balance_slack_cost = kVoll;
   o_.pmin_mw.resize(m.offer_case().n_gen());
@@ -105,16 +106,6 @@ void Clearing::clear(std::span<const double> bus_pd_mw, std::span<const double> 
   out.window_hi_mw.resize(nu);
   out.lmp.assign(c.n_bus(), 0.0);
   out.flow_mw.assign(c.n_branch(), 0.0);
-  // Model-1 gens are the units, in gen-row order (OfferMarket's check).
-  thread_local std::vector<int> order;
-  order.resize(nu);
-  for (int u = 0; u < nu; ++u) order[u] = u;
-  std::sort(order.begin(), order.end(),
-            [&](int a, int b) { return m.units()[a].gen_row < m.units()[b].gen_row; });
-  for (int j = 0; j < nu; ++j) {
-    const int u = order[j];
-    for (int s = 0; s < k; ++s) o_.pwl_prices[j * k + s] = prices[u * k + s];
-  }
   double load = 0;
   for (size_t b = 0; b < pd_.size(); ++b) load += (pd_[b] = bus_pd_mw[b]);
   for (int u = 0; u < nu; ++u) {
@@ -125,6 +116,37 @@ void Clearing::clear(std::span<const double> bus_pd_mw, std::span<const double> 
     out.window_hi_mw[u] = h;
     o_.pmin_mw[un.gen_row] = l;
     o_.pmax_mw[un.gen_row] = h;
+  }
+  if (fast_ && lp_.solve(bus_pd_mw, prices, out)) {
+    ++n_fast_;
+    out.lines_relaxed = false;
+  } else {
+    ++n_clp_;
+    clear_clp(prices, load, out);
+  }
+  out.feasible = out.status == grid::DcOpfStatus::kOptimal && !out.lines_relaxed &&
+                 std::abs(out.unserved_mw) <= 1e-6;
+  out.offer_cost = out.true_cost = 0;
+  for (int u = 0; u < nu; ++u) {
+    const OfferUnit& un = m.units()[u];
+    out.offer_cost += offer_cost(un, prices.subspan(static_cast<size_t>(u) * k, k),
+                                 out.window_lo_mw[u], out.p_mw[u]);
+    out.true_cost += un.total_cost(out.p_mw[u]);
+  }
+}
+
+void Clearing::clear_clp(std::span<const double> prices, double load, ClearingResult& out) {
+  const OfferMarket& m = *m_;
+  const int nu = m.n_units(), k = m.segments();
+  // Model-1 gens are the units, in gen-row order (OfferMarket's check).
+  thread_local std::vector<int> order;
+  order.resize(nu);
+  for (int u = 0; u < nu; ++u) order[u] = u;
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return m.units()[a].gen_row < m.units()[b].gen_row; });
+  for (int j = 0; j < nu; ++j) {
+    const int u = order[j];
+    for (int s = 0; s < k; ++s) o_.pwl_prices[j * k + s] = prices[u * k + s];
   }
   o_.line_limits = true;
   opf_.solve_into(pd_, o_, r_);
@@ -142,14 +164,6 @@ void Clearing::clear(std::span<const double> bus_pd_mw, std::span<const double> 
     out.flow_mw = r_.branch_pf_mw;
   } else {
     pinned_dispatch(m, load, out);
-  }
-  out.feasible = r_.ok() && !out.lines_relaxed && std::abs(out.unserved_mw) <= 1e-6;
-  out.offer_cost = out.true_cost = 0;
-  for (int u = 0; u < nu; ++u) {
-    const OfferUnit& un = m.units()[u];
-    out.offer_cost += offer_cost(un, prices.subspan(static_cast<size_t>(u) * k, k),
-                                 out.window_lo_mw[u], out.p_mw[u]);
-    out.true_cost += un.total_cost(out.p_mw[u]);
   }
 }
 
