@@ -10,6 +10,7 @@
 #include "powerzoo/envs/unit_commitment.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "powerzoo/tasks/tso.hpp"
 
 using namespace pz;
@@ -137,5 +138,69 @@ TEST_SUITE("grid_dcopf_lazy") {
       REQUIRE(b.ok());
       CHECK(b.objective == doctest::Approx(r.objective).epsilon(1e-9));
     }
+  }
+  TEST_CASE("dispatch-only solves equal full solves bit for bit (soft limits, congested case118)") {
+    // The unit-commitment env's path: lazy rows, soft limits, a warm model solved 1000 times
+    // with changing windows, costs and loads. dispatch_only skips the LMPs and angles and takes
+    // the flows from the last lazy screen; the CLP calls are the same, so every number the env
+    // reads must be identical, and the flows must be the PTDF flows of the dispatch.
+    std::vector<envs::UcUnit> units;
+    grid::Case c = uc_case118(units);
+    for (auto& bus : c.bus) bus.gs_mw = 0;  // as the env: flows of generation and load only
+    const int ng = c.n_gen(), nb = c.n_bus(), nl = c.n_branch();
+    grid::DcOpf fast(c), slow(c);
+    for (grid::DcOpf* m : {&fast, &slow}) {
+      m->set_lazy_line_limits(true);
+      m->set_reference_loads([&] {
+        std::vector<double> pd(nb);
+        for (int b = 0; b < nb; ++b) pd[b] = c.bus[b].pd_mw;
+        return pd;
+      }());
+    }
+    fast.set_dispatch_only(true);
+    const grid::PtdfFlow ptdf(c, c.ref_bus_idx);
+    std::mt19937 g(11);
+    std::uniform_real_distribution<double> U(0, 1);
+    grid::DcOpfResult a, b;
+    int overloaded = 0, solved = 0;
+    std::vector<double> inj(nb), flow(nl);
+    for (int it = 0; it < 1000; ++it) {
+      CAPTURE(it);
+      grid::DcOpfOverrides o;
+      o.balance_slack_cost = 1000.0;
+      o.line_overload_cost = 1e5;
+      const double f = 0.8 + 0.9 * U(g);
+      for (int u = 0; u < ng; ++u) {
+        const bool on = U(g) < 0.6;
+        const double lo = units[u].pmin + (units[u].pmax - units[u].pmin) * 0.5 * U(g);
+        const double hi = lo + (units[u].pmax - lo) * U(g);
+        o.pmin_mw.push_back(on ? lo : 0.0);
+        o.pmax_mw.push_back(on ? hi : 0.0);
+        o.linear_cost_delta.push_back(-0.01 * 0.5 * (lo + hi) * U(g) + 1e-4 * u);
+      }
+      fast.solve_scaled_into(f, o, a);
+      slow.solve_scaled_into(f, o, b);
+      REQUIRE(a.status == b.status);
+      if (!a.ok()) continue;
+      ++solved;
+      overloaded += a.line_overload_mw > 1e-6;
+      CHECK(a.bus_lam_p.empty());
+      CHECK(a.bus_va_deg.empty());
+      CHECK(a.branch_mu_sf.empty());
+      CHECK(a.objective == b.objective);
+      CHECK(a.balance_slack_mw == b.balance_slack_mw);
+      CHECK(a.line_overload_mw == b.line_overload_mw);
+      CHECK(a.iterations == b.iterations);
+      for (int u = 0; u < ng; ++u) CHECK(a.gen_pg_mw[u] == b.gen_pg_mw[u]);
+      for (int l = 0; l < nl; ++l) CHECK(a.branch_pf_mw[l] == b.branch_pf_mw[l]);
+      // The flows are the DC flows of the dispatch (slack at the reference bus).
+      for (int k = 0; k < nb; ++k) inj[k] = -c.bus[k].pd_mw * f;
+      for (int u = 0; u < ng; ++u) inj[c.gen_bus_idx[u]] += a.gen_pg_mw[u];
+      ptdf.flows(inj, flow);
+      for (int l = 0; l < nl; ++l) CHECK(std::abs(a.branch_pf_mw[l] - flow[l]) <= 1e-9);
+    }
+    MESSAGE(solved << " solved, " << overloaded << " with overload");
+    CHECK(solved == 1000);  // soft limits and the balance slack: never infeasible
+    CHECK(overloaded > 50);
   }
 }

@@ -138,6 +138,7 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->flow.assign(p_.grid_case.n_branch(), 0.0);
   s->opf = std::make_unique<grid::DcOpf>(p_.grid_case);
   s->opf->set_lazy_line_limits(true);
+  s->opf->set_dispatch_only(true);          // the env reads the dispatch and flows, never the LMPs
   s->opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
   return s;
 }
@@ -190,7 +191,8 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
     o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
     o.linear_cost_delta[u] = kTieBreak * u;
   }
-  const auto r = s.opf->solve(load, o);
+  grid::DcOpfResult& r = s.opf_result;  // solve(load, o) into reused buffers
+  s.opf->solve_into(load, o, r);
   if (r.ok()) {
     for (int u = 0; u < nu; ++u) s.last[u] = r.gen_pg_mw[u];
     s.flow = r.branch_pf_mw;

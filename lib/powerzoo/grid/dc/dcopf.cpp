@@ -313,6 +313,7 @@ void DcOpf::Impl::apply_overrides(ClpSimplex& m, bool& m_overridden, const DcOpf
 
 // The full model: every rated flow row, bounds from base_flow (or free without line limits).
 bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
+  flows_ready = false;
   for (size_t k = 0; k < lim.size(); ++k) {
     const int l = lim[k];
     const double rate = c.branch[l].rate_a_mva;
@@ -395,12 +396,19 @@ void DcOpf::Impl::solve_into(const std::vector<double>* pd, double factor, const
   res.objective = 0;
   res.gen_pg_mw.assign(ng, 0.0);
   res.branch_pf_mw.assign(nl, 0.0);
-  res.bus_va_deg.resize(nb);
-  for (int k = 0; k < nb; ++k) res.bus_va_deg[k] = c.bus[k].va_deg;
-  res.bus_lam_p.assign(nb, 0.0);
-  res.branch_mu_sf.assign(nl, 0.0);
-  res.branch_mu_st.assign(nl, 0.0);
   res.binding_branches.clear();
+  if (dispatch_only) {
+    res.bus_va_deg.clear();
+    res.bus_lam_p.clear();
+    res.branch_mu_sf.clear();
+    res.branch_mu_st.clear();
+  } else {
+    res.bus_va_deg.resize(nb);
+    for (int k = 0; k < nb; ++k) res.bus_va_deg[k] = c.bus[k].va_deg;
+    res.bus_lam_p.assign(nb, 0.0);
+    res.branch_mu_sf.assign(nl, 0.0);
+    res.branch_mu_st.assign(nl, 0.0);
+  }
   res.balance_slack_mw = 0;
   res.line_overload_mw = 0;
   res.iterations = 0;
@@ -443,6 +451,7 @@ void DcOpf::Impl::solve_checked(const DcOpfOverrides* o, DcOpfResult& res) {
   const bool lines = !o || o->line_limits;
   elastic_cost = o && lines ? o->line_overload_cost : 0.0;
   overload_mw_ = 0;
+  flows_ready = false;
   const bool use_lazy = lazy && !qp && !has_pwl;
   bool ok = false, unverified = false;
   if (use_lazy) {
@@ -481,7 +490,12 @@ void DcOpf::Impl::fill_result(DcOpfResult& res) {
   res.objective = obj;
   res.balance_slack_mw = slack_mw_;
   res.line_overload_mw = overload_mw_;
-  flows_at(xs.data(), res.branch_pf_mw.data());
+  if (flows_ready)
+    std::copy(flow_scratch.begin(), flow_scratch.begin() + nl, res.branch_pf_mw.begin());
+  else
+    flows_at(xs.data(), res.branch_pf_mw.data());
+  res.status = DcOpfStatus::kOptimal;
+  if (dispatch_only) return;
   // LMP = d objective / d PD_b: λ from the balance row plus the flow rows' bound shifts.
   const double lambda = ys[0];
   for (int k = 0; k < nb; ++k) res.bus_lam_p[k] = lambda;
@@ -504,7 +518,6 @@ void DcOpf::Impl::fill_result(DcOpfResult& res) {
     th[e.next] = c.branch_from_idx[e.l] == e.known ? th[e.known] - d : th[e.known] + d;
   }
   for (const TreeEdge& e : tree) res.bus_va_deg[e.next] = th[e.next] / kDegToRad;
-  res.status = DcOpfStatus::kOptimal;
 }
 
 DcOpf::DcOpf(const Case& c) : impl_(std::make_unique<Impl>(c)) {}
@@ -553,6 +566,7 @@ void DcOpf::set_lazy_line_limits(bool on) {
   if (on && !impl_->lazy) impl_->init_lazy_model();
   impl_->lazy = on;
 }
+void DcOpf::set_dispatch_only(bool on) { impl_->dispatch_only = on; }
 void DcOpf::set_iteration_limit(int n) {
   Impl& m = *impl_;
   const int full = n > 0 ? n : iteration_limit(m.model.numberRows(), m.model.numberColumns());

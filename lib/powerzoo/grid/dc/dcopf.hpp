@@ -124,6 +124,12 @@ class DcOpf {
   /// (degenerate costs) another optimal vertex and other duals may be returned. Off by default.
   void set_lazy_line_limits(bool on);
 
+  /// Dispatch only: solves compute the dispatch, objective, flows, balance slack and overload
+  /// but not the duals' products (bus_lam_p, branch_mu_sf / _st, binding_branches and bus_va_deg
+  /// are left empty). The answer is unchanged (the same CLP calls); a caller that reads only the
+  /// dispatch and flows (the unit-commitment env) saves about a tenth of a congested step.
+  void set_dispatch_only(bool on);
+
   /// Caps the simplex iterations of each CLP call at n (n <= 0: the default,
   /// 20·(rows + cols) + 1000). A solve that reaches the cap (a cycling dual simplex) is retried
   /// cold, then on the full model, and otherwise reported as kFailed naming the limit.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/dc/column_axpy.hpp"
 #include "powerzoo/grid/dc/dcopf_impl.hpp"
 
 namespace pz::grid {
@@ -53,13 +54,7 @@ void DcOpf::Impl::set_reference_loads(const std::vector<double>& pd) {
 /// balance slack sits at the reference bus, whose PTDF column is zero.
 void DcOpf::Impl::flows_at(const double* x, double* out) const {
   for (int l = 0; l < nl; ++l) out[l] = base_flow[l];
-  const int n_pg = static_cast<int>(on_gens.size());
-  for (int j = 0; j < n_pg; ++j) {
-    const double p = x[j];
-    if (p == 0.0) continue;
-    const double* g = &gmat[static_cast<size_t>(j) * nl];
-    for (int l = 0; l < nl; ++l) out[l] += g[l] * p;
-  }
+  add_columns(gmat.data(), static_cast<size_t>(nl), x, static_cast<int>(on_gens.size()), out, nl);
 }
 
 }  // namespace pz::grid

@@ -77,8 +77,12 @@ struct DcOpf::Impl {
   double ref_demand = 0, gs_demand = 0;    // Σ reference loads, Σ GS (MW)
   double demand_ = 0;                      // this solve's Σ(PD + GS), MW
   std::vector<double> flow_scratch;        // [nl] lazy screening
-  bool polished_ = false;                  // QP: the last solve's point was polished
-  double slack_mw_ = 0;  // the last solve's balance slack (unserved − spilled), MW
+  // flow_scratch holds flows_at(xs) of the last solve (its final lazy screen): fill_result copies
+  // it instead of recomputing the same sums.
+  bool flows_ready = false;
+  bool dispatch_only = false;  // DcOpf::set_dispatch_only
+  bool polished_ = false;      // QP: the last solve's point was polished
+  double slack_mw_ = 0;        // the last solve's balance slack (unserved − spilled), MW
 
   explicit Impl(const Case& cs);
   // Model building, in the order the constructor runs them (dcopf.cpp).

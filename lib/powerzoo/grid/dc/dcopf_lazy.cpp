@@ -171,6 +171,9 @@ bool DcOpf::Impl::solve_lazy(bool lines, int& iters, bool& warm_used, bool& unve
       continue;
     }
     xs.assign(x, x + n_pg);
+    // With lines, lazy_add_violated has just computed flow_scratch = flows_at(x): the result's
+    // flows, bit for bit (same x, same sums).
+    flows_ready = lines;
     ys.assign(n_rows, 0.0);
     const double* y = m.dualRowSolution();
     ys[0] = y[0];
