@@ -18,7 +18,9 @@ on every AVX2-only machine (AMD EPYC among them). Every run here now sets
 OPENBLAS_CORETYPE=Haswell, which any x86-64 CPU with AVX2 runs (the learner needs AVX2 anyway),
 so the check gives the same answer on every such machine. numbers_1776cab.json after the TSO
 dispatch's soft line limits (tso_ppo_short only: the dispatch of steps where the committed units
-cannot meet the ratings is now the least-overload OPF, not the merit order). A change that moves
+cannot meet the ratings is now the least-overload OPF, not the merit order). numbers_509e4b3.json
+after dso_ppo.toml's Gaussian started at σ = 1 (init_log_std = 0, as Rejax's PPO; dso_ppo only).
+A change that moves
 numbers on purpose records a new file and says why in its commit.
 
 usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
@@ -38,7 +40,7 @@ import numpy as np
 from eval_layout import eval_splits, flat_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_1776cab.json")
+DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_509e4b3.json")
 # OpenBLAS picks its kernels by CPU; one pinned kernel makes the numbers the same on any machine.
 CORETYPE = "Haswell"
 
