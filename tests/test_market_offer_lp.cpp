@@ -10,6 +10,7 @@
 
 #include "powerzoo/market/clearing.hpp"
 #include "test_grid_util.hpp"
+#include "test_market_util.hpp"
 
 namespace {
 
@@ -18,19 +19,7 @@ using pz::market::ClearingResult;
 using pz::market::OfferMarket;
 using pz::market::OfferUnit;
 
-/// The GenCos units of case5 (as test_market_clearing.cpp).
-std::vector<OfferUnit> gencos_units() {
-  const double pmin[] = {5, 10, 20, 10, 20}, pmax[] = {40, 170, 520, 200, 600},
-               c[] = {14, 15, 30, 40, 10};
-  std::vector<OfferUnit> u(5);
-  for (int i = 0; i < 5; ++i) {
-    u[i].gen_row = i;
-    u[i].pmin_mw = pmin[i];
-    u[i].pmax_mw = pmax[i];
-    u[i].mc_c = c[i];
-  }
-  return u;
-}
+using pz::test::gencos_units;
 
 bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 

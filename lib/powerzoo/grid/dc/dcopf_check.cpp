@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "powerzoo/grid/dc/dcopf_impl.hpp"
+#include "powerzoo/grid/dc/lp_kkt.hpp"
 #include "powerzoo/grid/linalg/dense_lu.hpp"
 
 namespace pz::grid {
 
-bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
+bool lp_kkt_holds(const ClpSimplex& m, const std::vector<double>& qdiag, std::vector<double>& act,
+                  std::vector<double>& aty) {
   const int nc = m.numberColumns(), nr = m.numberRows();
   const double* x = m.primalColumnSolution();
   const double* y = m.dualRowSolution();
@@ -19,8 +21,6 @@ bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
   const double* rl = m.rowLower();
   const double* ru = m.rowUpper();
   const double* cost = m.objective();
-  std::vector<double>& act = v_act;
-  std::vector<double>& aty = v_aty;
   act.assign(nr, 0.0);
   aty.assign(nc, 0.0);
   m.matrix()->times(x, act.data());
@@ -35,16 +35,23 @@ bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
     const double yt = kTol * (1 + std::abs(y[i]));
     if (at_lo ? y[i] < -yt : at_hi ? y[i] > yt : std::abs(y[i]) > yt) return false;
   }
+  const int nq = static_cast<int>(qdiag.size());
   for (int j = 0; j < nc; ++j) {
     const double tol = kTol * (1 + std::abs(x[j]));
     if (x[j] < cl[j] - tol || x[j] > cu[j] + tol) return false;
-    const double d = cost[j] - aty[j];
-    const double dt = kTol * (1 + std::abs(cost[j]));
+    const double grad = j < nq ? cost[j] + qdiag[j] * x[j] : cost[j];
+    const double d = grad - aty[j];
+    const double dt = kTol * (1 + std::abs(grad));
     const bool at_lo = x[j] <= cl[j] + tol, at_hi = x[j] >= cu[j] - tol;
     if (at_lo && at_hi) continue;
     if (at_lo ? d < -dt : at_hi ? d > dt : std::abs(d) > dt) return false;
   }
   return true;
+}
+
+bool DcOpf::Impl::verify_lp(const ClpSimplex& m) {
+  static const std::vector<double> kNoQ;
+  return lp_kkt_holds(m, kNoQ, v_act, v_aty);
 }
 
 // Farkas check of a "primal infeasible" verdict: for the ray y of CLP, every feasible x has

@@ -19,6 +19,7 @@
 
 #include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/lodf.hpp"
+#include "powerzoo/grid/dc/lp_kkt.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "powerzoo/grid/dc/qp_refine.hpp"
 
@@ -206,39 +207,10 @@ int add_violated(const Case& c, const Network& n, const Lodf& lodf, const double
   return added;
 }
 
-/// KKT conditions of CLP's LP answer, recomputed from the stored model (as DcOpf's verify_lp):
-/// primal feasibility, row duals of the right sign (d objective / d bound: ≥ 0 at a lower
-/// bound, ≤ 0 at an upper), and reduced costs c − Aᵀy of the right sign at the column bounds,
-/// zero between them.
+/// KKT conditions of CLP's answer, recomputed from the stored model (grid/dc/lp_kkt, as DcOpf).
 bool kkt_ok(const ClpSimplex& m, const std::vector<double>& qdiag) {
-  const int nc = m.numberColumns(), nr = m.numberRows();
-  const double* x = m.primalColumnSolution();
-  const double* y = m.dualRowSolution();
-  const double *cl = m.columnLower(), *cu = m.columnUpper();
-  const double *rl = m.rowLower(), *ru = m.rowUpper();
-  const double* cost = m.objective();
-  std::vector<double> act(nr, 0.0), aty(nc, 0.0);
-  m.matrix()->times(x, act.data());
-  m.matrix()->transposeTimes(y, aty.data());
-  constexpr double kTol = 1e-6;
-  for (int i = 0; i < nr; ++i) {
-    const double tl = kTol * (1 + std::abs(rl[i])), tu = kTol * (1 + std::abs(ru[i]));
-    if (act[i] < rl[i] - tl || act[i] > ru[i] + tu) return false;
-    const bool at_lo = act[i] <= rl[i] + tl, at_hi = act[i] >= ru[i] - tu;
-    if (at_lo && at_hi) continue;
-    const double yt = kTol * (1 + std::abs(y[i]));
-    if (at_lo ? y[i] < -yt : at_hi ? y[i] > yt : std::abs(y[i]) > yt) return false;
-  }
-  for (int j = 0; j < nc; ++j) {
-    const double tol = kTol * (1 + std::abs(x[j]));
-    if (x[j] < cl[j] - tol || x[j] > cu[j] + tol) return false;
-    const double grad = cost[j] + (j < static_cast<int>(qdiag.size()) ? qdiag[j] * x[j] : 0.0);
-    const double d = grad - aty[j], dt = kTol * (1 + std::abs(grad));
-    const bool at_lo = x[j] <= cl[j] + tol, at_hi = x[j] >= cu[j] - tol;
-    if (at_lo && at_hi) continue;
-    if (at_lo ? d < -dt : at_hi ? d > dt : std::abs(d) > dt) return false;
-  }
-  return true;
+  std::vector<double> act, aty;
+  return lp_kkt_holds(m, qdiag, act, aty);
 }
 
 /// The model as a dense QP (refine_qp's input).
