@@ -31,7 +31,9 @@ int grid_distflow_main(const std::vector<std::string>& args) {
       "branch from-end flows (MATPOWER orientation), total losses and the sweep count.\n"
       "The substation (root, slack) is the first type-3 bus with a gen in service; buses cut off\n"
       "from it (out-of-service branches, type-4 buses) are de-energized and reported, their load\n"
-      "not served. A meshed case, one without a substation, or a cut-off island with a gen in\n"
+      "not served (a type-4 bus's own load, shunt and gens leave the case on reading, as in\n"
+      "MATPOWER's ext2int). A meshed case, one without a substation, or a cut-off island with a "
+      "gen in\n"
       "service is an error (exit 2); no convergence exits 1.\n\noptions");
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables");
   po::variables_map vm;
@@ -95,7 +97,8 @@ int grid_distflow_main(const std::vector<std::string>& args) {
       std::string ids;
       for (int id : dead_ids) ids += (ids.empty() ? "" : " ") + std::to_string(id);
       std::cout << format_printf(
-          "de-energized (cut off from the substation): bus %s, %.4f MW of PD not served\n",
+          "de-energized (type 4, or cut off from the substation): bus %s, %.4f MW of PD not "
+          "served (a type-4 bus's own load leaves the case on reading, as in MATPOWER)\n",
           ids.c_str(), fd.dead_pd_mw);
     }
   }
