@@ -8,6 +8,7 @@
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
+#include "powerzoo/envs/counting_policy.hpp"
 #include "powerzoo/exp/eval/evaluate.hpp"
 #include "powerzoo/exp/run/eval_layout.hpp"
 #include "powerzoo/exp/run/run_dir.hpp"
@@ -93,10 +94,13 @@ int cmd_baseline(const Args& args) {
     exp::check_finite_metrics(m, "baseline " + policy + " on split " + spec.eval.splits[s]);
     std::cout << "baseline " << policy << " on split " << spec.eval.splits[s] << ", " << episodes
               << (episodes == 1 ? " episode\n" : " episodes\n");
-    for (const auto& [k, v] : m) {
+    auto print = [&](const std::string& k, double v) {
       std::cout << "  " << k << " = " << v << "\n";
       row[(s == 0 ? "" : spec.eval.splits[s] + "/") + k] = v;
-    }
+    };
+    for (const auto& [k, v] : m) print(k, v);
+    // What the policy counted of its own decisions (summed over the split's steps).
+    for (const auto& [k, v] : envs::policy_counts(fn)) print("policy/" + k, v);
   }
   if (!out.empty()) {
     if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());

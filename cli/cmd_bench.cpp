@@ -15,6 +15,7 @@
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
+#include "powerzoo/exp/bench/bench_benchmarks.hpp"
 #include "powerzoo/exp/bench/bench_scoreboard.hpp"
 #include "powerzoo/exp/spec/learners.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
@@ -86,6 +87,65 @@ std::vector<exp::DcOpfBenchResult> bench_dcopf_cases() {
   return out;
 }
 
+// `bench --benchmarks`: the rows of the chosen benchmark specs (`rows_s`: experiment names, ""
+// = all), timed on each thread count (`iterations` and `seconds` measured at least, `rounds`
+// alternated rounds), printed as a table, Markdown or JSON.
+int run_benchmarks(const po::variables_map& vm, const std::vector<std::string>& positional,
+                   const std::vector<int>& threads, const std::string& rows_s, int rounds,
+                   int iterations, double seconds) {
+  if (!positional.empty() || vm.count("only") || vm.count("envs"))
+    throw UsageError{"--benchmarks: times the bundled benchmark specs; found " +
+                     std::string(!positional.empty() ? "a SPEC"
+                                 : vm.count("only")  ? "--only"
+                                                     : "--envs") +
+                     " (bench SPEC times one spec)"};
+  if (vm.count("json") && vm.count("markdown"))
+    throw UsageError{"--markdown: expected either --json or --markdown, found both"};
+  if (rounds < 1 || rounds > 100)
+    throw UsageError{"--rounds: expected an integer in [1, 100], found " + std::to_string(rounds)};
+  if (iterations < 1 || iterations > 100000)
+    throw UsageError{"--iterations: expected an integer in [1, 100000], found " +
+                     std::to_string(iterations)};
+  const exp::TrainingBudget budget{iterations, seconds, 100000};
+  std::vector<exp::BenchmarkRow> all;
+  std::vector<std::string> names;
+  for (const auto& rel : exp::benchmark_spec_paths()) {
+    all.push_back(exp::benchmark_row(std::string(pz::core::source_dir()) + "/" + rel));
+    names.push_back(all.back().name);
+  }
+  std::vector<exp::BenchmarkRow> rows;
+  if (rows_s.empty()) rows = all;
+  for (const std::string& name :
+       rows_s.empty() ? std::vector<std::string>{} : split_items(rows_s, "--rows")) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      const std::string d = core::did_you_mean(name, names);
+      throw UsageError{"--rows: expected benchmark spec names (" + list + "), found '" +
+                       core::echo(name) + "'" + (d.empty() ? "" : " (did you mean '" + d + "'?)")};
+    }
+    rows.push_back(all[static_cast<size_t>(it - names.begin())]);
+  }
+  std::cerr << "powerzoo bench --benchmarks: " << rows.size() << " specs on " << threads.size()
+            << " thread count(s), " << rounds << " round(s), at least " << budget.min_iterations
+            << " iterations and " << core::format_number(budget.min_seconds)
+            << " s each after the warm-up" << std::endl;
+  exp::time_benchmark_rows(rows, threads, rounds, budget, &std::cerr);
+  if (vm.count("json")) {
+    std::cout << exp::benchmark_json(rows, core::blas_kernel_name());
+  } else if (vm.count("markdown")) {
+    std::cout << exp::benchmark_markdown(rows);
+  } else {
+    std::cout << "powerzoo bench --benchmarks (OpenBLAS kernel " << core::blas_kernel_name()
+              << "; training steps/s: median of the measured iterations, spread = (max - min) / "
+                 "median; env/act/update/other = % of the training time; JAX = PowerZooJax's "
+                 "published rates, (ours at the most threads / theirs))\n"
+              << exp::benchmark_table(rows);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
@@ -93,8 +153,14 @@ int cmd_bench(const Args& args) {
       "usage: powerzoo bench [SPEC.toml] [key=value ...] [options]\n\n"
       "Without SPEC: the scoreboard, one row per bundled task spec: env steps/s on 1\n"
       "and 2 threads, learner samples/s and GEMM GFLOP/s against this machine's own single-core\n"
-      "SGEMM peak at the learner's shape, end-to-end training steps/s on 2 threads (a short real\n"
-      "run), then DC-OPF solve times. With SPEC: vector-env steps/s for several batch sizes and\n"
+      "SGEMM peak at the learner's shape, the training loop's steady steps/s on 2 threads (as\n"
+      "--benchmarks measures it), then DC-OPF solve times. `--benchmarks`: one row per task's "
+      "benchmark spec (the\n"
+      "full-budget runs), its training loop's steady steps/s on each --threads count (the\n"
+      "warm-up dropped, then at least --iterations iterations and --seconds seconds, the median\n"
+      "of their rates), the split of that time between env stepping, acting and the learner's\n"
+      "update, and PowerZooJax's published GPU and 64-core CPU rates beside it (`--markdown`:\n"
+      "the table of docs/speed.md). With SPEC: vector-env steps/s for several batch sizes and\n"
       "thread counts (random actions), the learner's rates for the spec's network, and median\n"
       "DC-OPF solve times (cold and warm) for case5, case118, case300. `--only acpf,acopf`:\n"
       "the same for the Newton-Raphson AC power flow and the AC-OPF (build, cold solve from\n"
@@ -102,12 +168,22 @@ int cmd_bench(const Args& args) {
   std::string envs_s = "1,8,64,256", threads_s = "1,2", what = "env,learner,dcopf";
   const std::vector<std::string> parts_known{"env", "learner", "dcopf", "acpf", "acopf"};
   double seconds = 1.0;
+  std::string rows_s;
+  int rounds = 1, iterations = 3;
   opts.add_options()("help,h", "show this help")("envs", po::value<std::string>(&envs_s),
                                                  "batch sizes (default 1,8,64,256)")(
       "threads", po::value<std::string>(&threads_s), "thread counts (default 1,2)")(
-      "seconds", po::value<double>(&seconds), "time per measurement (default 1)")(
-      "only", po::value<std::string>(&what), "subset of env,learner,dcopf,acpf,acopf")(
-      "json", "scoreboard as JSON on stdout (without SPEC)");
+      "seconds", po::value<double>(&seconds),
+      "time per measurement (default 1; with --benchmarks: training seconds measured at least, "
+      "default 10)")("only", po::value<std::string>(&what),
+                     "subset of env,learner,dcopf,acpf,acopf")(
+      "json", "scoreboard as JSON on stdout (without SPEC)")(
+      "benchmarks", "the benchmark rows instead of the scoreboard (--seconds default 10)")(
+      "rows", po::value<std::string>(&rows_s), "with --benchmarks: these rows (spec names)")(
+      "rounds", po::value<int>(&rounds), "with --benchmarks: alternated rounds (default 1)")(
+      "iterations", po::value<int>(&iterations),
+      "with --benchmarks: measured iterations at least (default 3)")(
+      "markdown", "with --benchmarks: the Markdown table on stdout");
   po::variables_map vm;
   std::vector<std::string> positional;
   if (!parse_command(args, opts, vm, positional)) return 0;
@@ -129,6 +205,13 @@ int cmd_bench(const Args& args) {
               return d.empty() ? std::string() : " (did you mean '" + d + "'?)";
             }()};
   }
+  const bool benchmarks = vm.count("benchmarks") > 0;
+  for (const char* opt : {"rows", "rounds", "iterations", "markdown"})
+    if (vm.count(opt) && !benchmarks)
+      throw UsageError{std::string("--") + opt + ": only with --benchmarks"};
+  if (benchmarks)
+    return run_benchmarks(vm, positional, thread_list, rows_s, rounds, iterations,
+                          vm.count("seconds") ? seconds : 10.0);
   if (vm.count("json") && (!positional.empty() || vm.count("only") || vm.count("envs")))
     throw UsageError{
         "--json: only the scoreboard (powerzoo bench without SPEC, --only or --envs) "

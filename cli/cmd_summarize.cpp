@@ -19,8 +19,9 @@ namespace pz::cli {
 int cmd_summarize(const Args& args) {
   po::options_description opts(
       "usage: powerzoo summarize DIR [--metric NAME ...] [--split S] [--csv FILE]\n\n"
-      "Finds every run.h5 under DIR (and baseline files written by `powerzoo baseline --out`,\n"
-      "listed as their own rows), groups runs by configuration (the resolved spec without\n"
+      "Finds every run.h5 under DIR (and the files of `powerzoo baseline --out` and `powerzoo\n"
+      "eval --out`, listed as their own rows: kind baseline:<policy> and eval), groups runs by\n"
+      "configuration (the resolved spec, with eval's overrides, without\n"
       "experiment.seed/name/out_dir) and prints, per metric at the last eval row, mean, std\n"
       "(ddof 0), IQM and a percentile-bootstrap 95 % CI of the mean over seeds (10,000\n"
       "resamples, fixed rng seed 42). Runs that did not finish (run.h5 status running, failed or\n"

@@ -14,6 +14,13 @@ with `powerzoo baseline --out RUNS/<task>_baselines/<policy>.h5` (skipped when t
 (`powerzoo sweep --emit slurm`; options after `--`, e.g. `--partition cpu --time 04:00:00
 --requeue`, are passed on), and prints the sbatch commands; `report` afterwards as usual.
 
+A task may list conditions (`[[task.condition]]`: an id, a label and `powerzoo eval` overrides,
+e.g. the DC microgrid on PowerZooJax's calendar, `env.calendar=reference`). For each, `run` also
+evaluates every finished trial's final checkpoint on every split with those overrides
+(`powerzoo eval CKPT OVERRIDES --split S --out RUNS/<spec stem>_<id>/<split>/trial_<k>.h5`) and
+every baseline under them (RUNS/<task>_baselines_<id>/<policy>.h5); existing files are kept, so
+re-running after more trials finish adds theirs. `report` writes a second table per condition.
+
 `report` reads the run files with `powerzoo summarize` (mean, std, percentile-bootstrap 95 % CI
 of the mean over seeds; unfinished runs are left out and counted) and writes one table per task:
 each learner's and each baseline's primary metric and the task's other metrics on every split,
@@ -96,7 +103,64 @@ def cmd_run(args, tasks):
             if args.jobs:
                 cmd += ["--jobs", str(args.jobs)]
             failed += sh(cmd) != 0
+        failed += run_conditions(args, task)
     return 1 if failed else 0
+
+
+def final_checkpoint(trial):
+    """The newest ckpt/step_<n>.h5 of a finished trial directory, or None."""
+    ck = os.path.join(trial, "ckpt")
+    if not os.path.exists(os.path.join(trial, "run.h5")) or not os.path.isdir(ck):
+        return None
+    steps = [f for f in os.listdir(ck) if f.startswith("step_") and f.endswith(".h5")]
+    if not steps:
+        return None
+    return os.path.join(ck, max(steps, key=lambda f: int(f[5:-3])))
+
+
+def trial_finished(trial):
+    """Whether the trial's run.h5 says finished (`powerzoo summarize` leaves others out too)."""
+    try:
+        import h5py
+        with h5py.File(os.path.join(trial, "run.h5"), "r") as f:
+            status = f.attrs.get("status", b"")
+            return (status.decode() if isinstance(status, bytes) else str(status)) == "finished"
+    except (OSError, ImportError):
+        return False
+
+
+def run_conditions(args, task):
+    """Evaluations of each condition: final checkpoints of finished trials, and the baselines."""
+    failed = 0
+    for cond in task.get("condition", []):
+        over = cond["overrides"]
+        bdir = os.path.join(args.runs, f"{task['id']}_baselines_{cond['id']}")
+        os.makedirs(bdir, exist_ok=True)
+        for row in baseline_rows(task):
+            out = os.path.join(bdir, f"{row['baseline']}.h5")
+            if not os.path.exists(out):
+                failed += sh([args.binary, "baseline", task["baseline_spec"], "--policy",
+                              row["baseline"], "--out", out] + task.get("baseline_overrides", [])
+                             + over, quiet=True) != 0
+        for row in [] if args.baselines_only else learner_rows(task):
+            sweep = os.path.join(args.runs, spec_stem(row["spec"]))
+            if not os.path.isdir(sweep):
+                continue
+            for trial in sorted(os.listdir(sweep)):
+                tdir = os.path.join(sweep, trial)
+                ckpt = final_checkpoint(tdir)
+                if not trial.startswith("trial_") or ckpt is None or \
+                        not trial_finished(tdir):
+                    continue
+                for split in task["splits"]:
+                    edir = os.path.join(args.runs, f"{spec_stem(row['spec'])}_{cond['id']}", split)
+                    out = os.path.join(edir, f"{trial}.h5")
+                    if os.path.exists(out):
+                        continue
+                    os.makedirs(edir, exist_ok=True)
+                    failed += sh([args.binary, "eval", ckpt] + over +
+                                 ["--split", split, "--out", out], quiet=True) != 0
+    return failed
 
 
 def cmd_slurm(args, tasks, extra):
@@ -163,27 +227,37 @@ def unfinished(note):
                                                                       "interrupted")))
 
 
-def task_table(args, task):
+def task_table(args, task, cond=None):
     metrics = [task["primary"]] + task.get("metrics", [])
     lines = []
     better = "higher is better" if task.get("higher_is_better", True) else "lower is better"
-    lines.append(f"## {task['title']}\n")
-    lines.append(f"Primary metric `{task['primary']}` ({better}); details on the task page "
-                 f"[{task['page']}]({task['page']}). Cells: mean over seeds [95 % CI]; "
-                 "PowerZooJax: its published mean.\n")
+    if cond is None:
+        lines.append(f"## {task['title']}\n")
+        lines.append(f"Primary metric `{task['primary']}` ({better}); details on the task page "
+                     f"[{task['page']}]({task['page']}). Cells: mean over seeds [95 % CI]; "
+                     "PowerZooJax: its published mean.\n")
+    else:
+        lines.append(f"### {task['title'].split(':')[0]} on {cond['label']}\n")
+        lines.append(f"{cond['note']} Learners: the final checkpoint of every finished seed, "
+                     f"`powerzoo eval CKPT {' '.join(cond['overrides'])} --split S`; baselines: "
+                     f"`powerzoo baseline ... {' '.join(cond['overrides'])}`.\n")
     head = ["policy", "split", "seeds", "env steps"]
     for m in metrics:
         head += [f"`{m}`", "PowerZooJax"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
     for row in task["row"]:
+        suffix = "" if cond is None else "_" + cond["id"]
         if "spec" in row:
-            directory, kind = os.path.join(args.runs, spec_stem(row["spec"])), "run"
+            directory = os.path.join(args.runs, spec_stem(row["spec"]) + suffix)
+            kind = "run" if cond is None else "eval"
         else:
-            directory = os.path.join(args.runs, f"{task['id']}_baselines")
+            directory = os.path.join(args.runs, f"{task['id']}_baselines{suffix}")
             kind = f"baseline:{row['baseline']}"
         for split in task["splits"]:
             pzj = row.get("pzj", {}).get(split, {})
+            if cond is not None and "spec" in row:
+                directory = os.path.join(args.runs, spec_stem(row["spec"]) + suffix, split)
             if not os.path.isdir(directory):
                 data, note = {}, ""
             else:
@@ -194,7 +268,7 @@ def task_table(args, task):
                 seeds, steps = "no runs yet", "—"
             else:
                 seeds = first["n_seeds"]
-                pending = unfinished(note) if "spec" in row else 0
+                pending = unfinished(note) if "spec" in row and cond is None else 0
                 if pending:
                     seeds += f" (+{pending} running)"
                 steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
@@ -234,6 +308,8 @@ def cmd_report(args, tasks):
             "evaluation steps; `cost/<channel>` is an episode sum.", ""]
     for task in tasks:
         text += task_table(args, task)
+        for cond in task.get("condition", []):
+            text += task_table(args, task, cond)
         pics = curves(args, task) if not args.no_plots else []
         if pics:
             text += ["Learning curves (mean over seeds, std band):", ""] + pics + [""]

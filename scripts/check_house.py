@@ -62,15 +62,22 @@ ROOMS = {
     "exp/train": (4, "the training loop, its progress line, and validate/keys (what a run checks "
                      "before it writes)"),
     "exp/bench": (5, "throughput measurements and the scoreboard of `powerzoo bench`"),
-    # grid: {linalg, case} -> {dc, ac, dist}
+    # grid: {linalg, case} -> {dc, ac, dist} -> uc
     "grid/linalg": (1, "the linear solvers the flows factor with: dense LU and sparse KLU"),
     "grid/case": (1, "the Case: MATPOWER file reading, the per-process case cache and the "
                      "energized reading (bus types, islands)"),
-    "grid/dc": (2, "DC physics: B matrices, PTDF flows, DC-PF report, DC-OPF on CLP and "
-                   "merit-order dispatch"),
+    "grid/dc": (2, "DC physics: B matrices, PTDF flows, DC-PF report, DC-OPF on CLP, LODF and "
+                   "the security-constrained DC-OPF"),
     "grid/ac": (2, "AC physics: the Ybus network, Newton-Raphson AC-PF on KLU, AC-OPF on Ipopt "
                    "and their reports"),
     "grid/dist": (2, "DistFlow on radial distribution feeders"),
+    "grid/uc": (3, "unit-commitment dispatch: the merit order and its exact dual simplex over "
+                   "PTDF line rows"),
+    # envs: envs -> trans_grid
+    "envs": (1, "the env contract, the env registry, episode windows, wrappers (penalty, Sauté), "
+                "outages and forecasts, and the envs of one file pair each"),
+    "envs/trans_grid": (2, "the transmission env: DC and AC physics, outages, its registry entry "
+                           "and OPF baselines"),
     # rl: rl -> nn -> {ppo, sac} -> ippo
     "rl": (1, "the learner interface, the learner registry, configs and section-key binding"),
     "rl/nn": (2, "network pieces: MLP, Adam, normalizers, Beta and Gaussian policy math, the "

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Guards "no number moves": runs four reference trainings and compares their metrics bytewise.
+"""Guards "no number moves": runs five reference trainings and compares their metrics bytewise.
 
 Every dataset under /metrics/train and /metrics/eval of run.h5 (except wall_time and
 throughput/*, which measure the machine) is hashed (dtype, shape, raw bytes). `--record` writes
@@ -20,7 +20,13 @@ so the check gives the same answer on every such machine. numbers_1776cab.json a
 dispatch's soft line limits (tso_ppo_short only: the dispatch of steps where the committed units
 cannot meet the ratings is now the least-overload OPF, not the merit order). numbers_509e4b3.json
 after dso_ppo.toml's Gaussian started at σ = 1 (init_log_std = 0, as Rejax's PPO; dso_ppo only).
-A change that moves
+numbers_707b08d.json adds a SAC run (dcmg_sac, from the commit whose actor step backs each row
+through its minimum critic alone, in 2 row blocks of 128: SAC's summation order; the other four
+runs are unchanged). numbers_0fabc11.json after the TSO dispatch's own dual simplex
+(grid::DispatchLp; tso_ppo_short only: the same optimum as CLP's to 1e-11 MW in the tests, rounded
+differently, which training amplifies). numbers_6427c5c.json is the merge of the two (dcmg_sac
+from numbers_707b08d.json, tso_ppo_short from numbers_0fabc11.json; the other runs are the same in
+both). A change that moves
 numbers on purpose records a new file and says why in its commit.
 
 usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
@@ -40,7 +46,7 @@ import numpy as np
 from eval_layout import eval_splits, flat_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_509e4b3.json")
+DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_6427c5c.json")
 # OpenBLAS picks its kernels by CPU; one pinned kernel makes the numbers the same on any machine.
 CORETYPE = "Haswell"
 
@@ -50,6 +56,9 @@ RUNS = {
     "dso_ppo": ("experiments/dso_ppo.toml", ["learner.total_steps=200000", "eval.every_steps=100000"]),
     "tso_ppo_short": ("experiments/tso_ppo_short.toml", ["learner.total_steps=100000"]),
     "case5_safe": ("experiments/case5_safe.toml", ["learner.total_steps=200000"]),
+    # SAC: two train rows of the DC microgrid spec (1,024 gradient steps) and one evaluation.
+    "dcmg_sac": ("experiments/dcmg_sac_short.toml",
+                 ["learner.total_steps=36864", "eval.every_steps=36864"]),
 }
 
 def hash_metrics(run_file):

@@ -6,7 +6,9 @@ steps; the zero_action baseline) into a temporary folder, then `benchmark.py rep
 the table against the run files read directly with h5py: the PPO cell is the mean over the two
 seeds of the last iid return_mean, its seeds column says 2 and its steps column the final global
 step; the baseline's cell is its file's value; PowerZooJax's column carries the suite's number;
-re-running `run` trains nothing new (the sweep resumes as finished). Bad usage exits 2.
+re-running `run` trains nothing new (the sweep resumes as finished). The suite's condition
+(every load × 1.3) evaluates both seeds' final checkpoints and the baseline again with that
+override, and its table's cells are the means of those eval files. Bad usage exits 2.
 
 usage: tests/benchmark_report_test.py BINARY
 """
@@ -65,7 +67,8 @@ def main():
                   os.path.join(tmp, "img"))
         check(p.returncode == 0, f"report exits 0 (stderr: {p.stderr[-500:]})")
         text = open(out).read()
-        ppo = [l for l in text.splitlines() if l.startswith("| PPO | iid |")]
+        main_table = text[:text.find("### ")]
+        ppo = [l for l in main_table.splitlines() if l.startswith("| PPO | iid |")]
         check(len(ppo) == 1, "one PPO row on iid")
         cells = [c.strip() for c in ppo[0].strip("|").split("|")] if ppo else [""] * 8
         check(cells[2] == "2", f"PPO seeds column is 2 (found {cells[2]!r})")
@@ -78,10 +81,27 @@ def main():
         check(min(rets) - tol <= lo <= hi <= max(rets) + tol,
               f"PPO CI [{lo}, {hi}] within the seeds' range {min(rets)}..{max(rets)}")
         check(cells[5] == "-100.0", f"PowerZooJax column carries the suite's -100 ({cells[5]!r})")
-        zero = [l for l in text.splitlines() if l.startswith("| zero_action (rule) | iid |")]
+        zero = [l for l in main_table.splitlines()
+                if l.startswith("| zero_action (rule) | iid |")]
         check(len(zero) == 1 and f"| {fmt4(base)} |" in zero[0],
               f"zero_action row carries the baseline file's {fmt4(base)}")
         check("![quickstart PPO: return_mean](" in text, "a learning-curve picture is linked")
+        heavy = [last_eval(os.path.join(runs, "quickstart_heavy", "iid", f"trial_{i}.h5"),
+                           "iid/return_mean") for i in range(2)]
+        check(all(h < r - 1e-6 for h, r in zip(heavy, rets)),
+              f"more load costs more: condition returns {heavy} below the runs' {rets}")
+        cond = text[text.find("### Quickstart on 30 % more load"):]
+        check(cond.startswith("### Quickstart on 30 % more load"), "the condition has its table")
+        ppo_h = [l for l in cond.splitlines() if l.startswith("| PPO | iid |")]
+        check(len(ppo_h) == 1 and ppo_h[0].split("|")[5].strip().startswith(
+            fmt4(float(np.mean(heavy))) + " ["),
+              f"condition PPO cell is the mean of the eval files {fmt4(float(np.mean(heavy)))}"
+              f" ({ppo_h})")
+        base_h = last_eval(os.path.join(runs, "quickstart_baselines_heavy", "zero_action.h5"),
+                           "iid/return_mean")
+        zero_h = [l for l in cond.splitlines() if l.startswith("| zero_action (rule) | iid |")]
+        check(len(zero_h) == 1 and f"| {fmt4(base_h)} |" in zero_h[0] and base_h < base,
+              f"condition zero_action row carries its file's {fmt4(base_h)} (< {fmt4(base)})")
         before = [os.path.getmtime(os.path.join(sweep, f"trial_{i}", "run.h5")) for i in range(2)]
         p = bench(binary, "run", "--runs", runs, "--seeds", "2")
         after = [os.path.getmtime(os.path.join(sweep, f"trial_{i}", "run.h5")) for i in range(2)]

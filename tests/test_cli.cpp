@@ -276,9 +276,9 @@ TEST_SUITE("cli") {
     CHECK_FALSE(fs::exists(out));
     CHECK(sh(kBin + " run " + good + " --out " + good).code == 2);  // --out is a file
     // An existing run directory is never overwritten.
-    REQUIRE(
-        sh(kBin + " run " + good + " --quiet learner.total_steps=48 eval.every_steps=0 --out " + out)
-            .code == 0);
+    REQUIRE(sh(kBin + " run " + good + " --quiet learner.total_steps=48 eval.every_steps=0 --out " +
+               out)
+                .code == 0);
     const auto before = fs::last_write_time(fs::path(out) / "run.h5");
     const auto again = sh(kBin + " run " + good + " --quiet --out " + out);
     CHECK(again.code == 2);
@@ -298,8 +298,8 @@ TEST_SUITE("cli") {
                              "(48): the run ends after 96 steps") != std::string::npos,
                   r.out);
     CHECK(r.out.find("done: 96 steps") != std::string::npos);
-    const auto exact = sh(kBin + " run " + spec + " learner.total_steps=96 eval.every_steps=0 --out " +
-                          (d / "e").string());
+    const auto exact = sh(kBin + " run " + spec +
+                          " learner.total_steps=96 eval.every_steps=0 --out " + (d / "e").string());
     REQUIRE_MESSAGE(exact.code == 0, exact.out);
     CHECK(exact.out.find("is not a multiple") == std::string::npos);
   }
@@ -319,6 +319,11 @@ TEST_SUITE("cli") {
     check("--envs 3x experiments/quickstart.toml", "found '3x'");
     check("--threads 2000", "found 2000");
     check("--only learnr", "found 'learnr'");
+    check("--benchmarks --rounds 0", "--rounds: expected an integer in [1, 100], found 0");
+    check("--benchmarks --iterations 0", "--iterations: expected an integer in [1, 100000]");
+    check("--benchmarks --json --markdown", "expected either --json or --markdown, found both");
+    check("--rows dso_ppo", "--rows: only with --benchmarks");
+    check("--benchmarks --only env", "found --only");
   }
 
   TEST_CASE("grid dcpf --json and the listing commands") {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "powerzoo/io/hdf5.hpp"
@@ -50,6 +51,28 @@ TEST_SUITE("cli_eval_overrides") {
     CHECK(pz::io::read_string(scaled, "config/resolved").find("load_scale = 1.3") !=
           std::string::npos);
     CHECK(pz::io::read_column(scaled, "metrics/eval/global_step") == std::vector<double>{480.0});
+    // `powerzoo summarize` lists eval files as their own rows, one configuration per override
+    // set, so a sweep's checkpoints evaluated under changed conditions get a mean and CI.
+    fs::create_directories(d / "evals");
+    fs::copy_file(plain, d / "evals" / "plain.h5");
+    fs::copy_file(scaled, d / "evals" / "scaled.h5");
+    const std::string csv = (d / "evals.csv").string();
+    const auto s0 = sh(kBin + " summarize " + (d / "evals").string() +
+                       " --split iid -m return_mean --csv " + csv);
+    REQUIRE_MESSAGE(s0.code == 0, s0.out);
+    // configuration,kind,n_seeds,seeds,final_step,metric,split,mean,...: one row per file.
+    std::istringstream rows(pz::test::read_text(csv));
+    std::string line;
+    int n_eval = 0;
+    while (std::getline(rows, line)) {
+      if (line.find(",eval,1,3,480,return_mean,iid,") == std::string::npos) continue;
+      ++n_eval;
+      const size_t at = line.find(",iid,") + 5;
+      const double mean = std::stod(line.substr(at, line.find(',', at) - at));
+      const bool is_scaled = line.find("load_scale=1.3") != std::string::npos;
+      CHECK_MESSAGE(mean == (is_scaled ? x1[0] : x0[0]), line);
+    }
+    CHECK(n_eval == 2);
     // Without --out the file is named after the overrides, beside the checkpoint's own eval.
     const auto e2 = sh(kBin + " eval " + ck + " env.load_scale=1.3 --episodes 1 --threads 1");
     REQUIRE_MESSAGE(e2.code == 0, e2.out);

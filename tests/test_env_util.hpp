@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "powerzoo/data/profile.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/grid/case/case.hpp"
 
 namespace pz::test {

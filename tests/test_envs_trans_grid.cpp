@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "case_edits.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dc.hpp"

@@ -9,7 +9,7 @@
 
 #include "case_edits.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/grid/ac/acopf.hpp"

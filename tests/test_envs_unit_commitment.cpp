@@ -2,13 +2,14 @@
 // make_tso_case14_params defaults in powerzoojax/tasks/tso.py, recomputed in float64).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/synthetic_shapes.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/envs/unit_commitment.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
@@ -326,6 +327,63 @@ TEST_SUITE("envs_unit_commitment") {
       CHECK(congested > 0);
       CHECK(free_steps > 0);
     }
+  }
+
+  // Guards DispatchLp (the env's own dual simplex for congested steps) against the path of record,
+  // CLP: the same dispatch to 1e-9 MW over 3600 case118 steps of three action mixes (random;
+  // the merit_order baseline's commitments with random dispatch biases; all units on), with the
+  // two envs' states drifting apart only by rounding.
+  TEST_CASE("DispatchLp steps equal CLP's on 3600 case118 steps of three action mixes") {
+    auto p = case118_params();
+    auto q = p;
+    q.screen_dispatch = false;  // always CLP
+    Runner a(p), b(q);
+    const int nu = a.env.n_units();
+    std::vector<int> by_cost(nu);
+    for (int u = 0; u < nu; ++u) by_cost[u] = u;
+    std::stable_sort(by_cost.begin(), by_cost.end(), [&](int x, int y) {
+      return a.env.params().units[x].mc_b < a.env.params().units[y].mc_b;
+    });
+    std::mt19937 g(5);
+    std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+    double worst = 0, worst_flow = 0;
+    for (int mix = 0; mix < 3; ++mix) {
+      for (int t = 0; t < 1200; ++t) {
+        CAPTURE(mix);
+        CAPTURE(t);
+        if (t % 48 == 0) {
+          a.env.reset(*a.st, a.rng, a.obs);
+          b.env.reset(*b.st, b.rng, b.obs);
+        }
+        for (int i = 0; i < 2 * nu; ++i) a.act[i] = U(g);
+        if (mix > 0) {
+          double need = 1.05 * a.env.total_load(a.s().start + a.s().t), cap = 0;
+          for (int u : by_cost) {
+            a.act[u] = mix == 2 || cap < need ? 1.0f : -1.0f;
+            cap += a.act[u] > 0 ? a.env.params().units[u].pmax : 0.0;
+          }
+        }
+        b.act = a.act;
+        a.info = b.info = envs::Info{};
+        const auto ra = a.env.step(*a.st, a.act, a.rng, a.obs, a.costs, &a.info);
+        const auto rb = b.env.step(*b.st, b.act, b.rng, b.obs, b.costs, &b.info);
+        REQUIRE(ra.terminated == rb.terminated);
+        CHECK(ra.reward == doctest::Approx(rb.reward).epsilon(1e-6));
+        for (int u = 0; u < nu; ++u)
+          worst = std::max(worst, std::abs(a.s().last[u] - b.s().last[u]));
+        for (size_t l = 0; l < a.s().flow.size(); ++l)
+          worst_flow = std::max(worst_flow, std::abs(a.s().flow[l] - b.s().flow[l]));
+        CHECK(a.info.is_safe == b.info.is_safe);
+      }
+    }
+    const auto& s = a.s();
+    MESSAGE("merit order " << s.n_merit << ", DispatchLp " << s.n_lp << ", CLP " << s.n_clp
+                           << "; max |Δp| " << worst << " MW, max |Δflow| " << worst_flow << " MW");
+    CHECK(s.n_lp > 1000);
+    CHECK(s.n_clp == 0);
+    CHECK(b.s().n_lp == 0);
+    CHECK(worst < 1e-9);
+    CHECK(worst_flow < 1e-9);
   }
 
   TEST_CASE("TransGrid OPF mode and the opf-gap report on the reference case5") {

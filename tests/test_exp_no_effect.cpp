@@ -115,6 +115,24 @@ TEST_SUITE("exp_no_effect") {
     CHECK(refusal("[env]\nsolver = \"acpf\"\ndispatch = \"dcopf\"\n").empty());
   }
 
+  TEST_CASE(
+      "trans_grid outage keys: duration and kinds only with a rate, none in the OPF or AC modes") {
+    CHECK(has(refusal("", {"env.outage_duration_steps=4"}),
+              "[env] outage_duration_steps: has no effect here: only random outages read it, "
+              "found outage_rate = 0"));
+    CHECK(has(refusal("", {"env.outage_elements=gen"}), "[env] outage_elements: has no effect"));
+    CHECK(refusal("", {"env.outage_rate=0.01", "env.outage_duration_steps=4",
+                       "env.outage_elements=gen"})
+              .empty());
+    CHECK(has(refusal("", {"env.solver=acpf", "env.outage_rate=0.01"}),
+              "[env] outage_rate: has no effect here: outages are modelled with solver = \"dc\" "
+              "only, found solver = \"acpf\""));
+    CHECK(has(refusal("", {"env.dispatch=dcopf", "env.outage_rate=0.01"}),
+              "found dispatch = \"dcopf\""));
+    CHECK(has(refusal("", {"env.report_opf_gap=true", "env.outage_rate=0.01"}),
+              "found report_opf_gap = true"));
+  }
+
   TEST_CASE("ders device keys only with their device type in devices") {
     const std::string base = "[env]\ntask = \"ders\"\ndevices = [\"renewable\", \"flexload\"]\n";
     for (const char* k : {"battery_buses = [9]", "battery_p_mw = 0.2", "battery_soc_init = 0.4"}) {

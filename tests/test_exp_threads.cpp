@@ -190,7 +190,7 @@ std::string ders_lagrangian_spec() {
   return s;
 }
 
-// SAC on case5: 16 envs, batches of 256 (4 row blocks), 2 gradient steps per vector step once
+// SAC on case5: 16 envs, batches of 256 (2 row blocks), 2 gradient steps per vector step once
 // 1024 transitions were stored; act on 16 rows, eval on 16 episodes.
 const char* kSacSpec = R"([experiment]
 name = "threads_sac"
@@ -241,6 +241,37 @@ n_episodes = 4
 checkpoint_every_steps = 4608
 )";
 
+// Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
+// LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
+// mid-episode with outages in progress.
+const char* kOutageSpec = R"([experiment]
+name = "threads_outages"
+seed = 6
+[env]
+case = "case14"
+horizon = 48
+reward_scale = 1e-4
+outage_rate = 0.02
+outage_duration_steps = 6
+outage_elements = "branch,gen"
+[vec]
+n_envs = 16
+[learner]
+total_steps = 4608
+rollout_length = 32
+
+[ppo]
+hidden = [32, 32]
+[reward]
+penalty = { power_balance = 0.02, thermal_overload = 0.02, unserved_load = 0.05 }
+[eval]
+every_steps = 2048
+n_episodes = 8
+[output]
+checkpoint_every_steps = 4608
+keep_checkpoints = 2
+)";
+
 }  // namespace
 
 TEST_SUITE("exp_threads") {
@@ -270,5 +301,8 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("PPO training on the DC microgrid with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_dcmg", kDcmgSpec, 4608);
+  }
+  TEST_CASE("training under random outages (trans_grid) is byte-identical for 1, 2, 3 threads") {
+    check_thread_invariance("threads_outages", kOutageSpec, 4608);
   }
 }

@@ -58,4 +58,35 @@ TEST_SUITE("grid_dense_lu") {
     CHECK(empty.ok());
     empty.solve(nullptr);  // nothing to do
   }
+
+  TEST_CASE("transposed solves and refactoring in place") {
+    // A = [[0, 2, 1], [1, 1, 0], [3, 0, 1]] (a zero leading pivot, so rows are swapped); Aᵀ x = b
+    // for x = (1, −2, 3): b = (0·1 + 1·−2 + 3·3, 2·1 + 1·−2 + 0, 1·1 + 0 + 1·3) = (7, 0, 4).
+    DenseLu lu;
+    const std::vector<double> a = {0, 2, 1, 1, 1, 0, 3, 0, 1};
+    REQUIRE(lu.factor(a.data(), 3));
+    std::vector<double> x = {7, 0, 4};
+    lu.solve_transposed(x.data());
+    CHECK(x[0] == doctest::Approx(1).epsilon(1e-15));
+    CHECK(x[1] == doctest::Approx(-2).epsilon(1e-15));
+    CHECK(x[2] == doctest::Approx(3).epsilon(1e-15));
+    // A x = (0 − 4 + 3, 1 − 2, 3 + 3) = (−1, −1, 6) for the same x.
+    std::vector<double> y = {-1, -1, 6};
+    lu.solve(y.data());
+    CHECK(y[0] == doctest::Approx(1).epsilon(1e-15));
+    CHECK(y[1] == doctest::Approx(-2).epsilon(1e-15));
+    CHECK(y[2] == doctest::Approx(3).epsilon(1e-15));
+    // Refactored as a smaller, then a singular matrix; the factors of a constructor are the same.
+    const std::vector<double> b = {0, 1, 1, 0};
+    REQUIRE(lu.factor(b.data(), 2));
+    std::vector<double> z = {5, -2};
+    lu.solve_transposed(z.data());
+    CHECK(z == std::vector<double>{-2, 5});
+    const std::vector<double> sing = {1, 2, 2, 4};
+    CHECK_FALSE(lu.factor(sing.data(), 2));
+    const DenseLu c(a, 3);
+    std::vector<double> w = {-1, -1, 6};
+    c.solve(w.data());
+    CHECK(w == y);
+  }
 }

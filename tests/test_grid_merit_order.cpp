@@ -12,7 +12,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
-#include "powerzoo/grid/dc/merit_order.hpp"
+#include "powerzoo/grid/uc/merit_order.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "test_grid_util.hpp"
 

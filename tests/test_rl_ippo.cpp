@@ -275,6 +275,30 @@ TEST_SUITE("rl_ippo") {
     }
   }
 
+  TEST_CASE("groups' phases side by side give each group's own sequential update, bytes") {
+    // update() batches the groups' row blocks per phase on the pool; each group must end where
+    // its own update_policy (no pool) takes it, with the shuffle streams IPPO draws per group.
+    for (auto sharing : {rl::Sharing::kTyped, rl::Sharing::kIndependent}) {
+      core::ThreadPool pool(2);
+      auto ctx_a = make_ctx(5, 16, sharing, &pool), ctx_b = make_ctx(5, 16, sharing);
+      for (auto* c : {&ctx_a, &ctx_b}) {
+        c->rollout_length = 8;
+        pz::test::ippo_set(*c, [&](pz::rl::IppoConfig& c_) { c_.full_batch = true; });
+      }
+      core::Rng init_a(9, 0), init_b(9, 0), rng_a(10, 0), rng_b(10, 0);
+      rl::IppoLearner a(ctx_a, init_a), b(ctx_b, init_b);
+      REQUIRE(a.groups().size() > 1);
+      Feeder fa(16, 5), fb(16, 5);
+      for (int k = 0; k < a.collect_steps(); ++k) fa.step(a, rng_a), fb.step(b, rng_b);
+      a.update(rng_a);
+      const size_t G = b.groups().size();
+      std::vector<core::Rng> shuffle;
+      for (size_t g = 0; g < G; ++g) shuffle.emplace_back(rng_b.next_u64(), g);
+      for (size_t g = 0; g < G; ++g) b.group_learner(static_cast<int>(g)).update_policy(shuffle[g]);
+      CHECK(same_bytes(all_params(a), all_params(b)));
+    }
+  }
+
   TEST_CASE("save/load holds every group and continues identically") {
     const auto ctx = make_ctx(4, 4, rl::Sharing::kTyped);
     core::Rng init_a(11, 0), init_b(12, 0), rng_a(13, 0);

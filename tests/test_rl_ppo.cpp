@@ -161,6 +161,53 @@ TEST_SUITE("rl") {
     }
   }
 
+  TEST_CASE(
+      "compute_targets with GAE on column blocks beside the row blocks: any pool, same bytes") {
+    // 300 columns: GAE on 4 column blocks, V(next_obs) and V(final_obs) as a task beside the
+    // minibatch's row blocks (each on some worker); the result must be bitwise that of the
+    // calling thread alone and agree with per-column GAE on value().
+    const int T = 6, N = 300, obs_dim = 3, act_dim = 2;
+    PpoConfig cfg;
+    cfg.hidden = {16, 16};
+    cfg.gamma = 0.9;
+    cfg.gae_lambda = 0.7;
+    std::vector<int> cols(N);
+    for (int j = 0; j < N; ++j) cols[j] = (j * 7) % N;  // 7 is prime to 300: a permutation
+    std::vector<std::vector<float>> adv(3), tgt(3);
+    for (int t : {0, 1, 2}) {
+      Rng init(3, 0), data(4, 0);
+      PpoLearner learner(obs_dim, act_dim, cfg, init);
+      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, data);
+      learner.normalizer().merge(r.obs.data(), T * N);
+      pz::core::ThreadPool pool(t == 0 ? 1 : t);
+      learner.set_pool(t == 0 ? nullptr : &pool);
+      learner.compute_targets(r, cols, &adv[t], &tgt[t]);
+      if (t != 0) continue;
+      std::vector<float> v(T * N), vf(T * N), vnext(N);
+      learner.value(r.obs.data(), T * N, v.data());
+      learner.value(r.final_obs.data(), T * N, vf.data());
+      learner.value(r.next_obs.data(), N, vnext.data());
+      for (int j = 0; j < N; j += 37) {
+        const int c = cols[j];
+        float rw[T], vv[T], vn[T], a[T];
+        uint8_t d[T], tr[T];
+        for (int k = 0; k < T; ++k) {
+          rw[k] = r.rewards[k * N + c];
+          vv[k] = v[k * N + c];
+          d[k] = r.dones[k * N + c];
+          tr[k] = r.truncated[k * N + c];
+          vn[k] = tr[k] ? vf[k * N + c] : (k + 1 < T ? v[(k + 1) * N + c] : vnext[c]);
+        }
+        pz::rl::gae(T, rw, vv, vn, d, tr, 0.9, 0.7, Truncation::kBootstrap, a);
+        for (int k = 0; k < T; ++k) CHECK(adv[0][k * N + j] == doctest::Approx(a[k]).epsilon(1e-5));
+      }
+    }
+    for (int t : {1, 2}) {
+      CHECK(adv[t] == adv[0]);
+      CHECK(tgt[t] == tgt[0]);
+    }
+  }
+
   TEST_CASE("loss_and_grad matches central finite differences (squash none and tanh)") {
     for (const bool squash : {false, true}) {
       CAPTURE(squash);

@@ -238,6 +238,42 @@ TEST_SUITE("rl_sac") {
     }
   }
 
+  // Guards the actor step's backward through the critics: each row goes back through the one
+  // critic that attains min(Q_0, Q_1) (gathered rows, action columns only). With Q_1 = −Q_0 the
+  // minimum is Q_0 on the rows where Q_0 ≤ 0 and Q_1 elsewhere, so both critics carry rows.
+  TEST_CASE("actor gradient through the minimum critic of each row matches finite differences") {
+    const int obs_dim = 3, A = 2, B = 40;
+    PpoConfig ppo;
+    ppo.hidden = {8, 8};
+    SacConfig sac;
+    sac.activation = pz::rl::Activation::kTanh;  // smooth: no ReLU kink under a difference step
+    Rng init(7, 0), data(9, 0), pick(2, 0);
+    SacLearner l(obs_dim, A, ppo, sac, init);
+    SacBatch b = random_batch(B, obs_dim, A, data);
+    l.normalizer().merge(b.obs.data(), B);
+    auto cp = l.critic_parameters();
+    const size_t pc = cp.size() / 2;  // each critic 5→8→8→1: its output layer is its last 9
+    std::copy_n(cp.begin(), pc, cp.begin() + pc);
+    l.set_critic_parameters(cp);  // Q_1 = Q_0
+    const auto xi = normals(size_t(B) * A, data);
+    std::vector<float> ga, logp;
+    const double loss_same = l.actor_loss(b, xi, nullptr, &logp);  // mean(log π − Q_0), α = 1
+    for (size_t k = 2 * pc - 9; k < 2 * pc; ++k) cp[k] = -cp[k];
+    l.set_critic_parameters(cp);                            // Q_1 = −Q_0
+    const double loss = l.actor_loss(b, xi, &ga, nullptr);  // mean(log π + |Q_0|)
+    double mean_logp = 0.0;
+    for (float x : logp) mean_logp += double(x) / B;
+    // Both critics attain the minimum on some rows: |Q_0| is neither −Q_0 nor Q_0 on every row.
+    CHECK(std::abs(loss - loss_same) > 1e-3);
+    CHECK(std::abs(loss - (2.0 * mean_logp - loss_same)) > 1e-3);
+    std::vector<int> idx;
+    for (int k = 0; k < 30; ++k) idx.push_back(static_cast<int>(pick.below(ga.size())));
+    const int n = check_fd([&] { return l.actor_parameters(); },
+                           [&](const std::vector<float>& p) { l.set_actor_parameters(p); },
+                           [&] { return l.actor_loss(b, xi, nullptr, nullptr); }, ga, idx);
+    CHECK(n > 20);
+  }
+
   TEST_CASE("Polyak update: Q̄ ← (1 − τ)·Q̄ + τ·Q") {
     PpoConfig ppo;
     ppo.hidden = {4};

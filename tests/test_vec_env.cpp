@@ -6,7 +6,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/data/profile.hpp"
 #include "powerzoo/envs/penalty.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/vec/vector_env.hpp"
 #include "test_env_util.hpp"
 

@@ -1,14 +1,16 @@
 // vec::RolloutCollector: call order on the Actor, StepView contents, env-side sums, the record.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/data/profile.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/vec/rollout_collector.hpp"
 #include "test_env_util.hpp"
 
@@ -155,5 +157,39 @@ TEST_SUITE("vec_rollout_collector") {
     CHECK(r.obs.size() == static_cast<size_t>(7 * 4 * r.obs_dim));
     CHECK(r.action.size() == static_cast<size_t>(7 * 4 * r.act_dim));
     CHECK(r.truncated.size() == 28u);
+  }
+
+  // The training loop's phase split (throughput/act_seconds, env_seconds, update_seconds) comes
+  // from these: acting and stepping are parts of the collection's seconds, the between calls are
+  // outside them. Lower bounds only: each sleep lasts at least its duration.
+  TEST_CASE("collect times acting, stepping and the between calls apart") {
+    auto env = gb_case5(3);
+    core::ThreadPool pool(1);
+    vec::VectorEnv venv(env, 4, 7, 100, pool);
+    venv.reset_all();
+    vec::RolloutCollector col(venv, false);
+    struct SlowActor : Probe {
+      void collect_act(const float* obs, int n, core::Rng& rng, float* actions) override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        Probe::collect_act(obs, n, rng, actions);
+      }
+    } p;
+    p.obs_dim = env->spec().obs_dim;
+    p.act_dim = env->spec().act_dim;
+    core::Rng rng(1, 1);
+    int calls = 0;
+    const auto st = col.collect(p, rng, 6, 0, 3, [&] {
+      ++calls;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    CHECK(calls == 2);
+    CHECK(st.act_seconds >= 6 * 0.002);
+    CHECK(st.between_seconds >= 2 * 0.005);
+    CHECK(st.env_seconds > 0);
+    CHECK(st.act_seconds + st.env_seconds <= st.seconds);
+    Probe q;  // without between calls nothing is counted there
+    q.obs_dim = p.obs_dim, q.act_dim = p.act_dim, q.base = 24;
+    const auto plain = col.collect(q, rng, 2, 24);
+    CHECK(plain.between_seconds == 0);
   }
 }

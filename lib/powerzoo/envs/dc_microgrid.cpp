@@ -119,7 +119,8 @@ struct DcMicrogrid::McState : State {
   devices::RenewableState pv;
   devices::DieselState dg;
   std::array<float, kActDim> last_action{};
-  double pv_peak_mw = 0;  ///< max PV output over the episode window (pv_utilization)
+  double pv_peak_mw = 0;   ///< max PV output over the episode window (pv_utilization)
+  ForecastState forecast;  ///< the forecasts' error stream (noise > 0)
 };
 
 DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
@@ -127,7 +128,8 @@ DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
       dc_(p_.dc),
       batt_({p_.battery}, p_.dt_hours, false),
       pv_({p_.pv}, p_.dt_hours, false, false),
-      dg_({p_.dg}, p_.dt_hours) {
+      dg_({p_.dg}, p_.dt_hours),
+      forecast_(p_.forecast) {
   if (!p_.cpu || p_.cpu->empty() || !p_.solar || p_.solar->empty())
     throw core::ConfigError("dc_microgrid: expected non-empty cpu and solar series");
   if (p_.price && p_.price->empty())
@@ -141,7 +143,8 @@ DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
         "dc_microgrid: expected grid_import_max_mw >= 0, grid_price_ref > 0, solar_scale >= 0");
   if (p_.price) price_max6h_ = data::forward_max(*p_.price, kPriceLookahead);
   spec_.id = "datacenter_microgrid";
-  spec_.obs_dim = kObsDim;
+  const int h = forecast_.horizon(), n_price_fc = p_.price ? h : 0;
+  spec_.obs_dim = kObsDim + h + n_price_fc;
   spec_.act_dim = kActDim;
   spec_.act_low = {0, 0, 0, -1, 0};
   spec_.act_high = {1, 1, 1, 1, 1};
@@ -167,6 +170,8 @@ DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
                                       {"price_6h_max", 1},
                                       {"last_action", kActDim},
                                       {"time_of_day", 2}});
+  if (h > 0) spec_.obs_fields.push_back({"solar_forecast", {kObsDim, h}});
+  if (n_price_fc > 0) spec_.obs_fields.push_back({"price_forecast", {kObsDim + h, n_price_fc}});
   spec_.episode_sum_names.assign(kSumNames, kSumNames + kNumSums);
   spec_.trace_names.assign(kTraceNames, kTraceNames + kNumTrace);
 }
@@ -203,6 +208,7 @@ void DcMicrogrid::reset(State& st, core::Rng& rng, std::span<float> obs,
                         const ResetOptions& opt) const {
   auto& s = static_cast<McState&>(st);
   s.start = choose_episode_start(p_.episode_starts, rng, opt);
+  forecast_.begin_episode(s.forecast, rng, s.start);
   dc_.reset(s.dc);
   batt_.reset(s.batt);
   pv_.reset(s.pv);
@@ -371,7 +377,7 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
   return out;
 }
 
-void DcMicrogrid::write_obs(const McState& s, std::span<float> obs) const {
+void DcMicrogrid::write_obs(McState& s, std::span<float> obs) const {
   const devices::DataCenterState& d = s.dc;
   const double n = p_.dc.n_gpus;
   const int t = d.t;
@@ -402,6 +408,18 @@ void DcMicrogrid::write_obs(const McState& s, std::span<float> obs) const {
   for (int j = 0; j < kActDim; ++j) o[17 + j] = s.last_action[j];
   for (int j = 0; j < 22; ++j) obs[j] = static_cast<float>(o[j]);
   time_of_day_features(t, p_.dt_hours, &obs[22]);
+  const int h = forecast_.horizon();
+  if (h == 0) return;
+  thread_local std::vector<double> fc;
+  fc.resize(static_cast<size_t>(h));
+  size_t i = kObsDim;
+  for (int j = 1; j <= h; ++j) fc[j - 1] = series(*p_.solar, k + j) * p_.solar_scale;
+  forecast_.apply(fc, s.forecast, fc);
+  for (double v : fc) obs[i++] = static_cast<float>(clip01(v));
+  if (!p_.price) return;
+  for (int j = 1; j <= h; ++j) fc[j - 1] = price_at(k + j);
+  forecast_.apply(fc, s.forecast, fc);
+  for (double v : fc) obs[i++] = static_cast<float>(clip01(v / p_.grid_price_ref));
 }
 
 int64_t DcMicrogrid::episode_start(const State& s) { return static_cast<const McState&>(s).start; }
@@ -422,14 +440,16 @@ void DcMicrogrid::save_state(const State& st, std::vector<double>& out) const {
                            static_cast<double>(d.type[i]), static_cast<double>(d.status[i])});
   out.insert(out.end(), {s.batt.soc[0], s.batt.p_mw[0], s.pv.cf[0], s.pv.p_mw[0], s.dg.p_mw[0]});
   out.insert(out.end(), s.last_action.begin(), s.last_action.end());
+  forecast_.save(s.forecast, out);
 }
 
 size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
   auto& s = static_cast<McState&>(st);
   constexpr size_t kN = 2 + 9 + 6 * DataCenter::kSlots + 5 + kActDim;
-  if (in.size() < kN)
+  if (in.size() < kN + forecast_.state_size())
     throw core::ConfigError("checkpoint: datacenter_microgrid state has " +
-                            std::to_string(in.size()) + " values, expected " + std::to_string(kN));
+                            std::to_string(in.size()) + " values, expected " +
+                            std::to_string(kN + forecast_.state_size()));
   devices::DataCenterState& d = s.dc;
   load_clock(in, d.t, s.start);
   if (d.t < 0 || d.t > p_.horizon || s.start < 0)
@@ -461,7 +481,7 @@ size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
   s.dg.p_mw[0] = in[j++];
   for (int a = 0; a < kActDim; ++a) s.last_action[a] = static_cast<float>(in[j++]);
   s.pv_peak_mw = window_pv_peak_mw(s.start);
-  return kN;
+  return kN + forecast_.load(s.forecast, in.subspan(kN));
 }
 
 // The registry entry: the env is built from a task preset's data, so `[env] id` alone selects

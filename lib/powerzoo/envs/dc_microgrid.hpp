@@ -13,6 +13,7 @@
 #include "powerzoo/devices/diesel.hpp"
 #include "powerzoo/devices/renewable.hpp"
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/forecast.hpp"
 
 namespace pz::envs {
 
@@ -56,6 +57,8 @@ struct DcMicrogridParams {
   bool shaping = false;  ///< Step::shaped_reward = the benchmark's shaped reward
   DcmgShaping weights;
   bool dg_autobalance = false;  ///< the diesel command becomes the same-step residual slack
+  /// Forecast fields (envs/forecast.hpp): horizon 0 adds none.
+  ForecastParams forecast;
 };
 
 /// Action [train_sched, ft_sched, cooling, battery (+ discharge), diesel], box [0,0,0,−1,0] ..
@@ -71,7 +74,12 @@ struct DcMicrogridParams {
 /// clip(−(residual + import)/DG_max, 0, 1) of the same step with the diesel at 0 (the reference
 /// previews that step with the same state and key; nothing before the diesel depends on its
 /// command, so the preview is that partial balance). Observation [24]: the fields of spec(),
-/// from the post-step state (as PowerZooJax's dc_microgrid.py). Info::sums:
+/// from the post-step state (as PowerZooJax's dc_microgrid.py); with forecast.horizon = H > 0 it
+/// gains solar_forecast [H] (capacity factor · scale of steps s0 + t + 1..H, clipped to [0, 1])
+/// and, with a price series, price_forecast [H] (price / grid_price_ref, clipped to [0, 1]), both
+/// with the errors of envs/forecast.hpp (their stream is saved state); past the series' end they
+/// wrap as the series do.
+/// Info::sums:
 /// spec().episode_sum_names (rates are pre-divided by the horizon); Info::trace:
 /// spec().trace_names; Info::is_safe = every cost 0.
 class DcMicrogrid final : public Env {
@@ -105,7 +113,7 @@ class DcMicrogrid final : public Env {
  private:
   struct McState;
   struct Flows;
-  void write_obs(const McState& s, std::span<float> obs) const;
+  void write_obs(McState& s, std::span<float> obs) const;  // draws forecast errors
   void write_info(const McState& s, const Flows& f, Info* info) const;
   double outdoor_temp_c(int t) const;
   double series(const std::vector<double>& v, int64_t k) const;
@@ -120,6 +128,7 @@ class DcMicrogrid final : public Env {
   devices::Renewable pv_;
   devices::Diesel dg_;
   std::vector<double> price_max6h_;  ///< [len(price)] max over the next 72 steps
+  Forecast forecast_;
   EnvSpec spec_;
 };
 

@@ -62,6 +62,8 @@ EnvEntry apply(const EnvEntry& env, const TaskPreset& t) {
   e.default_task.clear();
   e.default_env = false;
   e.bench_specs = t.bench_specs;
+  e.benchmark_specs = t.benchmark_specs;
+  e.reference_rates = t.reference_rates;
   return e;
 }
 

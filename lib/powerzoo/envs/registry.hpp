@@ -34,6 +34,14 @@ struct BuildContext {
 
 using MakeFn = std::function<std::shared_ptr<const Env>(const BuildContext&)>;
 
+/// A task's end-to-end training rates as PowerZooJax publishes them (env steps per second of
+/// wall time, its PPO or IPPO run of the task), shown beside our rates by `powerzoo bench
+/// --benchmarks`; 0 = not published.
+struct ReferenceRates {
+  double gpu_steps_per_sec = 0;    ///< on one GPU
+  double cpu64_steps_per_sec = 0;  ///< on a 64-core CPU
+};
+
 /// One registered env, from the env's own files (envs/<env>.cpp): `[env] id` selects it. The
 /// registry also hands out this type for a task preset applied to its env (see TaskPreset):
 /// then `task` names the preset and the fields are the env's with the preset's over them.
@@ -52,6 +60,10 @@ struct EnvEntry {
   bool default_env = false;  ///< the env of a spec that names none (exactly one entry sets it)
   /// Bundled specs (relative to the source tree) that `powerzoo bench` times for this entry.
   std::vector<std::string> bench_specs;
+  /// The task's benchmark specs (its full-budget runs, relative to the source tree), one row each
+  /// in `powerzoo bench --benchmarks`, with the task's reference_rates beside them.
+  std::vector<std::string> benchmark_specs;
+  ReferenceRates reference_rates;
   /// Set by the registry on a preset applied to this env: the preset's name ([env] task).
   std::string task;
 
@@ -73,6 +85,8 @@ struct TaskPreset {
   std::vector<std::pair<std::string, BaselineFactory>> baselines;     ///< added to the env's
   std::function<std::string(const core::ParamTable&)> describe_data;  ///< empty: the env's
   std::vector<std::string> bench_specs;                               ///< as EnvEntry::bench_specs
+  std::vector<std::string> benchmark_specs;  ///< as EnvEntry::benchmark_specs
+  ReferenceRates reference_rates;            ///< as EnvEntry::reference_rates
 };
 
 /// Adds an env's entry / a preset of an env (called from a static Registrar in its own .cpp; a

@@ -30,7 +30,8 @@ constexpr double kOverloadPrice = 1e5;
 constexpr double kTieBreak = 1e-4;
 }  // namespace
 
-UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
+UnitCommitment::UnitCommitment(UnitCommitmentParams p)
+    : p_(std::move(p)), forecast_({p_.forecast_horizon, p_.forecast_noise}) {
   grid::Case& c = p_.grid_case;
   const int nu = n_units();
   if (nu == 0 || c.n_gen() != nu)
@@ -63,8 +64,11 @@ UnitCommitment::UnitCommitment(UnitCommitmentParams p) : p_(std::move(p)) {
   cap_.resize(c.n_branch());
   for (int l = 0; l < c.n_branch(); ++l)
     cap_[l] = c.branch[l].rate_a_mva > 0 ? c.branch[l].rate_a_mva : kUnlimited;
-  if (screen)
-    merit_.emplace(grid::PtdfFlow(c, c.ref_bus_idx), c.gen_bus_idx, p_.base_pd, cap_, kVoll);
+  if (screen) {
+    const grid::PtdfFlow ptdf(c, c.ref_bus_idx);
+    merit_.emplace(ptdf, c.gen_bus_idx, p_.base_pd, cap_, kVoll);
+    lp_.emplace(ptdf, c.gen_bus_idx, p_.base_pd, cap_, kVoll, kOverloadPrice);
+  }
   sum_pmax_ = 0;
   max_abs_b_ = 0;
   for (const auto& un : p_.units) {
@@ -123,12 +127,6 @@ double UnitCommitment::total_load(int64_t k) const {
   return sum_base_pd_ * p_.load_scale * p_.net[static_cast<size_t>(k)];
 }
 
-void UnitCommitment::bus_load(int64_t k, std::vector<double>& load) const {
-  const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
-  load.resize(p_.base_pd.size());
-  for (size_t b = 0; b < load.size(); ++b) load[b] = p_.base_pd[b] * f;
-}
-
 std::unique_ptr<State> UnitCommitment::make_state() const {
   auto s = std::make_unique<UcState>();
   const int nu = n_units();
@@ -140,10 +138,11 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->opf->set_lazy_line_limits(true);
   s->opf->set_dispatch_only(true);          // the env reads the dispatch and flows, never the LMPs
   s->opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
+  if (lp_) s->lp = *lp_;
   return s;
 }
 
-void UnitCommitment::observe(const UcState& s, std::span<float> obs) const {
+void UnitCommitment::observe(UcState& s, std::span<float> obs) const {
   const int nu = n_units();
   size_t k = 0;
   for (int u = 0; u < nu; ++u) obs[k++] = static_cast<float>(s.status[u]);
@@ -162,8 +161,11 @@ void UnitCommitment::observe(const UcState& s, std::span<float> obs) const {
   obs[k++] = static_cast<float>((on_cap - load) / std::max(load, 1.0));
   time_of_day_features(s.t, p_.dt_hours, &obs[k]);
   k += 2;
-  for (int h = 1; h <= p_.forecast_horizon; ++h)
-    obs[k++] = static_cast<float>(total_load(index(s, s.t + h)) / denom);
+  thread_local std::vector<double> fc;
+  fc.resize(static_cast<size_t>(p_.forecast_horizon));
+  for (int h = 1; h <= p_.forecast_horizon; ++h) fc[h - 1] = total_load(index(s, s.t + h));
+  forecast_.apply(fc, s.forecast, fc);
+  for (double v : fc) obs[k++] = static_cast<float>(v / denom);
 }
 
 void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
@@ -171,6 +173,7 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   auto& s = static_cast<UcState&>(st);
   const int nu = n_units();
   s.start = choose_episode_start(p_.episode_starts, rng, opt);
+  forecast_.begin_episode(s.forecast, rng, s.start);
   s.t = 0;
   for (int u = 0; u < nu; ++u) {
     s.status[u] = p_.units[u].status0;
@@ -178,8 +181,6 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   }
   // Reset dispatch: OPF of the initial commitment with unbiased costs (as unit_commitment.py's
   // reset).
-  thread_local std::vector<double> load;
-  bus_load(index(s, 0), load);
   grid::DcOpfOverrides o;
   o.balance_slack_cost = kVoll;
   o.line_overload_cost = kOverloadPrice;
@@ -191,8 +192,8 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
     o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
     o.linear_cost_delta[u] = kTieBreak * u;
   }
-  grid::DcOpfResult& r = s.opf_result;  // solve(load, o) into reused buffers
-  s.opf->solve_into(load, o, r);
+  dispatch(s, p_.load_scale * p_.net[static_cast<size_t>(index(s, 0))], o);
+  const grid::DcOpfResult& r = s.opf_result;
   if (r.ok()) {
     for (int u = 0; u < nu; ++u) s.last[u] = r.gen_pg_mw[u];
     s.flow = r.branch_pf_mw;
@@ -201,6 +202,41 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
     std::fill(s.flow.begin(), s.flow.end(), 0.0);
   }
   observe(s, obs);
+}
+
+// The merit-order point is the OPF optimum when it meets every rating; otherwise the LP with soft
+// limits (never infeasible: the least overload, then the least cost), by DispatchLp from the merit
+// order's basis, or by CLP where DispatchLp gives up. Should CLP fail, the merit-order point (no
+// limits) is the dispatch.
+void UnitCommitment::dispatch(UcState& s, double f, const grid::DcOpfOverrides& o) const {
+  const int nu = n_units();
+  thread_local std::vector<double> mc;
+  thread_local grid::MeritOrderResult mo, lp_out;
+  mc.resize(nu);
+  for (int u = 0; u < nu; ++u) mc[u] = p_.units[u].mc_c + o.linear_cost_delta[u];
+  const grid::MeritOrderStatus ms =
+      merit_ ? merit_->solve(f, o.pmin_mw, o.pmax_mw, mc, mo) : grid::MeritOrderStatus::kUnusable;
+  const bool have_mo = ms != grid::MeritOrderStatus::kUnusable;
+  grid::DcOpfResult& r = s.opf_result;
+  r.status = grid::DcOpfStatus::kFailed;
+  const grid::MeritOrderResult* take = nullptr;
+  if (ms == grid::MeritOrderStatus::kOptimal) {
+    take = &mo;
+    ++s.n_merit;
+  } else if (have_mo && s.lp && s.lp->solve(f, o.pmin_mw, o.pmax_mw, mc, lp_out)) {
+    take = &lp_out;
+    ++s.n_lp;
+  } else {
+    s.opf->solve_scaled_into(f, o, r);
+    ++s.n_clp;
+    if (have_mo && !r.ok()) take = &mo;
+  }
+  if (take) {
+    r.status = grid::DcOpfStatus::kOptimal;
+    r.gen_pg_mw = take->p_mw;
+    r.branch_pf_mw = take->flow_mw;
+    r.balance_slack_mw = take->slack_mw;
+  }
 }
 
 Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
@@ -236,28 +272,9 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     o.pmax_mw[u] = ehi;
     o.linear_cost_delta[u] = -p_.dispatch_preference * target + kTieBreak * u;
   }
-  thread_local std::vector<double> mc;
-  thread_local grid::MeritOrderResult mo;
   const int64_t k = index(s, s.t);
-  const double f = p_.load_scale * p_.net[static_cast<size_t>(k)];
-  mc.resize(nu);
-  for (int u = 0; u < nu; ++u) mc[u] = p_.units[u].mc_c + o.linear_cost_delta[u];
-  const grid::MeritOrderStatus ms =
-      merit_ ? merit_->solve(f, o.pmin_mw, o.pmax_mw, mc, mo) : grid::MeritOrderStatus::kUnusable;
-  const bool have_mo = ms != grid::MeritOrderStatus::kUnusable;
-  const bool within = ms == grid::MeritOrderStatus::kOptimal;
-  // The merit-order point is the OPF optimum when it meets every rating; otherwise CLP with soft
-  // limits (never infeasible: the least overload, then the least cost). Should CLP fail, the
-  // merit-order point (no limits) is the dispatch.
-  grid::DcOpfResult& r = s.opf_result;
-  r.status = grid::DcOpfStatus::kFailed;
-  if (!within) s.opf->solve_scaled_into(f, o, r);
-  if (have_mo && (within || !r.ok())) {
-    r.status = grid::DcOpfStatus::kOptimal;
-    r.gen_pg_mw = mo.p_mw;
-    r.branch_pf_mw = mo.flow_mw;
-    r.balance_slack_mw = mo.slack_mw;
-  }
+  dispatch(s, p_.load_scale * p_.net[static_cast<size_t>(k)], o);
+  const grid::DcOpfResult& r = s.opf_result;
   const double total_load_mw = total_load(k);
   double on_cap = 0;
   for (int u = 0; u < nu; ++u) on_cap += u_on[u] * p_.units[u].pmax;
@@ -323,12 +340,13 @@ void UnitCommitment::save_state(const State& st, std::vector<double>& out) const
   out.insert(out.end(), s.tis.begin(), s.tis.end());
   out.insert(out.end(), s.last.begin(), s.last.end());
   out.insert(out.end(), s.flow.begin(), s.flow.end());
+  forecast_.save(s.forecast, out);
 }
 
 size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
   auto& s = static_cast<UcState&>(st);
   const size_t nu = s.status.size(), nl = s.flow.size();
-  const size_t n = 2 + 3 * nu + nl;
+  const size_t n = 2 + 3 * nu + nl + forecast_.state_size();
   if (in.size() < n)
     throw core::ConfigError("checkpoint: unit_commitment state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
@@ -355,6 +373,7 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
     s.last[u] = p;
   }
   for (size_t l = 0; l < nl; ++l) s.flow[l] = in[k++];
+  forecast_.load(s.forecast, in.subspan(k));
   s.opf->reset_warm_start();
   return n;
 }

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/forecast.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
-#include "powerzoo/grid/dc/merit_order.hpp"
+#include "powerzoo/grid/uc/dispatch_lp.hpp"
+#include "powerzoo/grid/uc/merit_order.hpp"
 
 namespace pz::envs {
 
@@ -41,6 +43,8 @@ struct UnitCommitmentParams {
   double reserve_margin = 0.05;
   bool enable_reserve = true;
   int forecast_horizon = 0;
+  /// Relative load-forecast error one step ahead (envs/forecast.hpp; 0: perfect forecast).
+  double forecast_noise = 0.0;
   double reward_scale = 1e-4;
   double cost_thermal_weight = 1.0;
   double dispatch_preference = 0.01;  ///< α of mc' = mc_c − α·target
@@ -51,12 +55,15 @@ struct UnitCommitmentParams {
 
 /// obs = [status (nu), tis/200 (nu), last/max(pmax,1) (nu), mc_b/max(max|mc_b|,1) (nu),
 /// flow/max(|cap|,1) (nl), Σload/max(Σpmax,1), (Σu·pmax − Σload)/max(Σload,1), sin, cos,
-/// forecast Σload[t+k]/max(Σpmax,1) (k = 1..H)]; action [commit (nu) | dispatch (nu)] ∈ [−1,1].
+/// forecast Σload[t+k]/max(Σpmax,1) (k = 1..H; past the episode's last step its load is held;
+/// with forecast_noise > 0 each value carries the error of envs/forecast.hpp, drawn afresh at
+/// every observation)]; action [commit (nu) | dispatch (nu)] ∈ [−1,1].
 /// costs = [thermal_overload (MW), reserve_shortfall (MW), min_updown (0: masked)].
-/// The exact DC-OPF (one per state, warm-started) dispatches within the ramp windows of the
-/// committed units with the biased linear cost. Screening: the OPF without flow limits is a
-/// continuous knapsack solved exactly by merit order; when its flows (PTDF) are within every
-/// rating it is also the optimum with the limits, and CLP is not called (most steps). The
+/// The exact DC-OPF dispatches within the ramp windows of the committed units with the biased
+/// linear cost. Screening: the OPF without flow limits is a continuous knapsack solved exactly by
+/// merit order; when its flows (PTDF) are within every rating it is also the optimum with the
+/// limits. Otherwise grid::DispatchLp's dual simplex continues from the merit order's basis, and
+/// CLP (one model per state, warm-started) solves only what DispatchLp gives up on. The
 /// dispatch equals CLP's up to rounding (or another optimal vertex if biased costs tie). The
 /// balance may be missed at 1000 $/MWh at the reference bus: unserved load (committed units or
 /// their ramps cannot reach the load; charged at 1000 $/h per MW in the reward, not in
@@ -81,6 +88,11 @@ class UnitCommitment final : public Env {
     std::vector<double> flow;          ///< [n_branch] MW
     std::unique_ptr<grid::DcOpf> opf;  ///< this state's solver (warm start between steps)
     grid::DcOpfResult opf_result;      ///< the last step's OPF answer (buffers reused)
+    ForecastState forecast;            ///< the load forecast's error stream (noise > 0)
+    /// The dispatch LP's own dual simplex (screening on; empty otherwise), and how the dispatches
+    /// of this state were found: merit order, DispatchLp, CLP (counts, for tests and profiling).
+    std::optional<grid::DispatchLp> lp;
+    int64_t n_merit = 0, n_lp = 0, n_clp = 0;
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -91,7 +103,8 @@ class UnitCommitment final : public Env {
             std::span<float> costs, Info* info) const override;
   /// unit_on (1/0) and unit_p_mw [n_units], branch_p_mw [n_branch] of the last dispatch.
   void write_trace(const State& s, std::span<float> out) const override;
-  /// t, start, status, time in state, last dispatch, flows. The solver's warm-start basis is
+  /// t, start, status, time in state, last dispatch, flows (then the forecast error stream when
+  /// forecast_noise > 0). The solver's warm-start basis is
   /// not saved: a restored state re-solves cold (same optimum; ties between equal-cost
   /// dispatches may resolve differently).
   void save_state(const State& s, std::vector<double>& out) const override;
@@ -105,15 +118,20 @@ class UnitCommitment final : public Env {
   double unit_cost(int u, double p) const;
 
  private:
-  void bus_load(int64_t k, std::vector<double>& load) const;
-  void observe(const UcState& s, std::span<float> obs) const;
+  void observe(UcState& s, std::span<float> obs) const;  // draws forecast errors
   int64_t index(const UcState& s, int t) const;
+  /// The dispatch LP at loads f·base_pd with unit bounds o.pmin_mw/pmax_mw and costs
+  /// mc_c + o.linear_cost_delta: merit order, else DispatchLp, else CLP (soft line limits).
+  void dispatch(UcState& s, double f, const grid::DcOpfOverrides& o) const;
 
   UnitCommitmentParams p_;
+  Forecast forecast_;
   EnvSpec spec_;
   std::vector<double> cap_;  // [n_branch] MW, 1e6 = unlimited
   // Screening: merit order on base_pd at the reference bus against cap_ (empty: screening off).
   std::optional<grid::MeritOrder> merit_;
+  // The same screen's LP with the violated ratings as soft limits (copied into every state).
+  std::optional<grid::DispatchLp> lp_;
   double sum_pmax_ = 1, max_abs_b_ = 1, sum_base_pd_ = 0, max_step_cost_ = 0;
 };
 

@@ -31,7 +31,8 @@ void apply_tso_line_ratings(grid::Case& c, double scale);
 std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx);
 
 /// TSO baselines: "all_on" (commit every unit, dispatch 0) and "merit_order" (commit units in
-/// ascending mc_b until load·(1+reserve) is covered). nullopt for another name or env.
+/// ascending mc_b until load·(1+reserve) is covered), "scopf" (tso_scopf.hpp). nullopt for
+/// another name or env.
 std::optional<envs::PolicyFn> tso_baseline(const std::string& name,
                                            std::shared_ptr<const envs::Env> env);
 

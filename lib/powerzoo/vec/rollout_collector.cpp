@@ -72,8 +72,11 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
   if (between && (every <= 0 || steps % every != 0))
     throw core::ConfigError("collect: " + std::to_string(every) + " steps between updates do not " +
                             "divide the " + std::to_string(steps) + " steps of a collection");
-  const auto t0 = std::chrono::steady_clock::now();
-  double between_secs = 0;
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  const auto t0 = Clock::now();
   const envs::EnvSpec& esp = venv_.spec();
   const int N = venv_.n_envs();
   const size_t n_costs = esp.cost_names.size();
@@ -89,10 +92,14 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
   for (int t = 0; t < steps; ++t) {
     const long long step_at = global_step + static_cast<long long>(t) * N;
     std::copy(venv_.obs.begin(), venv_.obs.end(), obs_before_.begin());
+    const auto t_act = Clock::now();
     actor.collect_act(obs_before_.data(), N, rng, actions_.data());
+    const auto t_env = Clock::now();
+    st.act_seconds += std::chrono::duration<double>(t_env - t_act).count();
     check_finite(actions_.data(), N, esp.act_dim, "action", "from the learner for", step_at,
                  [](int j) { return "action[" + std::to_string(j) + "]"; });
     venv_.step_all(actions_.data());
+    st.env_seconds += since(t_env);
     const int na = venv_.n_agents();
     check_finite(venv_.reward.data(), N, na, "reward", "from", step_at,
                  [&](int a) { return agent_column(esp, "reward", a); });
@@ -151,13 +158,12 @@ CollectStats RolloutCollector::collect(core::Actor& actor, core::Rng& rng, int s
     }
     ++st.steps;
     if (between && st.steps % every == 0) {
-      const auto tb = std::chrono::steady_clock::now();
+      const auto tb = Clock::now();
       between();
-      between_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
+      st.between_seconds += since(tb);
     }
   }
-  st.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - between_secs;
+  st.seconds = since(t0) - st.between_seconds;
   return st;
 }
 

@@ -27,6 +27,10 @@ struct CollectStats {
   std::vector<std::vector<double>> episode_costs;  ///< [episodes][n_costs] their cost sums
   double episode_shaped_sum = 0;                   ///< Σ shaped return of those episodes
   double seconds = 0;                              ///< wall time of the collection
+  /// Parts of it (`seconds` holds act and env; the `between` calls are outside it): wall time in
+  /// the actor's collect_act, in VectorEnv::step_all, and in the `between` calls (the learner's
+  /// updates). The rest of `seconds` is the checks, observe() and these sums.
+  double act_seconds = 0, env_seconds = 0, between_seconds = 0;
 };
 
 /// What the envs saw during the latest collect() (time-major), for output.trajectories =

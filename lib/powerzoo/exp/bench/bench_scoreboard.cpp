@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
-#include "powerzoo/exp/train/train.hpp"
+#include "powerzoo/exp/spec/learners.hpp"
 
 namespace pz::exp {
 using Clock = std::chrono::steady_clock;
@@ -50,30 +49,6 @@ GemmShape learner_gemm_shape(const Spec& spec) {
   return g;
 }
 
-double train_steps_per_sec(const Spec& spec_in, int threads, int iterations) {
-  Spec spec = spec_in;
-  spec.learner.total_steps =
-      static_cast<int64_t>(iterations) * spec.learner.rollout_length * spec.vec.n_envs;
-  spec.eval.every_steps = 0;
-  spec.output.checkpoint_every_steps = 0;
-  spec.output.trajectories = "none";
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("powerzoo-bench-" +
-       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  TrainOptions opt;
-  opt.out_dir = dir.string();
-  opt.threads = threads;
-  opt.quiet = true;
-  const auto t0 = Clock::now();
-  train(spec, opt);
-  const double el = seconds_since(t0);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  return static_cast<double>(spec.learner.total_steps) / el;
-}
-
 ScoreRow score_spec(const std::string& spec_path, double seconds) {
   const Spec spec = load_spec(spec_path);
   ScoreRow r;
@@ -97,7 +72,10 @@ ScoreRow score_spec(const std::string& spec_path, double seconds) {
   r.learner_gflops_1 = median(g1), r.learner_gflops_2 = median(g2);
   const GemmShape g = learner_gemm_shape(spec);
   r.sgemm_peak = sgemm_peak_gflops(g.m, g.n, g.k, seconds);
-  r.train_sps_2 = train_steps_per_sec(spec, 2, 4);
+  // The training loop's steady rate (time_training): the warm-up dropped, then at least three
+  // iterations and `seconds` of them, the median of their rates.
+  r.train_2 = time_training(spec, 2, {3, seconds, 1000});
+  r.train_sps_2 = r.train_2.steps_per_sec();
   return r;
 }
 
@@ -114,17 +92,20 @@ std::vector<std::string> scoreboard_specs() {
 std::string scoreboard_table(const std::vector<ScoreRow>& rows) {
   std::string out;
   char buf[400];
-  std::snprintf(buf, sizeof buf, "%-23s %5s | %10s %10s %5s | %10s %10s %5s | %7s %7s %6s | %10s\n",
-                "task", "envs", "env 1t/s", "env 2t/s", "2/1", "learn 1t", "learn 2t", "2/1",
-                "GF 1t", "peak", "% peak", "train 2t/s");
+  std::snprintf(buf, sizeof buf,
+                "%-23s %5s | %10s %10s %5s | %10s %10s %5s | %7s %7s %6s | %10s %-11s\n", "task",
+                "envs", "env 1t/s", "env 2t/s", "2/1", "learn 1t", "learn 2t", "2/1", "GF 1t",
+                "peak", "% peak", "train 2t/s", "env/act/upd/other %");
   out += buf;
   for (const auto& r : rows) {
-    std::snprintf(
-        buf, sizeof buf,
-        "%-23s %5d | %10.0f %10.0f %5.2f | %10.0f %10.0f %5.2f | %7.1f %7.1f %5.0f%% | %10.0f\n",
-        r.task.c_str(), r.n_envs, r.env_sps_1, r.env_sps_2, r.env_sps_2 / r.env_sps_1,
-        r.learner_sps_1, r.learner_sps_2, r.learner_sps_2 / r.learner_sps_1, r.learner_gflops_1,
-        r.sgemm_peak, 100.0 * r.learner_gflops_1 / r.sgemm_peak, r.train_sps_2);
+    const PhaseShares sh = r.train_2.shares();
+    std::snprintf(buf, sizeof buf,
+                  "%-23s %5d | %10.0f %10.0f %5.2f | %10.0f %10.0f %5.2f | %7.1f %7.1f %5.0f%% | "
+                  "%10.0f %.0f/%.0f/%.0f/%.0f\n",
+                  r.task.c_str(), r.n_envs, r.env_sps_1, r.env_sps_2, r.env_sps_2 / r.env_sps_1,
+                  r.learner_sps_1, r.learner_sps_2, r.learner_sps_2 / r.learner_sps_1,
+                  r.learner_gflops_1, r.sgemm_peak, 100.0 * r.learner_gflops_1 / r.sgemm_peak,
+                  r.train_sps_2, 100 * sh.env, 100 * sh.act, 100 * sh.update, 100 * sh.other);
     out += buf;
   }
   return out;
@@ -145,7 +126,8 @@ std::string scoreboard_json(const std::vector<ScoreRow>& rows,
                  {"learner_gflops_1_thread", r.learner_gflops_1},
                  {"learner_gflops_2_threads", r.learner_gflops_2},
                  {"sgemm_peak_gflops_1_core", r.sgemm_peak},
-                 {"train_steps_per_sec_2_threads", r.train_sps_2}});
+                 {"train_steps_per_sec_2_threads", r.train_sps_2},
+                 {"train_2_threads", training_json(r.train_2)}});
   nlohmann::json d = nlohmann::json::array();
   for (const auto& r : dcopf)
     d.push_back(

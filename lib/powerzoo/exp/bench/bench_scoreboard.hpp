@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powerzoo/exp/bench/bench.hpp"
+#include "powerzoo/exp/bench/bench_training.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 
 namespace pz::exp {
@@ -21,11 +22,6 @@ struct GemmShape {
 };
 GemmShape learner_gemm_shape(const Spec& spec);
 
-/// End-to-end training rate: exp::train on `threads` workers for `iterations` rollouts of the
-/// spec (no evaluation, checkpoints or trajectories; a temporary run directory), in env steps
-/// per second of wall time including learner updates.
-double train_steps_per_sec(const Spec& spec, int threads, int iterations);
-
 /// One scoreboard row (all rates per second; ratio = 2 threads / 1 thread).
 struct ScoreRow {
   std::string task, spec_path;  ///< task: the spec's experiment name
@@ -33,8 +29,9 @@ struct ScoreRow {
   double env_sps_1 = 0, env_sps_2 = 0;
   double learner_sps_1 = 0, learner_sps_2 = 0;
   double learner_gflops_1 = 0, learner_gflops_2 = 0;
-  double sgemm_peak = 0;  ///< GFLOP/s at this task's learner shape, one core
-  double train_sps_2 = 0;
+  double sgemm_peak = 0;   ///< GFLOP/s at this task's learner shape, one core
+  double train_sps_2 = 0;  ///< = train_2.steps_per_sec()
+  TrainingTiming train_2;  ///< the training loop on 2 threads (time_training)
 };
 
 /// The scoreboard row of one spec, labelled by its experiment name (`seconds` per measurement).
@@ -45,7 +42,8 @@ ScoreRow score_spec(const std::string& spec_path, double seconds);
 std::vector<std::string> scoreboard_specs();
 
 /// Rows as a fixed-width table, and as JSON: {"blas_kernel", "tasks": [objects with the ScoreRow
-/// fields], "dcopf": [{"case", "cold_us", "warm_us", "reps"}]}.
+/// fields, "train_2_threads": training_json(train_2)], "dcopf": [{"case", "cold_us", "warm_us",
+/// "reps"}]}.
 std::string scoreboard_table(const std::vector<ScoreRow>& rows);
 std::string scoreboard_json(const std::vector<ScoreRow>& rows,
                             const std::vector<DcOpfBenchResult>& dcopf,

@@ -81,7 +81,9 @@ herr_t visit_cb(hid_t, const char* name, const H5O_info_t* info, void* data) {
   return 0;
 }
 
-/// Inspects one .h5 file: returns false if it is not a run or baseline result file.
+/// Inspects one .h5 file: returns false if it is not a run, baseline or eval result file. An
+/// eval file (`powerzoo eval --out`) is told by its root attribute "checkpoint"; its policy is
+/// reported as "eval".
 bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
              std::vector<std::string>* eval_cols, std::string* status, std::string* reason) {
   policy->clear();
@@ -96,6 +98,7 @@ bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f >= 0) {
     *policy = root_str_attr(f, "policy");
+    if (policy->empty() && !is_run_h5 && !root_str_attr(f, "checkpoint").empty()) *policy = "eval";
     *status = root_str_attr(f, "status");
     *reason = root_str_attr(f, "status_reason");
     ok = (is_run_h5 || !policy->empty()) && H5Lexists(f, "config", H5P_DEFAULT) > 0 &&
@@ -241,7 +244,7 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
     r.status = status;
     r.status_reason = reason;
     r.file = f;
-    r.kind = policy.empty() ? "run" : "baseline:" + policy;
+    r.kind = policy.empty() ? "run" : policy == "eval" ? "eval" : "baseline:" + policy;
     try {
       r.resolved = io::read_string(f, "config/resolved");
       const EvalLayout layout = read_eval_layout(f);  // tables use flat names (main split bare)

@@ -30,7 +30,8 @@ SeedStats seed_stats(const std::vector<double>& xs, int resamples = kBootstrapRe
 /// One result file found under the directory.
 struct RunRecord {
   std::string file;
-  std::string kind;  ///< "run" for run.h5, "baseline:<policy>" for baseline files
+  std::string kind;  ///< "run" for run.h5, "baseline:<policy>" for baseline files, "eval" for
+                     ///< eval files (`powerzoo eval --out`: a checkpoint's evaluation)
   int64_t seed = 0;
   std::string config_key;  ///< kind + canonical TOML with experiment seed/name/out_dir cleared
   std::string resolved;    ///< /config/resolved as stored

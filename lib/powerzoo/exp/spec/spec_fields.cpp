@@ -20,7 +20,7 @@ constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 
 bool pos(double x) { return x > 0; }
 bool nonneg(double x) { return x >= 0; }
-bool unit(double x) { return x >= 0 && x <= 1; }
+[[maybe_unused]] bool unit(double x) { return x >= 0 && x <= 1; }
 
 using core::choice_list;
 template <class E>
@@ -29,7 +29,8 @@ using Names = core::ChoiceNames<E>;
 ParamDef I(const char* key, int64_t lo, int64_t hi, const char* doc) {
   return core::int_param(key, 0, lo, hi, doc);
 }
-ParamDef F(const char* key, bool (*ok)(double), const char* expected, const char* doc) {
+[[maybe_unused]] ParamDef F(const char* key, bool (*ok)(double), const char* expected,
+                             const char* doc) {
   return core::float_param(key, 0.0, ok, expected, doc);
 }
 ParamDef S(const char* key, const char* doc) { return core::str_param(key, "", doc); }

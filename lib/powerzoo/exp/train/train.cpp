@@ -34,6 +34,7 @@
 #include "powerzoo/exp/spec/data_files.hpp"
 #include "powerzoo/exp/spec/spec_migrate.hpp"
 #include "powerzoo/exp/train/progress_line.hpp"
+#include "powerzoo/exp/train/train_row.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
 #include "powerzoo/vec/rollout_collector.hpp"
@@ -134,53 +135,6 @@ void write_eval_records(io::RunFile& out, const Spec& spec, const MetricHistory&
     write_trajectories(
         out, "trajectories/" + spec.eval.splits[s] + "/step_" + std::to_string(step) + "/",
         traj[s]);
-}
-
-// Env-side columns of a train row from one collection of T·N transitions.
-void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N,
-                         std::map<std::string, double>& m);
-
-// The step, time and throughput columns of a train row, then the rollout's, the [log]
-// percentiles and weight statistics; returns the row as recorded (the [log] levels' columns).
-std::map<std::string, double> add_step_metrics(const vec::CollectStats& st,
-                                               const envs::EnvSpec& esp, int N, int T,
-                                               long long steps, double wall, double iter_seconds,
-                                               const LogSection& log, const rl::Learner& learner,
-                                               std::map<std::string, double>& m) {
-  m["global_step"] = static_cast<double>(steps);
-  m["wall_time"] = wall;
-  m["throughput/train_sps"] = T * N / std::max(iter_seconds, 1e-9);
-  m["throughput/env_sps"] = T * N / std::max(st.seconds, 1e-9);
-  add_rollout_metrics(st, esp, N, m);
-  add_percentiles(m, "episode_return_", "", st.episode_returns, log.percentiles);
-  for (size_t j = 0; j < esp.cost_names.size() && !log.percentiles.empty(); ++j) {
-    std::vector<double> c;
-    for (const auto& ep : st.episode_costs) c.push_back(j < ep.size() ? ep[j] : 0.0);
-    add_percentiles(m, "episode_cost_", "/" + esp.cost_names[j], c, log.percentiles);
-  }
-  if (std::find(log.level.begin(), log.level.end(), "weights") != log.level.end()) {
-    std::vector<std::span<const float>> params;
-    learner.trainable_parameters(params);
-    add_weight_stats(m, params, log.percentiles);
-  }
-  return filter_levels(m, log.level);
-}
-
-void add_rollout_metrics(const vec::CollectStats& st, const envs::EnvSpec& esp, int N,
-                         std::map<std::string, double>& m) {
-  const int TN = st.steps * N;
-  m["rollout/reward_mean"] = st.reward_sum / TN;
-  for (size_t j = 0; j < st.cost_sum.size(); ++j)
-    m["rollout/cost_" + esp.cost_names[j]] = st.cost_sum[j] / TN;
-  if (!st.episode_returns.empty()) {
-    double s = 0;
-    for (double r : st.episode_returns) s += r;
-    m["episode_return"] = s / st.episode_returns.size();
-    m["episode_shaped_return"] = st.episode_shaped_sum / st.episode_returns.size();
-  } else {
-    m["episode_return"] = NAN;
-    m["episode_shaped_return"] = NAN;
-  }
 }
 
 // Throws core::ConfigError unless the checkpoint's spec equals `resolved` up to learner.total_steps
@@ -385,6 +339,21 @@ void set_status(io::RunFile& out, const std::string& status, const std::string& 
   }
 }
 
+// Each metric's mean over the updates of an iteration that reported it.
+std::map<std::string, double> mean_metrics(
+    const std::map<std::string, std::pair<double, int>>& sums) {
+  std::map<std::string, double> metrics;
+  for (const auto& [k, s] : sums) metrics[k] = s.second == 1 ? s.first : s.first / s.second;
+  return metrics;
+}
+
+// Whether the run goes on after an iteration: TrainOptions::on_iteration's answer, if it is set.
+bool after_iteration(const TrainOptions& opt, long long steps, double seconds,
+                     const vec::CollectStats& st, bool learned) {
+  return !opt.on_iteration || opt.on_iteration({steps, seconds, st.env_seconds, st.act_seconds,
+                                                st.between_seconds, learned});
+}
+
 void print_end(const TrainResult& r, bool quiet, double wall) {
   if (r.stopped_by != 0)  // even with --quiet: the log of a preempted job says why it ended
     std::cout << "interrupted by " << core::signal_name(r.stopped_by) << " at step " << r.steps
@@ -548,8 +517,7 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
       };
       const vec::CollectStats st =
           collector.collect(*learner, rngs.action, T, steps, learner->update_every(), learn);
-      std::map<std::string, double> metrics;
-      for (const auto& [k, s] : sums) metrics[k] = s.second == 1 ? s.first : s.first / s.second;
+      std::map<std::string, double> metrics = mean_metrics(sums);
       check_finite_metrics(metrics, steps, ctr.iteration);
       steps += static_cast<long long>(T) * N;
       ++ctr.iteration;
@@ -559,6 +527,7 @@ TrainResult train(const Spec& spec_in, const TrainOptions& opt) {
       cadence(false);
       out.flush();
       if (!opt.quiet) progress.iteration(steps, wall(), metrics, learner->status());
+      if (!after_iteration(opt, 1LL * T * N, since(t_iter), st, !sums.empty())) break;
       if ((result.stopped_by = core::stop_signal()) != 0) break;
     }
     if (result.stopped_by == 0) {

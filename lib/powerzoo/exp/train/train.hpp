@@ -1,6 +1,7 @@
 // Training loop: collection and learner updates, cadence of evaluation, checkpoints and logging.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,16 @@
 #include "powerzoo/exp/spec/spec.hpp"
 
 namespace pz::exp {
+
+/// One training iteration's wall time and its parts (steady clock), for `powerzoo bench`.
+struct IterationTiming {
+  long long steps = 0;        ///< env transitions of the iteration (T·N)
+  double seconds = 0;         ///< the whole iteration: collection, updates, train row, logging
+  double env_seconds = 0;     ///< in VectorEnv::step_all (the envs, on the pool)
+  double act_seconds = 0;     ///< in the learner's collect_act (policy forward and sampling)
+  double update_seconds = 0;  ///< in the learner's update() calls
+  bool learned = false;       ///< an update() of the iteration trained (reported metrics)
+};
 
 struct TrainOptions {
   std::string out_dir;  ///< run directory to use as is ("" = out_dir/name/<timestamp>)
@@ -26,6 +37,9 @@ struct TrainOptions {
   /// Take the run directory's exp::RunLock for the run (false: the caller holds it already, as a
   /// sweep trial does before it records the trial as running).
   bool take_lock = true;
+  /// Called after each iteration (its train row recorded, due evaluations and checkpoints
+  /// written); returning false ends the run there as if learner.total_steps were reached.
+  std::function<bool(const IterationTiming&)> on_iteration;
 };
 
 struct TrainResult {

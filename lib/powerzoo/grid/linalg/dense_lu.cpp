@@ -8,6 +8,19 @@
 namespace pz::grid {
 
 DenseLu::DenseLu(std::vector<double> a, int n) : n_(n), a_(std::move(a)), piv_(n) {
+  factor_in_place();
+}
+
+bool DenseLu::factor(const double* a, int n) {
+  n_ = n;
+  a_.assign(a, a + static_cast<size_t>(n) * n);
+  piv_.resize(n);
+  ok_ = true;
+  factor_in_place();
+  return ok_;
+}
+
+void DenseLu::factor_in_place() {
   double scale = 0;
   for (double x : a_) scale = std::max(scale, std::fabs(x));
   const double tiny = scale * 1e-13;
@@ -54,6 +67,22 @@ void DenseLu::solve(double* x) const {
     for (int j = i + 1; j < n_; ++j) s -= ri[j] * x[j];
     x[i] = s / ri[i];
   }
+}
+
+// A = Pᵀ·L·U, so Aᵀ = Uᵀ·Lᵀ·P: forward with Uᵀ, backward with Lᵀ (unit diagonal), then the row
+// swaps undone in reverse order.
+void DenseLu::solve_transposed(double* x) const {
+  for (int i = 0; i < n_; ++i) {
+    double s = x[i];
+    for (int j = 0; j < i; ++j) s -= a_[static_cast<size_t>(j) * n_ + i] * x[j];
+    x[i] = s / a_[static_cast<size_t>(i) * n_ + i];
+  }
+  for (int i = n_ - 1; i >= 0; --i) {
+    double s = x[i];
+    for (int j = i + 1; j < n_; ++j) s -= a_[static_cast<size_t>(j) * n_ + i] * x[j];
+    x[i] = s;
+  }
+  for (int k = n_ - 1; k >= 0; --k) std::swap(x[k], x[piv_[k]]);
 }
 
 }  // namespace pz::grid

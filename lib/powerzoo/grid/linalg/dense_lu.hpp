@@ -17,14 +17,21 @@ class DenseLu {
   /// largest |entry| of `a` (numerically singular); solve() must not be called then.
   DenseLu(std::vector<double> a, int n);
 
+  /// Factors a [n x n] (row-major, copied) in place of the current factors, reusing their storage
+  /// (no allocation once grown); returns ok().
+  bool factor(const double* a, int n);
+
   bool ok() const { return ok_; }
   int size() const { return n_; }
 
   /// Solves A x = rhs in place: x [n] holds rhs on entry and the solution on return.
   void solve(double* x) const;
+  /// Solves Aᵀ x = rhs in place (the simplex's duals and pivot rows).
+  void solve_transposed(double* x) const;
 
  private:
   double& at(int i, int j) { return a_[static_cast<std::size_t>(i) * n_ + j]; }
+  void factor_in_place();
 
   int n_ = 0;
   std::vector<double> a_;  // L (unit diagonal, below) and U (on and above), row-major [n x n]

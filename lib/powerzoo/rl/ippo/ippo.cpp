@@ -5,7 +5,6 @@
 #include "powerzoo/rl/ippo/ippo.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -136,13 +135,6 @@ struct IppoLearner::Impl {
     std::fill(step_cost.begin(), step_cost.end(), 0.0);
     episodes = 0;
     cost_samples = 0;
-  }
-  /// Runs fn(g) for every group in group order, each group's learner on the whole pool (its
-  /// row blocks, up to four per batch, spread over the workers). Running the groups in parallel
-  /// instead (one per worker) left a worker idle whenever the group count is not a multiple of
-  /// the thread count: DERs' three typed groups on two threads gained only 1.5×.
-  void for_groups(const std::function<void(size_t)>& fn) {
-    for (size_t g = 0; g < groups.size(); ++g) fn(g);
   }
 };
 
@@ -297,11 +289,13 @@ std::map<std::string, double> IppoLearner::update(core::Rng& rng) {
   for (size_t g = 0; g < G; ++g) shuffle.emplace_back(rng.next_u64(), g);
   std::vector<std::map<std::string, double>> res(G);
   // IPPO-Lagrangian: the groups update with the team λ (set on each after the last dual step)
-  // and do no dual step of their own.
+  // and do no dual step of their own (plain IPPO's groups have no costs, so update_policy is
+  // their whole update). The groups' phases run side by side (PpoLearner::update_policies).
   const bool team_dual = s.n_costs > 0;
-  s.for_groups([&](size_t g) {
-    res[g] = team_dual ? s.learners[g].update_policy(shuffle[g]) : s.learners[g].update(shuffle[g]);
-  });
+  std::vector<PpoLearner*> ls;
+  std::vector<core::Rng*> rngs;
+  for (size_t g = 0; g < G; ++g) ls.push_back(&s.learners[g]), rngs.push_back(&shuffle[g]);
+  res = PpoLearner::update_policies(ls, rngs, s.pool);
   std::map<std::string, double> out;
   if (G == 1) {
     out = res[0];

@@ -54,10 +54,11 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 /// LagrangeDuals::update with Ĵ_C = the mean scaled cost of the team's episodes that ended in the
 /// rollout (none ended: mean per-step cost × horizon), and every group takes the new λ.
 ///
-/// Threads: acting, collection and update() run the groups one after the other, each on the
-/// whole pool (its row blocks). A PpoLearner's result does not depend on its pool and group g's
-/// shuffle stream is drawn from `rng` in group order before any work, so every thread count
-/// gives the same bytes.
+/// Threads: acting and collection run the groups one after the other, each on the whole pool
+/// (its row blocks); update() runs the groups' phases side by side (PpoLearner::update_policies:
+/// every group's row blocks of a phase in one pool batch). A PpoLearner's result does not depend
+/// on its pool and group g's shuffle stream is drawn from `rng` in group order before any work,
+/// so every thread count gives the same bytes.
 class IppoLearner final : public Learner {
  public:
   /// Groups by [ippo] sharing (ippo_groups), then builds the groups' PpoLearners in group

@@ -80,64 +80,91 @@ const float* Mlp::forward(const float* params, const float* x, int B, MlpWorkspa
   return ws.act.back().data();
 }
 
+void Mlp::gather_rows(const MlpWorkspace& src, const int* rows, int n, MlpWorkspace& dst) const {
+  ensure(n, dst);
+  for (size_t i = 0; i + 1 < layers_.size(); ++i) {
+    const size_t w = static_cast<size_t>(layers_[i].out);
+    for (int r = 0; r < n; ++r)
+      std::copy_n(src.act[i].data() + static_cast<size_t>(rows[r]) * w, w,
+                  dst.act[i].data() + static_cast<size_t>(r) * w);
+  }
+}
+
 void Mlp::backward(const float* params, const float* x, int B, const float* dout, MlpWorkspace& ws,
-                   float* grad, float* dx_out) const {
+                   float* grad, float* dx_out, int dx_from) const {
   const size_t nb = static_cast<size_t>(B);
+  if (B == 0) {
+    for (const Layer& l : layers_) {
+      if (grad == nullptr) break;
+      vec(grad + l.w_off, static_cast<size_t>(l.in) * l.out).fill(0.0f);
+      vec(grad + l.b_off, l.out).fill(0.0f);
+    }
+    return;
+  }
   const float* d = dout;
   bool use_a = true;
+  bool db_done = false;  // layer ii's bias gradient was summed in the pass that wrote d
   const bool tanh = activation_ == Activation::kTanh;
   for (size_t ii = layers_.size(); ii-- > 0;) {
     const Layer& l = layers_[ii];
     const float* xin = (ii == 0) ? x : ws.act[ii - 1].data();
     if (grad != nullptr) {
-      auto gw = mat(grad + l.w_off, l.in, l.out);
-      auto gb = vec(grad + l.b_off, l.out);
-      if (B == 0) {
-        gw.fill(0.0f);
-        gb.fill(0.0f);
-        continue;
-      }
       // dW [in, out] = X^T [in, B] · D [B, out]; db [out] = D^T [out, B] · 1 [B].
+      auto gw = mat(grad + l.w_off, l.in, l.out);
       gemm(mat(xin, nb, l.in), mat(d, nb, l.out), gw, true, false, 0.0f);
       // db as a sum of rows in row order, each row one vectorized add. (Neither xt::sum, whose
       // lane split follows the alignment of d, nor OpenBLAS sgemv, whose results were seen to
       // vary between runs with a pool of workers, is reproducible bit for bit.)
-      xt::noalias(gb) = vec(d, l.out);
-      for (size_t r = 1; r < nb; ++r) gb += vec(d + r * l.out, l.out);
+      if (!db_done) {
+        auto gb = vec(grad + l.b_off, l.out);
+        xt::noalias(gb) = vec(d, l.out);
+        for (size_t r = 1; r < nb; ++r) gb += vec(d + r * l.out, l.out);
+      }
     }
-    if (B == 0) continue;
     if (ii == 0) {
       if (dx_out != nullptr) {  // dLoss/dx = D · W0^T: the input has no activation
-        auto dx = mat(dx_out, nb, l.in);
-        gemm(mat(d, nb, l.out), mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
+        // Columns dx_from… of dx are D times the rows dx_from… of W0 (row-major [in, out]).
+        const size_t cols = static_cast<size_t>(l.in - dx_from);
+        auto dx = mat(dx_out, nb, cols);
+        gemm(mat(d, nb, l.out),
+             mat(params + l.w_off + static_cast<size_t>(dx_from) * l.out, cols, l.out), dx, false,
+             true, 0.0f);
       }
       break;
     }
     // dX [B, in] = D [B, out] · W^T [out, in], then through the activation: · (1 − h²) for tanh,
-    // · [h > 0] for ReLU.
+    // · [h > 0] for ReLU. Row by row, each finished row is added at once into the bias gradient
+    // of layer ii − 1 (the same row-order sum, one pass over dX instead of two).
     float* dn = use_a ? ws.delta_a.data() : ws.delta_b.data();
     use_a = !use_a;
-    auto dx = mat(dn, nb, l.in);
-    const auto xm = mat(xin, nb, l.in);
-    if (l.out == 1) {  // rank one: row r of dX is d_r·w^T, fused with the activation derivative
-      const auto w = vec(params + l.w_off, l.in);
-      for (size_t r = 0; r < nb; ++r) {
-        auto dr = vec(dn + r * l.in, l.in);
-        const auto hr = vec(xin + r * l.in, l.in);
-        if (tanh) {
-          xt::noalias(dr) = d[r] * w * (1.0f - hr * hr);
-        } else {
-          xt::noalias(dr) = xt::where(hr > 0.0f, d[r] * w, 0.0f);
-        }
-      }
-    } else {
+    float* gbn = grad != nullptr ? grad + layers_[ii - 1].b_off : nullptr;
+    const bool rank_one = l.out == 1;  // row r of dX is d_r·w^T, fused with the derivative
+    if (!rank_one) {
+      auto dx = mat(dn, nb, l.in);
       gemm(mat(d, nb, l.out), mat(params + l.w_off, l.in, l.out), dx, false, true, 0.0f);
-      if (tanh) {
-        xt::noalias(dx) = dx * (1.0f - xm * xm);
+    }
+    const auto w = vec(params + l.w_off, l.in);
+    for (size_t r = 0; r < nb; ++r) {
+      auto dr = vec(dn + r * l.in, l.in);
+      const auto hr = vec(xin + r * l.in, l.in);
+      if (rank_one && tanh) {
+        xt::noalias(dr) = d[r] * w * (1.0f - hr * hr);
+      } else if (rank_one) {
+        xt::noalias(dr) = xt::where(hr > 0.0f, d[r] * w, 0.0f);
+      } else if (tanh) {
+        xt::noalias(dr) = dr * (1.0f - hr * hr);
       } else {
-        xt::noalias(dx) = xt::where(xm > 0.0f, dx, 0.0f);
+        xt::noalias(dr) = xt::where(hr > 0.0f, dr, 0.0f);
+      }
+      if (gbn == nullptr) continue;
+      auto gb = vec(gbn, l.in);
+      if (r == 0) {
+        xt::noalias(gb) = dr;
+      } else {
+        gb += dr;
       }
     }
+    db_done = gbn != nullptr;
     d = dn;
   }
 }

@@ -49,9 +49,14 @@ class Mlp {
 
   /// Backward pass after forward(params, x, B, ws): dout [B, out] is dLoss/dOutput. Writes (does
   /// not accumulate) dLoss/dParams into grad at this network's offsets (grad == nullptr: no
-  /// parameter gradient) and, if dx != nullptr, dLoss/dx [B, in] into dx.
+  /// parameter gradient; x is then not read) and, if dx != nullptr, dLoss/dx into dx: the input
+  /// columns dx_from … in − 1 only, [B, in − dx_from].
   void backward(const float* params, const float* x, int B, const float* dout, MlpWorkspace& ws,
-                float* grad, float* dx = nullptr) const;
+                float* grad, float* dx = nullptr, int dx_from = 0) const;
+
+  /// Copies rows[0..n) of src's hidden activations (a forward's workspace) into dst, sized for
+  /// n rows, so that backward(…, n, …, dst, …) runs on those rows alone.
+  void gather_rows(const MlpWorkspace& src, const int* rows, int n, MlpWorkspace& dst) const;
 
  private:
   void ensure(int B, MlpWorkspace& ws) const;

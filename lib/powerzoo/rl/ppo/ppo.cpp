@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/rl/action_box.hpp"
 #include "powerzoo/rl/nn/beta.hpp"
 #include "powerzoo/rl/nn/mlp.hpp"
@@ -224,53 +226,104 @@ void PpoLearner::set_max_block_rows(int rows) {
 }
 
 std::map<std::string, double> PpoLearner::update(const Rollout& r, core::Rng& shuffle_rng) {
-  Impl& s = *impl_;
-  s.check_rollout(r);
-  const int N = r.N, n_mb = s.cfg.n_minibatches;
-  if (N % n_mb != 0) {
-    throw core::ConfigError("PPO n_minibatches = " + std::to_string(n_mb) +
-                            " must divide n_envs = " + std::to_string(N));
-  }
-  const int mb = N / n_mb;
-  s.perm.resize(N);
-  s.mb_cols.resize(mb);
-  LossStats sum;
-  double grad_norm_sum = 0.0;
-  for (int e = 0; e < s.cfg.n_epochs; ++e) {
-    std::iota(s.perm.begin(), s.perm.end(), 0);
-    for (int i = N - 1; i > 0; --i) {  // Fisher–Yates
-      const int j = static_cast<int>(shuffle_rng.below(static_cast<uint64_t>(i) + 1));
-      std::swap(s.perm[i], s.perm[j]);
-    }
-    for (int k = 0; k < n_mb; ++k) {
-      std::copy(s.perm.begin() + k * mb, s.perm.begin() + (k + 1) * mb, s.mb_cols.begin());
-      LossStats st;
-      s.prepare(r, s.mb_cols.data(), mb, nullptr, nullptr);
-      const double total = s.loss(r, s.mb_cols.data(), mb, s.grad.data(), &st);
-      if (!std::isfinite(total)) {
-        throw core::RunError("PPO update: non-finite loss at epoch " + std::to_string(e) +
-                             ", minibatch " + std::to_string(k));
-      }
-      const double gn =
-          adam_step(s.params, s.grad, s.adam_m, s.adam_v, ++s.step, s.cfg.learning_rate, 0.9, 0.999,
-                    s.cfg.adam_eps, s.cfg.weight_decay, s.cfg.max_grad_norm, s.pool);
-      if (!std::isfinite(gn)) {
-        throw core::RunError("PPO update: non-finite gradient at epoch " + std::to_string(e) +
-                             ", minibatch " + std::to_string(k));
-      }
-      sum.add(st);
-      grad_norm_sum += gn;
-    }
-  }
-  // PowerZooJax's seed PPO trainer (nnx-ppo): the normalizer folds in the rollout's raw
-  // observations after the update.
-  if (s.cfg.normalize_obs) s.norm.merge(r.obs.data(), r.T * r.N);
+  return update_many({this}, {&r}, {&shuffle_rng}, impl_->pool)[0];
+}
 
-  const double scale = 1.0 / (static_cast<double>(s.cfg.n_epochs) * n_mb);
-  std::map<std::string, double> metrics;
-  fill_metrics(sum, scale, metrics, s.n_costs > 0, !s.beta);
-  metrics["grad_norm"] = grad_norm_sum * scale;
-  return metrics;
+namespace {
+
+/// Runs task(g, t) for t < counts[g] of every learner g in one batch on the pool (inline without
+/// a pool or with at most one task).
+void run_all(core::ThreadPool* pool, const std::vector<int>& counts,
+             const std::function<void(size_t, size_t)>& task) {
+  std::vector<size_t> off(counts.size() + 1, 0);
+  for (size_t g = 0; g < counts.size(); ++g) off[g + 1] = off[g] + counts[g];
+  auto one = [&](size_t i) {
+    const size_t g = std::upper_bound(off.begin(), off.end(), i) - off.begin() - 1;
+    task(g, i - off[g]);
+  };
+  if (pool != nullptr && off.back() > 1) {
+    pool->run_blocks(off.back(), one);
+  } else {
+    for (size_t i = 0; i < off.back(); ++i) one(i);
+  }
+}
+
+}  // namespace
+
+std::vector<std::map<std::string, double>> PpoLearner::update_many(
+    const std::vector<PpoLearner*>& ls, const std::vector<const Rollout*>& rs,
+    const std::vector<core::Rng*>& rngs, core::ThreadPool* pool) {
+  const size_t G = ls.size();
+  const int n_epochs = ls[0]->impl_->cfg.n_epochs, n_mb = ls[0]->impl_->cfg.n_minibatches;
+  std::vector<int> mb(G), cnt(G);
+  for (size_t g = 0; g < G; ++g) {
+    Impl& s = *ls[g]->impl_;
+    s.check_rollout(*rs[g]);
+    if (s.cfg.n_epochs != n_epochs || s.cfg.n_minibatches != n_mb)
+      throw core::ConfigError("PPO update of several learners: n_epochs and n_minibatches differ");
+    const int N = rs[g]->N;
+    if (N % n_mb != 0) {
+      throw core::ConfigError("PPO n_minibatches = " + std::to_string(n_mb) +
+                              " must divide n_envs = " + std::to_string(N));
+    }
+    mb[g] = N / n_mb;
+    s.perm.resize(N);
+    s.mb_cols.resize(mb[g]);
+  }
+  std::vector<LossStats> sum(G);
+  std::vector<double> grad_norm_sum(G, 0.0);
+  auto each = [&](auto fn) {
+    for (size_t g = 0; g < G; ++g) fn(*ls[g]->impl_, *rs[g], g);
+  };
+  for (int e = 0; e < n_epochs; ++e) {
+    each([&](Impl& s, const Rollout& r, size_t g) {
+      std::iota(s.perm.begin(), s.perm.end(), 0);
+      for (int i = r.N - 1; i > 0; --i) {  // Fisher–Yates
+        const int j = static_cast<int>(rngs[g]->below(static_cast<uint64_t>(i) + 1));
+        std::swap(s.perm[i], s.perm[j]);
+      }
+    });
+    for (int k = 0; k < n_mb; ++k) {
+      each([&](Impl& s, const Rollout& r, size_t g) {
+        std::copy(s.perm.begin() + k * mb[g], s.perm.begin() + (k + 1) * mb[g], s.mb_cols.begin());
+        cnt[g] = s.prepare_setup(r, s.mb_cols.data(), mb[g], true);
+      });
+      run_all(pool, cnt, [&](size_t g, size_t t) { ls[g]->impl_->prepare_task(t); });
+      each([&](Impl& s, const Rollout&, size_t g) { cnt[g] = s.gae_setup(); });
+      run_all(pool, cnt, [&](size_t g, size_t t) { ls[g]->impl_->gae_task(t); });
+      each([&](Impl& s, const Rollout& r, size_t g) {
+        cnt[g] = s.loss_setup(r, s.mb_cols.data(), mb[g], s.grad.data());
+      });
+      run_all(pool, cnt, [&](size_t g, size_t t) { ls[g]->impl_->loss_task(t); });
+      each([&](Impl& s, const Rollout&, size_t g) {
+        LossStats st;
+        const double total = s.loss_finish(&st);
+        if (!std::isfinite(total)) {
+          throw core::RunError("PPO update: non-finite loss at epoch " + std::to_string(e) +
+                               ", minibatch " + std::to_string(k));
+        }
+        const double gn =
+            adam_step(s.params, s.grad, s.adam_m, s.adam_v, ++s.step, s.cfg.learning_rate, 0.9,
+                      0.999, s.cfg.adam_eps, s.cfg.weight_decay, s.cfg.max_grad_norm, s.pool);
+        if (!std::isfinite(gn)) {
+          throw core::RunError("PPO update: non-finite gradient at epoch " + std::to_string(e) +
+                               ", minibatch " + std::to_string(k));
+        }
+        sum[g].add(st);
+        grad_norm_sum[g] += gn;
+      });
+    }
+  }
+  std::vector<std::map<std::string, double>> out(G);
+  each([&](Impl& s, const Rollout& r, size_t g) {
+    // PowerZooJax's seed PPO trainer (nnx-ppo): the normalizer folds in the rollout's raw
+    // observations after the update.
+    if (s.cfg.normalize_obs) s.norm.merge(r.obs.data(), r.T * r.N);
+    const double scale = 1.0 / (static_cast<double>(n_epochs) * n_mb);
+    fill_metrics(sum[g], scale, out[g], s.n_costs > 0, !s.beta);
+    out[g]["grad_norm"] = grad_norm_sum[g] * scale;
+  });
+  return out;
 }
 
 double PpoLearner::loss_and_grad(const Rollout& r, const std::vector<int>& env_cols,

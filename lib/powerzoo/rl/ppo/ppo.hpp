@@ -56,6 +56,14 @@ class PpoLearner final : public Learner {
   /// moves one team dual for all its groups and sets them with set_log_lambdas). Throws
   /// core::RunError if the rollout is not complete.
   std::map<std::string, double> update_policy(core::Rng& rng);
+  /// update_policy(*rngs[g]) of every learner g (IPPO's groups), their phases side by side: the
+  /// row blocks of all learners' minibatch preparation, then of their GAE, then of their losses
+  /// share one pool batch each, so learners too small to keep the workers busy alone fill them
+  /// together. Every learner's result is that of its own update_policy (the same bytes). All must
+  /// have the same n_epochs and n_minibatches (core::ConfigError otherwise).
+  static std::vector<std::map<std::string, double>> update_policies(
+      const std::vector<PpoLearner*>& learners, const std::vector<core::Rng*>& rngs,
+      core::ThreadPool* pool);
   /// "lambda/<constraint>" for PPO-Lagrangian, else empty.
   std::map<std::string, double> status() const override;
   /// The registered name and (PPO-Lagrangian, n_costs() entries) the constraints as in
@@ -153,6 +161,11 @@ class PpoLearner final : public Learner {
   void load(const core::StateDict& sd) override;
 
  private:
+  /// The epochs of every learner g on rollouts[g] with shuffle stream *rngs[g] (update(rollout,
+  /// rng) and update_policies), phases side by side on `pool`.
+  static std::vector<std::map<std::string, double>> update_many(
+      const std::vector<PpoLearner*>& learners, const std::vector<const Rollout*>& rollouts,
+      const std::vector<core::Rng*>& rngs, core::ThreadPool* pool);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -56,6 +56,8 @@ struct RowBlock {
   std::vector<double> dlog_std;            ///< [act] ∂L/∂log σ of the block's rows
   std::vector<double> beta_partials;  ///< [4·act] Beta: ∂ℓ/∂h, ∂H/∂h of the current row
   LossSums sums;
+  std::vector<float> col_r, col_v, col_vn, col_a;  ///< [T] one GAE column of the block's columns
+  std::vector<uint8_t> col_d, col_t;               ///< [T]
 };
 
 /// Blocks of a batch of `rows` rows: one per `min_rows` rows, at most kMaxBlocks.
@@ -109,18 +111,16 @@ struct PpoLearner::Impl {
   std::vector<RowBlock> act_blocks;  ///< row blocks of act()
 
   // Reused buffers (grow-only; constant minibatch sizes never reallocate).
-  detail::MlpWorkspace ws_extra;
   std::vector<float> obs_mb;     // [T·B, obs] normalized minibatch observations, row t·B + j
   std::vector<float> extra_obs;  // [B + n_trunc, obs] normalized next_obs / final_obs rows
   std::vector<int> trunc_row;    // [T·B] row of final_obs value in extra batch, or −1
   std::vector<float> values_mb, values_next, adv, targets, adv_n, dv;  // [T·B]
   std::vector<float> dmu;                                              // [T·B, head]
-  std::vector<float> col_r, col_v, col_vn, col_a;                      // [T]
-  std::vector<uint8_t> col_d, col_t;                                   // [T]
   std::vector<float> act_mb;                                           // [T·B, act] actions
   std::vector<float> act_obs, act_mu, act_v;  // [n, obs], [n, head], [n] for act()
   std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
+  detail::MlpWorkspace ws_extra;  // critics on the bootstrap rows (extra_obs)
 
   /// Row blocks of a minibatch of `rows` rows: n_blocks(rows, min_rows), or more when
   /// max_block_rows caps a block's size. A rule of the rows alone (never of the pool).
@@ -163,7 +163,29 @@ struct PpoLearner::Impl {
   /// head outputs h [A α logits, A β logits] and adds the entropy H to *entropy; if partials is
   /// non-null, writes ∂ℓ/∂h [2A] then ∂H/∂h [2A] into it.
   double beta_row_terms(const float* h, const float* u, double* partials, double* entropy) const;
-  /// Bootstrap values and GAE advantages/targets of the prepared minibatch (prepare's tail).
-  void compute_gae(const Rollout& r, const int* cols, int B);
+  /// Gathers the bootstrap rows of the minibatch into extra_obs (next_obs per column, then
+  /// final_obs at truncated steps with kBootstrap; their rows in trunc_row); returns their count.
+  int gather_bootstrap(const Rollout& r, const int* cols, int B);
+  /// Every critic's values on the n_extra bootstrap rows into ext_v, in one forward call per
+  /// critic (a GEMM's rows round differently when the rows are cut into other blocks).
+  void bootstrap_values(int n_extra);
+  // prepare() and loss() in phases, so that several learners' tasks can share one pool batch
+  // (PpoLearner::update_policies): a serial setup that returns the phase's task count, the
+  // tasks (any worker, any order), and loss's serial finish. The phase's arguments live in ph.
+  struct Phase {
+    const Rollout* r = nullptr;
+    const int* cols = nullptr;
+    int B = 0;
+    int nb = 0, first = 0, n_extra = 0, nbc = 0;  // row blocks, bootstrap task, its rows, GAE
+    float* g = nullptr;                           // gradient of loss (null: none)
+  } ph;
+  int prepare_setup(const Rollout& r, const int* cols, int B, bool with_gae);
+  void prepare_task(size_t task);
+  /// GAE advantages/targets of the prepared minibatch on blocks of its columns (prepare's tail).
+  int gae_setup();
+  void gae_task(size_t b);
+  int loss_setup(const Rollout& r, const int* cols, int B, float* g);
+  void loss_task(size_t b);
+  double loss_finish(LossStats* st);
 };
 }  // namespace pz::rl

@@ -102,6 +102,21 @@ std::map<std::string, double> PpoLearner::update_policy(core::Rng& rng) {
   return update(ro, rng);
 }
 
+std::vector<std::map<std::string, double>> PpoLearner::update_policies(
+    const std::vector<PpoLearner*>& learners, const std::vector<core::Rng*>& rngs,
+    core::ThreadPool* pool) {
+  std::vector<const Rollout*> rollouts;
+  for (PpoLearner* l : learners) {
+    PpoCollect& c = l->impl_->collect;
+    if (c.t != c.ro.T || c.ro.T == 0)
+      throw core::RunError("PPO update: the rollout has " + std::to_string(c.t) + " of " +
+                           std::to_string(c.ro.T) + " steps");
+    rollouts.push_back(&c.ro);
+  }
+  for (PpoLearner* l : learners) l->impl_->collect.t = 0;
+  return update_many(learners, rollouts, rngs, pool);
+}
+
 std::map<std::string, double> PpoLearner::update(core::Rng& rng) {
   Impl& s = *impl_;
   PpoCollect& c = s.collect;

@@ -17,6 +17,8 @@ namespace {
 
 /// Minibatch rows per block: enough that each block's products stay efficient.
 constexpr size_t kMinBlockRows = 96;
+/// Env columns per GAE block (a column is T steps of a scalar recursion per value head).
+constexpr size_t kMinGaeColumns = 64;
 /// Parameters from which the gradient reduction is split over the pool (a hand-off to a spinning
 /// worker costs ~1 µs, the reduction of 4 blocks ~1 µs per 4k parameters).
 constexpr size_t kMinParallelReduce = 4096;
@@ -77,53 +79,70 @@ void PpoLearner::Impl::check_cols(const Rollout& r, const int* cols, int B) cons
 }
 
 // Row i = t·B + j of the minibatch is env column cols[j] at step t. Each block gathers its rows,
-// normalizes them and runs the critics forward (activations kept for the loss's backward).
+// normalizes them and runs the critics forward (activations kept for the loss's backward). The
+// critics' bootstrap values (GAE) run beside the blocks as one more task, task 0 (the largest).
 void PpoLearner::Impl::prepare(const Rollout& r, const int* cols, int B, const float* adv_in,
                                const float* targets_in) {
-  const int N = r.N, K = n_costs, A = act_dim;
-  const size_t tb = static_cast<size_t>(r.T) * B, od = obs_dim;
-  grow(obs_mb, tb * od);
-  grow(act_mb, tb * A);
-  grow(values_mb, tb);
-  grow(cvals, tb * K);
-  const int nb = minibatch_blocks(tb, kMinBlockRows);
-  ensure_blocks(blocks, nb);
-  run(nb, [&](size_t b) {
-    const size_t r0 = block_row(tb, nb, b), r1 = block_row(tb, nb, b + 1), n = r1 - r0;
-    for (size_t i = r0; i < r1; ++i) {
-      const size_t src = (i / B) * N + cols[i % B];
-      std::copy_n(&r.obs[src * od], od, &obs_mb[i * od]);
-      std::copy_n(&r.actions[src * A], A, &act_mb[i * A]);
-    }
-    float* x = &obs_mb[r0 * od];
-    normalize_rows(x, static_cast<int>(n), x);
-    RowBlock& blk = blocks[b];
-    const float* v = critic.forward(params.data(), x, static_cast<int>(n), blk.critic);
-    std::copy_n(v, n, &values_mb[r0]);
-    if (shared_cost) {  // outputs [n, K] → the channel-major cvals [K, T·B]
-      const float* vc = cost_critics[0].forward(params.data(), x, static_cast<int>(n), blk.cost[0]);
-      for (size_t i = 0; i < n; ++i)
-        for (int c = 0; c < K; ++c) cvals[c * tb + r0 + i] = vc[i * K + c];
-      return;
-    }
-    for (int c = 0; c < K; ++c) {
-      const float* vc = cost_critics[c].forward(params.data(), x, static_cast<int>(n), blk.cost[c]);
-      std::copy_n(vc, n, &cvals[c * tb + r0]);
-    }
-  });
-  const size_t nblk = (1 + static_cast<size_t>(K)) * tb;
-  grow(adv, nblk);
-  grow(targets, nblk);
+  run(prepare_setup(r, cols, B, adv_in == nullptr), [&](size_t t) { prepare_task(t); });
   if (adv_in != nullptr) {
+    const size_t nblk = (1 + static_cast<size_t>(n_costs)) * r.T * B;
     std::copy(adv_in, adv_in + nblk, adv.begin());
     std::copy(targets_in, targets_in + nblk, targets.begin());
     return;
   }
-  compute_gae(r, cols, B);
+  run(gae_setup(), [&](size_t b) { gae_task(b); });
 }
 
-void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
-  const int T = r.T, N = r.N, K = n_costs;
+int PpoLearner::Impl::prepare_setup(const Rollout& r, const int* cols, int B, bool with_gae) {
+  const size_t tb = static_cast<size_t>(r.T) * B, nblk = (1 + static_cast<size_t>(n_costs)) * tb;
+  grow(obs_mb, tb * obs_dim);
+  grow(act_mb, tb * act_dim);
+  grow(values_mb, tb);
+  grow(cvals, tb * n_costs);
+  grow(adv, nblk);
+  grow(targets, nblk);
+  ph = Phase{&r, cols, B};
+  ph.n_extra = with_gae ? gather_bootstrap(r, cols, B) : 0;
+  ph.first = ph.n_extra > 0 ? 1 : 0;
+  ph.nb = minibatch_blocks(tb, kMinBlockRows);
+  ensure_blocks(blocks, ph.nb);
+  return ph.nb + ph.first;
+}
+
+void PpoLearner::Impl::prepare_task(size_t task) {
+  if (task < static_cast<size_t>(ph.first)) {
+    bootstrap_values(ph.n_extra);
+    return;
+  }
+  const Rollout& r = *ph.r;
+  const int* cols = ph.cols;
+  const int N = r.N, K = n_costs, A = act_dim, B = ph.B, nb = ph.nb;
+  const size_t tb = static_cast<size_t>(r.T) * B, od = obs_dim, b = task - ph.first;
+  const size_t r0 = block_row(tb, nb, b), r1 = block_row(tb, nb, b + 1), n = r1 - r0;
+  for (size_t i = r0; i < r1; ++i) {
+    const size_t src = (i / B) * N + cols[i % B];
+    std::copy_n(&r.obs[src * od], od, &obs_mb[i * od]);
+    std::copy_n(&r.actions[src * A], A, &act_mb[i * A]);
+  }
+  float* x = &obs_mb[r0 * od];
+  normalize_rows(x, static_cast<int>(n), x);
+  RowBlock& blk = blocks[b];
+  const float* v = critic.forward(params.data(), x, static_cast<int>(n), blk.critic);
+  std::copy_n(v, n, &values_mb[r0]);
+  if (shared_cost) {  // outputs [n, K] → the channel-major cvals [K, T·B]
+    const float* vc = cost_critics[0].forward(params.data(), x, static_cast<int>(n), blk.cost[0]);
+    for (size_t i = 0; i < n; ++i)
+      for (int c = 0; c < K; ++c) cvals[c * tb + r0 + i] = vc[i * K + c];
+    return;
+  }
+  for (int c = 0; c < K; ++c) {
+    const float* vc = cost_critics[c].forward(params.data(), x, static_cast<int>(n), blk.cost[c]);
+    std::copy_n(vc, n, &cvals[c * tb + r0]);
+  }
+}
+
+int PpoLearner::Impl::gather_bootstrap(const Rollout& r, const int* cols, int B) {
+  const int T = r.T, N = r.N;
   const size_t tb = static_cast<size_t>(T) * B;
   // Bootstrap values: V(next_obs) per column, and V(final_obs_t) at truncated steps (kBootstrap).
   grow(extra_obs, (tb + B) * obs_dim);
@@ -146,26 +165,45 @@ void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
       }
     }
   }
-  normalize_rows(extra_obs.data(), n_extra, extra_obs.data());
-  // Bootstrap values of every critic on the extra rows: block 0 reward, block 1 + c cost c.
-  grow(ext_v, static_cast<size_t>(n_extra) * (1 + K));
-  {
-    const float* ve0 = critic.forward(params.data(), extra_obs.data(), n_extra, ws_extra);
-    std::copy(ve0, ve0 + n_extra, ext_v.begin());
-    if (shared_cost && K > 0) {
-      const float* vc = cost_critics[0].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
-      for (int i = 0; i < n_extra; ++i)
-        for (int c = 0; c < K; ++c)
-          ext_v[static_cast<size_t>(c + 1) * n_extra + i] = vc[static_cast<size_t>(i) * K + c];
-    }
-    for (int c = 0; c < K && !shared_cost; ++c) {
-      const float* vc = cost_critics[c].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
-      std::copy(vc, vc + n_extra, ext_v.begin() + static_cast<size_t>(c + 1) * n_extra);
-    }
-  }
-  const float* ve = ext_v.data();
+  return n_extra;
+}
 
-  grow(col_r, T), grow(col_v, T), grow(col_vn, T), grow(col_a, T), grow(col_d, T), grow(col_t, T);
+void PpoLearner::Impl::bootstrap_values(int n_extra) {
+  const int K = n_costs;
+  normalize_rows(extra_obs.data(), n_extra, extra_obs.data());
+  // Block 0 of ext_v the reward critic, block 1 + c cost c.
+  grow(ext_v, static_cast<size_t>(n_extra) * (1 + K));
+  const float* ve0 = critic.forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+  std::copy(ve0, ve0 + n_extra, ext_v.begin());
+  if (shared_cost && K > 0) {
+    const float* vc = cost_critics[0].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+    for (int i = 0; i < n_extra; ++i)
+      for (int c = 0; c < K; ++c)
+        ext_v[static_cast<size_t>(c + 1) * n_extra + i] = vc[static_cast<size_t>(i) * K + c];
+  }
+  for (int c = 0; c < K && !shared_cost; ++c) {
+    const float* vc = cost_critics[c].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
+    std::copy(vc, vc + n_extra, ext_v.begin() + static_cast<size_t>(c + 1) * n_extra);
+  }
+}
+
+// GAE on blocks of columns: each column is its own recursion, so neither the blocks nor the
+// threads that run them change a bit.
+int PpoLearner::Impl::gae_setup() {
+  ph.nbc = n_blocks(static_cast<size_t>(ph.B), kMinGaeColumns);
+  ensure_blocks(blocks, ph.nbc);
+  return ph.nbc;
+}
+
+void PpoLearner::Impl::gae_task(size_t b) {
+  const Rollout& r = *ph.r;
+  const int* cols = ph.cols;
+  const int T = r.T, N = r.N, K = n_costs, B = ph.B, n_extra = ph.n_extra;
+  const size_t tb = static_cast<size_t>(T) * B;
+  const float* ve = ext_v.data();
+  RowBlock& blk = blocks[b];
+  grow(blk.col_r, T), grow(blk.col_v, T), grow(blk.col_vn, T), grow(blk.col_a, T);
+  grow(blk.col_d, T), grow(blk.col_t, T);
   // GAE along env column j for one value head: per-step rewards reward_of(src), values v [T·B]
   // (row t·B + j), bootstrap values v_extra [n_extra]; advantages and targets at off + t·B + j.
   auto column = [&](int j, auto reward_of, const float* v, const float* v_extra, double gamma,
@@ -173,27 +211,29 @@ void PpoLearner::Impl::compute_gae(const Rollout& r, const int* cols, int B) {
     for (int t = 0; t < T; ++t) {
       const size_t src = static_cast<size_t>(t) * N + cols[j];
       const size_t i = static_cast<size_t>(t) * B + j;
-      col_r[t] = reward_of(src);
-      col_v[t] = v[i];
-      col_d[t] = r.dones[src];
-      col_t[t] = r.truncated[src];
+      blk.col_r[t] = reward_of(src);
+      blk.col_v[t] = v[i];
+      blk.col_d[t] = r.dones[src];
+      blk.col_t[t] = r.truncated[src];
       if (trunc_row[i] >= 0) {
-        col_vn[t] = v_extra[trunc_row[i]];
+        blk.col_vn[t] = v_extra[trunc_row[i]];
       } else if (t + 1 < T) {
-        col_vn[t] = v[i + B];
+        blk.col_vn[t] = v[i + B];
       } else {
-        col_vn[t] = v_extra[j];
+        blk.col_vn[t] = v_extra[j];
       }
     }
-    gae(T, col_r.data(), col_v.data(), col_vn.data(), col_d.data(), col_t.data(), gamma,
-        cfg.gae_lambda, cfg.truncation, col_a.data());
+    gae(T, blk.col_r.data(), blk.col_v.data(), blk.col_vn.data(), blk.col_d.data(),
+        blk.col_t.data(), gamma, cfg.gae_lambda, cfg.truncation, blk.col_a.data());
     for (int t = 0; t < T; ++t) {
       const size_t i = off + static_cast<size_t>(t) * B + j;
-      adv[i] = col_a[t];
-      targets[i] = static_cast<float>(double(col_v[t]) + double(col_a[t]));
+      adv[i] = blk.col_a[t];
+      targets[i] = static_cast<float>(double(blk.col_v[t]) + double(blk.col_a[t]));
     }
   };
-  for (int j = 0; j < B; ++j) {
+  const int j0 = static_cast<int>(block_row(B, ph.nbc, b));
+  const int j1 = static_cast<int>(block_row(B, ph.nbc, b + 1));
+  for (int j = j0; j < j1; ++j) {
     column(
         j, [&](size_t src) { return r.rewards[src]; }, values_mb.data(), ve, cfg.gamma, 0);
     // Cost advantages by the same GAE (cost_gamma, same gae_lambda, same done/truncation rules).
@@ -308,9 +348,16 @@ double PpoLearner::Impl::beta_row_terms(const float* h, const float* u, double* 
 }
 
 double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g, LossStats* st) {
+  run(loss_setup(r, cols, B, g), [&](size_t b) { loss_task(b); });
+  return loss_finish(st);
+}
+
+int PpoLearner::Impl::loss_setup(const Rollout& r, const int* cols, int B, float* g) {
   const int A = act_dim, K = n_costs;
   const size_t M = static_cast<size_t>(r.T) * B;
   const double inv_m = 1.0 / static_cast<double>(M);
+  ph = Phase{&r, cols, B};
+  ph.g = g;
 
   // Advantage normalization (population std over the minibatch), per block. PPO-Lagrangian
   // (PPO-Lagrangian, Ray, Achiam & Amodei 2019, as PowerZooJax's cmdp.py, per minibatch instead of
@@ -343,40 +390,52 @@ double PpoLearner::Impl::loss(const Rollout& r, const int* cols, int B, float* g
   }
 
   const float* log_std = params.data() + log_std_off;
-  double entropy = 0.0, log_std_sum = 0.0;
   inv_sigma.resize(A);
-  for (int d = 0; d < A && !beta; ++d) {
-    entropy += double(log_std[d]) + kHalfLog2PiE;
-    log_std_sum += log_std[d];
-    inv_sigma[d] = std::exp(-double(log_std[d]));
-  }
+  for (int d = 0; d < A && !beta; ++d) inv_sigma[d] = std::exp(-double(log_std[d]));
   grow(dmu, M * head);
   grow(dv, M);
   if (K > 0) grow(dvc, M * K);
-  // Blocks as in prepare(): each runs the actor forward, its loss terms and the backward of every
-  // network on its rows; block 0 writes g itself, block b ≥ 1 its own gradient.
-  const int nb = minibatch_blocks(M, kMinBlockRows);
-  ensure_blocks(blocks, nb);
-  run(nb, [&](size_t b) {
-    const size_t r0 = block_row(M, nb, b), r1 = block_row(M, nb, b + 1);
-    const int n = static_cast<int>(r1 - r0);
-    RowBlock& blk = blocks[b];
-    loss_rows(r, cols, B, r0, r1, g != nullptr, blk);
-    if (g == nullptr) return;
-    float* gb = b == 0 ? g : blk.grad.data();
-    const float* x = &obs_mb[r0 * obs_dim];
-    actor.backward(params.data(), x, n, &dmu[r0 * head], blk.actor, gb);
-    critic.backward(params.data(), x, n, &dv[r0], blk.critic, gb);
-    if (shared_cost) {  // ∂L/∂V_C [n, K] from the channel-major dvc
-      blk.dcost.resize(static_cast<size_t>(n) * K);
-      for (int i = 0; i < n; ++i)
-        for (int c = 0; c < K; ++c) blk.dcost[static_cast<size_t>(i) * K + c] = dvc[c * M + r0 + i];
-      cost_critics[0].backward(params.data(), x, n, blk.dcost.data(), blk.cost[0], gb);
-      return;
-    }
-    for (int c = 0; c < K; ++c)
-      cost_critics[c].backward(params.data(), x, n, &dvc[c * M + r0], blk.cost[c], gb);
-  });
+  ph.nb = minibatch_blocks(M, kMinBlockRows);
+  ensure_blocks(blocks, ph.nb);
+  return ph.nb;
+}
+
+// Blocks as in prepare(): each runs the actor forward, its loss terms and the backward of every
+// network on its rows; block 0 writes g itself, block b ≥ 1 its own gradient.
+void PpoLearner::Impl::loss_task(size_t b) {
+  const int K = n_costs, B = ph.B, nb = ph.nb;
+  const size_t M = static_cast<size_t>(ph.r->T) * B;
+  float* g = ph.g;
+  const size_t r0 = block_row(M, nb, b), r1 = block_row(M, nb, b + 1);
+  const int n = static_cast<int>(r1 - r0);
+  RowBlock& blk = blocks[b];
+  loss_rows(*ph.r, ph.cols, B, r0, r1, g != nullptr, blk);
+  if (g == nullptr) return;
+  float* gb = b == 0 ? g : blk.grad.data();
+  const float* x = &obs_mb[r0 * obs_dim];
+  actor.backward(params.data(), x, n, &dmu[r0 * head], blk.actor, gb);
+  critic.backward(params.data(), x, n, &dv[r0], blk.critic, gb);
+  if (shared_cost) {  // ∂L/∂V_C [n, K] from the channel-major dvc
+    blk.dcost.resize(static_cast<size_t>(n) * K);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < K; ++c) blk.dcost[static_cast<size_t>(i) * K + c] = dvc[c * M + r0 + i];
+    cost_critics[0].backward(params.data(), x, n, blk.dcost.data(), blk.cost[0], gb);
+    return;
+  }
+  for (int c = 0; c < K; ++c)
+    cost_critics[c].backward(params.data(), x, n, &dvc[c * M + r0], blk.cost[c], gb);
+}
+
+double PpoLearner::Impl::loss_finish(LossStats* st) {
+  const int A = act_dim, nb = ph.nb;
+  const double inv_m = 1.0 / (static_cast<double>(ph.r->T) * ph.B);
+  float* g = ph.g;
+  const float* log_std = params.data() + log_std_off;
+  double entropy = 0.0, log_std_sum = 0.0;
+  for (int d = 0; d < A && !beta; ++d) {
+    entropy += double(log_std[d]) + kHalfLog2PiE;
+    log_std_sum += log_std[d];
+  }
   LossSums sums;
   std::vector<double> dlog_std(A, 0.0);
   for (int b = 0; b < nb; ++b) {

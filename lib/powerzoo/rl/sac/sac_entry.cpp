@@ -138,8 +138,9 @@ LearnerMemory sac_memory(const LearnerContext& ctx, int n_costs) {
 }
 
 // Executed GEMM multiply-adds per sample of one gradient step: forward Σ in·out, weight
-// gradients Σ in·out, input gradients over every layer but the first (the critics in the actor
-// step: every layer, for ∂Q/∂a, and no weight gradients).
+// gradients Σ in·out, input gradients over every layer but the first (in the actor step, ∂Q/∂a:
+// each row through the one critic that attains its minimum, its first layer to the action
+// columns only, and no weight gradients).
 LearnerBenchShape sac_bench(const LearnerContext& ctx) {
   const SacKeys c = sac_settings(ctx);
   const auto& hidden = c.net.hidden;
@@ -149,9 +150,10 @@ LearnerBenchShape sac_bench(const LearnerContext& ctx) {
   const double a = macs(od, 2 * ad), a1 = first(od, 2 * ad);
   const double q = macs(od + ad, 1), q1 = first(od + ad, 1);
   LearnerBenchShape b;
-  // Actor step: actor forward, 2 critics forward and input-backward, actor backward.
+  // Actor step: actor forward, 2 critics forward, 1 critic input-backward, actor backward.
   // Critic step: actor forward (s'), 2 target and 2 critic forwards, 2 critic backwards.
-  b.macs_per_sample = (a + 4 * q + 2 * a - a1) + (a + 4 * q + 2 * (2 * q - q1));
+  const double q_da = q - q1 + q1 * ad / (od + ad);
+  b.macs_per_sample = (a + 2 * q + q_da + 2 * a - a1) + (a + 4 * q + 2 * (2 * q - q1));
   b.counts_grad_steps = true;
   b.grad_steps_per_update = c.sac.num_epochs;
   b.samples_per_grad_step = c.sac.batch_size;

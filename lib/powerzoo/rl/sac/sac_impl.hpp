@@ -22,9 +22,12 @@ inline constexpr double kSacLogStdMin = -10.0, kSacLogStdMax = 2.0;  // Rejax lo
 /// One row block of a minibatch: network workspaces, gradients of its rows, partial sums.
 struct SacBlock {
   detail::MlpWorkspace actor, q[2], qt[2];
+  detail::MlpWorkspace qg;                     ///< a critic's activations at its argmin rows
   std::vector<float> grad_actor, grad_critic;  ///< [P_actor], [P_critic] (blocks b ≥ 1)
-  std::vector<float> cx, dcx[2];               ///< [rows, obs + act] critic inputs, ∂L/∂input
-  std::vector<float> dq[2], dh;             ///< [rows] ∂L/∂Q_j, [rows, 2A] ∂L/∂actor head
+  std::vector<float> cx;                       ///< [rows, obs + act] critic inputs
+  std::vector<int> min_rows[2];                ///< actor step: rows where Q_j is the minimum
+  std::vector<float> dqa, dqa_j;  ///< [rows, A] ∂L/∂ã; [rows, A] through critic j, its rows
+  std::vector<float> dq[2], dh;   ///< [rows] ∂L/∂Q_j, [rows, 2A] ∂L/∂actor head
   double loss = 0, q_sum = 0, log_std = 0;  ///< partial sums over the block's rows
 };
 

@@ -5,7 +5,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 
 namespace pz::envs {
 namespace {

@@ -1,5 +1,5 @@
 // MeritOrder: continuous-knapsack economic dispatch and its PTDF screen against the ratings.
-#include "powerzoo/grid/dc/merit_order.hpp"
+#include "powerzoo/grid/uc/merit_order.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // TransGrid implementation: DC power flow on a PTDF with slack attribution (PowerZooJax
 // powerzoojax/envs/grid/power_flow.py and trans.py).
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -106,13 +106,15 @@ TransGrid::TransGrid(TransGridParams p) : p_(std::move(p)) {
       grid::DcOpf probe(opf_case_);  // validate the OPF data up front
   }
   if (ac()) setup_ac(ac_opf);
+  setup_outages(c);
 }
 
 void TransGrid::write_trace(const State& st, std::span<float> out) const {
   const auto& s = static_cast<const GridState&>(st);
   const int nl = p_.grid_case.n_branch();
   int o = put_trace(out, put_trace(out, 0, s.p_mw, n_units()), s.flow_mw, nl);
-  if (ac()) put_trace(out, put_trace(out, o, s.qflow_mvar, nl), s.vm, p_.grid_case.n_bus());
+  if (ac()) o = put_trace(out, put_trace(out, o, s.qflow_mvar, nl), s.vm, p_.grid_case.n_bus());
+  trace_outages(s, out, o);
 }
 
 std::unique_ptr<State> TransGrid::make_state() const {
@@ -122,6 +124,7 @@ std::unique_ptr<State> TransGrid::make_state() const {
   if (p_.opf_dispatch || (p_.report_opf_gap && !ac()))
     s->opf = std::make_unique<grid::DcOpf>(opf_case_);
   if (ac()) make_ac_state(*s);
+  outages_.make_state(s->out);
   return s;
 }
 
@@ -198,6 +201,7 @@ void TransGrid::observe(const GridState& s, std::span<float> obs) const {
     obs[k++] = static_cast<float>(s.p_mw[u] / std::max(pmax_[u], 1.0));
   time_of_day_features(s.t, p_.dt_hours, &obs[k]);
   k += 2;
+  observe_outages(s, obs, k);
 }
 
 void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
@@ -206,6 +210,8 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.t = 0;
   s.episode_cost = 0;
   s.start = p_.profile.empty() ? 0 : choose_episode_start(p_.episode_starts, rng, opt);
+  outages_.reset(s.out, rng);  // draws nothing when no outages are configured
+  s.unserved_mw = 0;
   thread_local std::vector<double> load;
   bus_load(profile_index(s, 0), load);
   // Proportional dispatch of total demand between unit limits (PowerZooJax's
@@ -220,12 +226,18 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   const double ratio = head > 0 ? rem / head : 0.0;
   for (int u = 0; u < n_units(); ++u)
     s.p_mw[u] = std::clamp(pmin_[u] + ratio * (pmax_[u] - pmin_[u]), pmin_[u], pmax_[u]);
-  dc_flow(load, s.p_mw, s.flow_mw);
+  if (outages_.active()) {
+    for (int u = 0; u < n_units(); ++u)
+      if (!unit_on(s, u)) s.p_mw[u] = 0;
+    dc_flow_outages(s, load);
+  } else {
+    dc_flow(load, s.p_mw, s.flow_mw);
+  }
   if (ac()) reset_ac(s, profile_index(s, 0), load);
   observe(s, obs);
 }
 
-Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
+Step TransGrid::step(State& st, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                      std::span<float> costs, Info* info) const {
   auto& s = static_cast<GridState&>(st);
   if (ac()) return step_ac(s, action, obs, costs, info);
@@ -241,7 +253,13 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
       const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
       s.p_mw[u] = 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u]);
     }
-    dc_flow(load, s.p_mw, s.flow_mw);
+    if (outages_.active()) {
+      for (int u = 0; u < n_units(); ++u)
+        if (!unit_on(s, u)) s.p_mw[u] = 0;  // an out unit produces nothing, whatever the action
+      dc_flow_outages(s, load);
+    } else {
+      dc_flow(load, s.p_mw, s.flow_mw);
+    }
   }
   double c_th = 0;
   int n_viol = 0;
@@ -250,16 +268,28 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
     c_th += v;
     n_viol += v > kViolationTolMw;  // an exact OPF binds lines at cap ± 1e-13
   }
-  double c_bal = 0;
-  for (int u = 0; u < n_units(); ++u)
-    c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
-  const double gen_cost = generation_cost(s.p_mw);
+  double c_bal = 0, gen_cost = 0;
+  if (outages_.active()) {  // out units: no limits, no cost (a constant gencost term included)
+    for (int u = 0; u < n_units(); ++u) {
+      if (!unit_on(s, u)) continue;
+      c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
+      gen_cost += grid::gen_cost(p_.grid_case.gencost[unit_gen_[u]], s.p_mw[u]);
+    }
+  } else {
+    for (int u = 0; u < n_units(); ++u)
+      c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
+    gen_cost = generation_cost(s.p_mw);
+  }
   s.episode_cost += gen_cost;
   s.t += 1;
   costs[0] = static_cast<float>(p_.cost_thermal_weight * c_th);
   costs[1] = 0.0f;
   costs[2] = static_cast<float>(c_bal);
   costs[3] = 0.0f;
+  if (outages_.active()) {
+    costs[4] = static_cast<float>(s.unserved_mw);
+    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
+  }
   observe(s, obs);
   Step out;
   out.reward = static_cast<float>(-p_.reward_scale * gen_cost);
@@ -272,7 +302,7 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng&, std::
     info->n_violations = n_viol;
     // Safe = every constraint of the cost vector holds (thermal limits and unit limits), and in
     // OPF mode the OPF found a dispatch: an infeasible OPF ended the episode as "feasible".
-    info->is_safe = !opf_failed && n_viol == 0 && c_bal <= 1e-6;
+    info->is_safe = !opf_failed && n_viol == 0 && c_bal <= 1e-6 && s.unserved_mw <= 1e-6;
     info->status = !finite      ? StepStatus::kNonFinite
                    : opf_failed ? StepStatus::kSolverFailed
                                 : StepStatus::kOk;
@@ -296,6 +326,7 @@ void TransGrid::save_state(const State& st, std::vector<double>& out) const {
     out.insert(out.end(), s.va_deg.begin(), s.va_deg.end());
     out.insert(out.end(), s.qflow_mvar.begin(), s.qflow_mvar.end());
   }
+  outages_.save_state(s.out, out);
 }
 
 size_t TransGrid::load_state(State& st, std::span<const double> in) const {
@@ -326,7 +357,7 @@ size_t TransGrid::load_state(State& st, std::span<const double> in) const {
       k += v->size();
     }
   }
-  return n;
+  return n + outages_.load_state(s.out, in.subspan(n));
 }
 
 }  // namespace pz::envs

@@ -4,8 +4,10 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/profile_cache.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/envs/registry.hpp"
-#include "powerzoo/envs/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid_baselines.hpp"
 #include "powerzoo/grid/case/case_cache.hpp"
 
 namespace pz::envs {
@@ -66,7 +68,10 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
     throw core::ConfigError(ctx.at("vm_min") + "[env] vm_min: expected vm_min <= vm_max (" +
                             core::format_number(p.vm_max) + "), found " +
                             core::format_number(p.vm_min));
-  return with_key(ctx, "case", [&] { return std::make_shared<TransGrid>(std::move(p)); });
+  p.outages = with_key(ctx, "outages", [&] { return outage_params_from(e); });
+  const bool scheduled = !p.outages.schedule.empty();
+  return with_key(ctx, scheduled ? "outages" : "case",
+                  [&] { return std::make_shared<TransGrid>(std::move(p)); });
 }
 
 std::string describe_trans_grid_data(const core::ParamTable& e) {
@@ -103,6 +108,25 @@ EnvEntry trans_grid_entry() {
   };
   e.params.push_back(band("vm_min", "AC modes: every bus's lower voltage limit (p.u.; 0 = VMIN)"));
   e.params.push_back(band("vm_max", "AC modes: every bus's upper voltage limit (p.u.; 0 = VMAX)"));
+  // Outages are modelled in the DC agent-dispatch mode (the OPF and AC modes solve the intact
+  // network): set elsewhere they would have no effect, so they are refused there.
+  for (auto d : outage_params()) {
+    if (d.key == "outages" || d.key == "outage_rate") {
+      d.applies = "solver = \"dc\", dispatch = \"agent\", report_opf_gap = false";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        if (t.str("solver") != "dc")
+          return "outages are modelled with solver = \"dc\" only, found solver = \"" +
+                 t.str("solver") + "\"";
+        if (t.str("dispatch") == "dcopf")
+          return "outages are modelled with dispatch = \"agent\" only, found dispatch = "
+                 "\"dcopf\"";
+        if (t.boolean("report_opf_gap"))
+          return "the OPF gap is taken on the intact network, found report_opf_gap = true";
+        return "";
+      };
+    }
+    e.params.push_back(std::move(d));
+  }
   // Keys that have no effect in some configurations (refused when set there).
   for (auto& d : e.params) {
     if (d.key == "vm_min" || d.key == "vm_max") {
@@ -138,6 +162,8 @@ EnvEntry trans_grid_entry() {
   }
   e.splits = {"train", "iid"};
   e.make = make_trans_grid;
+  // The OPF and SCOPF dispatch as agent-mode actions (trans_grid_baselines.hpp).
+  e.baselines = named_baselines({"dcopf", "scopf"}, "trans_grid", trans_grid_opf_baseline);
   e.describe_data = describe_trans_grid_data;
   e.default_env = true;  // the quickstart's env: a spec without [env] id builds it
   e.bench_specs = {"experiments/quickstart.toml", "experiments/case5_sac.toml"};

@@ -3,13 +3,16 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/grid/ac/acopf.hpp"
 #include "powerzoo/grid/ac/acpf.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/lodf.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 
 namespace pz::envs {
@@ -47,6 +50,11 @@ struct TransGridParams {
   Solver solver = Solver::kDc;
   bool enforce_q_lims = true;     ///< AC PF: PV-bus gens held at their Q limits (slack unlimited)
   double vm_min = 0, vm_max = 0;  ///< > 0: every bus's voltage band instead of VMIN / VMAX (AC)
+  /// Outages (scheduled and random; DC agent dispatch only). Inactive by default: nothing drawn,
+  /// observation, costs and traces as without it. Active: the observation gains branch_status /
+  /// gen_status (the tracked kinds), the costs unserved_load (MW at de-energized buses), the
+  /// traces branch_status / gen_status.
+  OutageParams outages;
 };
 
 /// DC power flow on PTDF, slack-bus units absorb the imbalance, generation cost from gencost.
@@ -78,6 +86,8 @@ class TransGrid final : public Env {
     std::vector<double> vm, va_deg;      ///< [n_bus] last AC voltages (the next step's start)
     std::vector<double> qflow_mvar;      ///< [n_branch] from-end reactive flow
     bool ac_valid = false;               ///< vm / va_deg hold a converged solution
+    OutageState out;                     ///< element status (outages active only)
+    double unserved_mw = 0;              ///< load at de-energized buses in the last step
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -93,6 +103,10 @@ class TransGrid final : public Env {
   size_t load_state(State& s, std::span<const double> in) const override;
 
   int n_units() const { return static_cast<int>(unit_gen_.size()); }
+  const TransGridParams& params() const { return p_; }            ///< grid_case: the energized case
+  const std::vector<int>& unit_gen() const { return unit_gen_; }  ///< unit -> case gen row
+  const std::vector<int>& load_bus() const { return load_bus_; }  ///< load -> bus index
+  const std::vector<double>& load_pd() const { return load_pd_; }  ///< load -> PD (MW)
   const std::vector<double>& pmin() const { return pmin_; }
   const std::vector<double>& pmax() const { return pmax_; }
   /// Per-bus load (MW) at absolute profile index k.
@@ -132,6 +146,18 @@ class TransGrid final : public Env {
                 const std::vector<double>& pt, const std::vector<double>& qt,
                 const std::vector<double>& vm, AcCosts& out) const;
   int64_t profile_index(const GridState& s, int t) const;
+  // Outages (trans_grid_outage.cpp).
+  void setup_outages(const grid::Case& c);  ///< constructor: process, LODF, spec additions
+  /// Flows of the dispatch s.p_mw (out units at 0) on the network of s.out: the base PTDF with a
+  /// rank-one LODF update for one branch out, a DC power flow of the edited case otherwise.
+  void dc_flow_outages(GridState& s, const std::vector<double>& load) const;
+  void bridge_flows(GridState& s, const std::vector<double>& load, int k,
+                    const std::vector<double>& share) const;
+  void observe_outages(const GridState& s, std::span<float> obs, size_t k) const;
+  int trace_outages(const GridState& s, std::span<float> out, int o) const;
+  bool unit_on(const GridState& s, int u) const {
+    return !outages_.active() || s.out.gen_on[unit_gen_[u]];
+  }
 
   TransGridParams p_;
   EnvSpec spec_;
@@ -147,6 +173,8 @@ class TransGrid final : public Env {
   double sum_pmax_ = 1;
   grid::Case opf_case_;  // the case with the env's unit limits (OPF mode / opf-gap report)
   std::vector<double> vmin_, vmax_;  // [n_bus] voltage band of the AC modes
+  OutageProcess outages_;            // inactive unless [env] outages / outage_rate
+  std::optional<grid::Lodf> lodf_;   // built when branches can go out
 };
 
 }  // namespace pz::envs

@@ -1,0 +1,107 @@
+// Reader of outage scenario files (see outage_schedule.hpp).
+#include "powerzoo/data/outage_schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "powerzoo/core/echo.hpp"
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/data/csv.hpp"
+
+namespace pz::data {
+namespace {
+
+constexpr const char* kColumns[] = {"step", "element", "index", "status"};
+
+// The integer in cell i of the current row, in [lo, hi], or a ConfigError naming file:line, the
+// column, what was expected and what was found. Integers only: "1.0" is accepted (it is one),
+// "1.5", "nan" and "1e400" are not.
+int integer_cell(const CsvReader& csv, size_t i, const char* name, int lo, int hi,
+                 const char* expected) {
+  const auto& cells = csv.cells();
+  if (i >= cells.size())
+    throw core::ConfigError(csv.where() + "expected a value in column '" + name + "', found none");
+  const std::string& s = cells[i];
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (...) {
+    pos = 0;
+  }
+  if (s.empty() || pos != s.size() || !std::isfinite(v) || v != std::floor(v) || v < lo || v > hi)
+    throw core::ConfigError(csv.where() + "expected " + expected + " in column '" + name +
+                            "', found '" + core::echo(s) + "'");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+const char* outage_element_name(OutageElement e) {
+  return e == OutageElement::kBranch ? "branch" : "gen";
+}
+
+OutageSchedule read_outage_schedule(const std::string& path) {
+  CsvReader csv(path);
+  if (!csv.is_open())
+    throw core::ConfigError(path + ": expected an outage scenario CSV, found no readable file");
+  if (!csv.read_header())
+    throw core::ConfigError(path + ":1: expected a header row (step,element,index,status)");
+  size_t col[4];
+  for (size_t k = 0; k < 4; ++k) {
+    const int i = csv.column(kColumns[k]);
+    if (i < 0)
+      throw core::ConfigError(path + ":1: expected a column '" + kColumns[k] +
+                              "' (header step,element,index,status), found '" +
+                              core::echo(csv.header_line()) + "'");
+    col[k] = static_cast<size_t>(i);
+  }
+  OutageSchedule out;
+  out.path = path;
+  std::set<std::tuple<int, int, int>> seen;
+  constexpr int kMax = 1000000000;
+  while (csv.next_row()) {
+    OutageEvent e;
+    e.line = csv.line_number();
+    e.step = integer_cell(csv, col[0], "step", 0, kMax, "an integer step >= 0");
+    if (col[1] >= csv.cells().size())
+      throw core::ConfigError(csv.where() + "expected a value in column 'element', found none");
+    const std::string& el = csv.cells()[col[1]];
+    if (el == "branch")
+      e.element = OutageElement::kBranch;
+    else if (el == "gen")
+      e.element = OutageElement::kGen;
+    else
+      throw core::ConfigError(csv.where() + "expected element 'branch' or 'gen', found '" +
+                              core::echo(el) + "'");
+    e.index = integer_cell(csv, col[2], "index", 1, kMax, "a 1-based case row (integer >= 1)");
+    e.status = integer_cell(csv, col[3], "status", 0, 1, "0 (out) or 1 (back in service)");
+    if (!seen.insert({e.step, static_cast<int>(e.element), e.index}).second)
+      throw core::ConfigError(csv.where() + "expected one row per step, element and index, found " +
+                              "a second row for step " + std::to_string(e.step) + ", " + el + " " +
+                              std::to_string(e.index));
+    out.events.push_back(e);
+  }
+  std::stable_sort(out.events.begin(), out.events.end(),
+                   [](const OutageEvent& a, const OutageEvent& b) { return a.step < b.step; });
+  return out;
+}
+
+void check_outage_schedule(const OutageSchedule& s, int n_branch, int n_gen, int horizon) {
+  for (const OutageEvent& e : s.events) {
+    const std::string where = csv_where(s.path, e.line);
+    const int n = e.element == OutageElement::kBranch ? n_branch : n_gen;
+    if (e.index > n)
+      throw core::ConfigError(where + "expected a " + outage_element_name(e.element) +
+                              " row of the case (1.." + std::to_string(n) + "), found index " +
+                              std::to_string(e.index));
+    if (e.step >= horizon)
+      throw core::ConfigError(where + "expected a step within the episode (0.." +
+                              std::to_string(horizon - 1) + ", [env] horizon " +
+                              std::to_string(horizon) + "), found step " + std::to_string(e.step));
+  }
+}
+
+}  // namespace pz::data

@@ -1,0 +1,83 @@
+// The outage process of a grid env: which elements (branches, generators) are out of service at
+// each step of an episode, from a scenario file (scheduled) and a seeded two-state random model.
+// An immutable model (OutageProcess) and a plain per-episode state (OutageState), as every env.
+// Format and model: docs/outages.md.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "powerzoo/core/params.hpp"
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/data/outage_schedule.hpp"
+#include "powerzoo/grid/case/case.hpp"
+
+namespace pz::envs {
+
+/// What an env's [env] outage keys say.
+struct OutageParams {
+  data::OutageSchedule schedule;  ///< [env] outages (empty: none scheduled)
+  double rate = 0;                ///< [env] outage_rate: failure probability per element per step
+  int duration_steps = 1;         ///< [env] outage_duration_steps: steps a random outage lasts
+  bool random_branch = false;     ///< [env] outage_elements holds "branch" (and rate > 0)
+  bool random_gen = false;        ///< [env] outage_elements holds "gen" (and rate > 0)
+};
+
+/// Per-episode status of every branch and generator row of the case.
+struct OutageState {
+  std::vector<uint8_t> branch_on, gen_on;  ///< [n_branch], [n_gen]: 1 in service
+  /// Steps left of a random outage (> 0), kHeld for a scheduled outage, 0 in service.
+  std::vector<int> branch_left, gen_left;
+  static constexpr int kHeld = -1;
+};
+
+/// The outage model of one env. Default-constructed: inactive (no outages, draws nothing).
+///
+/// Each step t (0 at reset, then every step), in this order: (1) every element that can fail
+/// at random draws one uniform u from the env's stream (always, whatever its status, so the
+/// stream advances by the same amount every step); an element in service fails if u < rate and
+/// stays out for duration_steps steps (t .. t + duration − 1); one out at random counts down and
+/// is back at t + duration. (2) The schedule's rows of step t set their status (0: out until a
+/// row with status 1; 1: back, ending a random outage too). A row of the case that is out of
+/// service in the case itself is never in service.
+class OutageProcess {
+ public:
+  OutageProcess() = default;
+  /// Throws core::ConfigError naming the scenario file and line for a row past the case's rows or
+  /// the horizon, or a row of an element the case has out of service.
+  OutageProcess(OutageParams p, const grid::Case& energized, int horizon);
+
+  bool active() const { return active_; }
+  /// The observation and the traces carry the branch (gen) status: some branch (gen) can go out.
+  bool tracks_branches() const { return track_branch_; }
+  bool tracks_gens() const { return track_gen_; }
+
+  void make_state(OutageState& s) const;
+  /// Every row back to the case's status, then step 0's changes (draws only if random).
+  void reset(OutageState& s, core::Rng& rng) const;
+  /// The changes of step t (t ≥ 1) as above.
+  void advance(OutageState& s, int t, core::Rng& rng) const;
+
+  /// Status and counters of the tracked kinds (nothing when inactive).
+  void save_state(const OutageState& s, std::vector<double>& out) const;
+  /// Reads what save_state wrote; returns the number of values read. Throws core::ConfigError
+  /// for a damaged state.
+  size_t load_state(OutageState& s, std::span<const double> in) const;
+
+ private:
+  OutageParams p_;
+  bool active_ = false, track_branch_ = false, track_gen_ = false;
+  std::vector<uint8_t> branch_case_on_, gen_case_on_;  // status in the energized case
+  std::vector<int> fail_branch_, fail_gen_;            // rows that can fail at random
+};
+
+/// The [env] keys of the outage process: outages, outage_rate, outage_duration_steps,
+/// outage_elements (duration and elements refused without a rate).
+std::vector<core::ParamDef> outage_params();
+
+/// OutageParams from an env's keys (reads the scenario file; its rows are checked against the
+/// case by OutageProcess).
+OutageParams outage_params_from(const core::ParamTable& e);
+
+}  // namespace pz::envs

@@ -1,0 +1,160 @@
+// Tests of the outage process: the schedule's steps, the two-state random model (failure draws,
+// durations), nothing drawn when inactive, save/load mid-episode.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/outages.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
+#include "test_util.hpp"
+
+using namespace pz;
+
+namespace {
+grid::Case case5() { return grid::energize(grid::load_case(grid::resolve_case_path("case5"))); }
+
+data::OutageSchedule schedule(const std::string& text) {
+  const auto d = test::tmp_dir("pz_outproc", "s");
+  return data::read_outage_schedule(test::write(d / "s.csv", text));
+}
+}  // namespace
+
+TEST_SUITE("envs_outages") {
+  TEST_CASE("inactive by default: no state change and no draw") {
+    const envs::OutageProcess p;
+    CHECK_FALSE(p.active());
+    envs::OutageParams q;  // no file, rate 0
+    const envs::OutageProcess p2(q, case5(), 48);
+    CHECK_FALSE(p2.active());
+    envs::OutageState s;
+    p2.make_state(s);
+    core::Rng rng(3, 4), ref(3, 4);
+    p2.reset(s, rng);
+    for (int t = 1; t < 48; ++t) p2.advance(s, t, rng);
+    CHECK(rng == ref);
+    std::vector<double> saved;
+    p2.save_state(s, saved);
+    CHECK(saved.empty());
+  }
+
+  TEST_CASE("scheduled rows take effect at their step and hold until the row that ends them") {
+    envs::OutageParams q;
+    q.schedule = schedule("step,element,index,status\n0,gen,2,0\n3,branch,4,0\n5,branch,4,1\n");
+    const envs::OutageProcess p(q, case5(), 8);
+    CHECK(p.tracks_branches());
+    CHECK(p.tracks_gens());
+    envs::OutageState s;
+    p.make_state(s);
+    core::Rng rng(1, 1), ref(1, 1);
+    p.reset(s, rng);
+    CHECK(rng == ref);  // a schedule draws nothing
+    std::vector<int> branch4, gen2;
+    branch4.push_back(s.branch_on[3]);
+    gen2.push_back(s.gen_on[1]);
+    for (int t = 1; t < 8; ++t) {
+      p.advance(s, t, rng);
+      branch4.push_back(s.branch_on[3]);
+      gen2.push_back(s.gen_on[1]);
+    }
+    CHECK(branch4 == std::vector<int>{1, 1, 1, 0, 0, 1, 1, 1});
+    CHECK(gen2 == std::vector<int>{0, 0, 0, 0, 0, 0, 0, 0});
+    CHECK(rng == ref);
+  }
+
+  TEST_CASE("a row of an element the case has out of service is refused, naming the line") {
+    grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    c.branch[1].status = 0;
+    envs::OutageParams q;
+    q.schedule = schedule("step,element,index,status\n2,branch,2,0\n");
+    try {
+      envs::OutageProcess p(q, grid::energize(c), 8);
+      FAIL("no error");
+    } catch (const core::ConfigError& e) {
+      CHECK(std::string(e.what()).find("s.csv:2: expected a branch in service in the case, "
+                                       "found branch 2 out of service") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("random outages: one uniform per element and step, out for duration steps") {
+    envs::OutageParams q;
+    q.rate = 0.1;
+    q.duration_steps = 3;
+    q.random_branch = true;
+    const grid::Case c = case5();
+    const envs::OutageProcess p(q, c, 200);
+    CHECK(p.tracks_branches());
+    CHECK_FALSE(p.tracks_gens());
+    envs::OutageState s;
+    p.make_state(s);
+    core::Rng rng(7, 0), mirror(7, 0);
+    // The mirror replays the model by hand from the same stream.
+    std::vector<int> on(6, 1), left(6, 0);
+    int failures = 0;
+    for (int t = 0; t < 200; ++t) {
+      if (t == 0)
+        p.reset(s, rng);
+      else
+        p.advance(s, t, rng);
+      for (int l = 0; l < 6; ++l) {
+        const double u = mirror.uniform();
+        if (on[l]) {
+          if (u < 0.1) on[l] = 0, left[l] = 3, ++failures;
+        } else if (--left[l] == 0) {
+          on[l] = 1;
+        }
+        CHECK(static_cast<int>(s.branch_on[l]) == on[l]);
+      }
+      CHECK(rng == mirror);
+    }
+    CHECK(failures > 20);  // 0.1 × ~6·200·(3/4 of the time in service): about 90
+    // An outage lasts exactly duration steps: count runs of 0 in one branch's history.
+    core::Rng r2(7, 0);
+    envs::OutageState s2;
+    p.make_state(s2);
+    std::vector<int> hist;
+    p.reset(s2, r2);
+    hist.push_back(s2.branch_on[0]);
+    for (int t = 1; t < 200; ++t) {
+      p.advance(s2, t, r2);
+      hist.push_back(s2.branch_on[0]);
+    }
+    for (size_t t = 1; t < hist.size(); ++t)
+      if (hist[t] == 0 && hist[t - 1] == 1 && t + 3 < hist.size()) {
+        CHECK(hist[t + 1] == 0);
+        CHECK(hist[t + 2] == 0);
+        CHECK(hist[t + 3] == 1);
+      }
+  }
+
+  TEST_CASE("save_state mid-episode and load_state continue exactly") {
+    envs::OutageParams q;
+    q.rate = 0.2;
+    q.duration_steps = 4;
+    q.random_branch = q.random_gen = true;
+    q.schedule = schedule("step,element,index,status\n5,gen,1,0\n9,gen,1,1\n");
+    const envs::OutageProcess p(q, case5(), 30);
+    envs::OutageState a, b;
+    p.make_state(a);
+    p.make_state(b);
+    core::Rng ra(2, 2);
+    p.reset(a, ra);
+    for (int t = 1; t < 7; ++t) p.advance(a, t, ra);
+    std::vector<double> saved;
+    p.save_state(a, saved);
+    CHECK(saved.size() == 2 * (6 + 5));
+    saved.push_back(42);  // the caller's next field: load_state reads only its own
+    CHECK(p.load_state(b, saved) == saved.size() - 1);
+    core::Rng rb = ra;
+    for (int t = 7; t < 30; ++t) {
+      p.advance(a, t, ra);
+      p.advance(b, t, rb);
+      CHECK(a.branch_on == b.branch_on);
+      CHECK(a.gen_on == b.gen_on);
+      CHECK(a.branch_left == b.branch_left);
+    }
+    saved[0] = 0.5;
+    CHECK_THROWS_AS(p.load_state(b, saved), core::ConfigError);
+  }
+}

@@ -1,0 +1,152 @@
+// trans_grid (DC, agent dispatch) under outages: after every single-branch outage of case14 and
+// of an edit of it whose outages de-energize a load bus, and after generator outages, the env's
+// flows equal grid::run_dcpf of the case with that row's status 0 and the env's dispatch; the
+// observation and the costs carry the status and the unserved load.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
+#include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
+#include "powerzoo/grid/dc/dc.hpp"
+
+using namespace pz;
+
+namespace {
+
+data::OutageSchedule at_step0(data::OutageElement el, std::vector<int> rows) {
+  data::OutageSchedule s;
+  s.path = "test.csv";
+  for (int r : rows) s.events.push_back({0, el, r, 0, 2});
+  return s;
+}
+
+struct Stepped {
+  std::vector<double> p, flow;
+  std::vector<float> obs, costs;
+  envs::Info info;
+};
+
+// A reset and one step of the env on `c` with the schedule, action a_u = 0.3·sin(u + 1).
+Stepped step_env(const grid::Case& c, data::OutageSchedule sched) {
+  envs::TransGridParams p;
+  p.grid_case = c;
+  p.horizon = 4;
+  p.outages.schedule = std::move(sched);
+  const envs::TransGrid env(std::move(p));
+  auto st = env.make_state();
+  core::Rng rng(1, 0);
+  Stepped out;
+  out.obs.resize(env.spec().obs_dim);
+  out.costs.resize(env.spec().cost_names.size());
+  env.reset(*st, rng, out.obs);
+  std::vector<float> a(env.spec().act_dim);
+  for (size_t u = 0; u < a.size(); ++u) a[u] = static_cast<float>(0.3 * std::sin(u + 1.0));
+  env.step(*st, a, rng, out.obs, out.costs, &out.info);
+  const auto& s = static_cast<const envs::TransGrid::GridState&>(*st);
+  out.p = s.p_mw;
+  out.flow = s.flow_mw;
+  return out;
+}
+
+// run_dcpf of `c` with rows out, the env's unit outputs as PG and the case's PD.
+grid::DcPfResult reference(grid::Case c, const std::vector<int>& branches_out,
+                           const std::vector<int>& gens_out, const std::vector<double>& p_units) {
+  c = grid::energize(c);
+  int u = 0;
+  for (int g = 0; g < c.n_gen(); ++g)
+    if (c.gen[g].status > 0) c.gen[g].pg_mw = p_units[u++];
+  for (int k : branches_out) c.branch[k - 1].status = 0;
+  for (int g : gens_out) c.gen[g - 1].status = 0;
+  for (auto& b : c.bus) b.gs_mw = 0;
+  return grid::run_dcpf(c);
+}
+
+void check_every_branch(const grid::Case& c, double unserved_pd_of_dead) {
+  int n_island = 0, n_dead = 0;
+  const grid::Case en = grid::energize(c);
+  for (int k = 1; k <= c.n_branch(); ++k) {
+    if (en.branch[k - 1].status <= 0) continue;
+    CAPTURE(k);
+    const Stepped s = step_env(c, at_step0(data::OutageElement::kBranch, {k}));
+    const grid::DcPfResult r = reference(c, {k}, {}, s.p);
+    REQUIRE(r.success);
+    for (int l = 0; l < c.n_branch(); ++l) CHECK(std::abs(s.flow[l] - r.branch_pf_mw[l]) < 1e-9);
+    CHECK(s.flow[k - 1] == 0.0);
+    double dead_pd = 0;
+    for (int b : r.dead_buses) dead_pd += c.bus[b].pd_mw;
+    CHECK(std::abs(s.costs.back() - dead_pd) < 1e-4);  // unserved_load (float)
+    n_dead += !r.dead_buses.empty();
+    n_island += grid::find_islands([&] {
+                  grid::Case e = en;
+                  e.branch[k - 1].status = 0;
+                  return e;
+                }())
+                    .n > 1;
+    CHECK(s.obs[s.obs.size() - c.n_branch() + (k - 1)] == 0.0f);  // branch_status
+  }
+  CHECK(n_island >= 1);
+  if (unserved_pd_of_dead > 0) CHECK(n_dead >= 1);
+}
+
+}  // namespace
+
+TEST_SUITE("envs_trans_grid_outages") {
+  TEST_CASE(
+      "every branch outage of case14 equals the DC power flow without it (LODF and islands)") {
+    check_every_branch(grid::load_case(grid::resolve_case_path("case14")), 0);
+  }
+
+  TEST_CASE("an outage that cuts off a load bus without a generator: its load is unserved") {
+    grid::Case c = grid::load_case(grid::resolve_case_path("case14"));
+    // Bus 8 hangs on branch 7-8 alone; without its synchronous condenser and with a load, the
+    // outage of 7-8 leaves an island without a gen (de-energized, MATPOWER's rule).
+    for (int g = 0; g < c.n_gen(); ++g)
+      if (c.bus[c.gen_bus_idx[g]].id == 8) c.gen[g].status = 0;
+    for (auto& b : c.bus)
+      if (b.id == 8) b.pd_mw = 12.5, b.type = 1;
+    check_every_branch(c, 12.5);
+  }
+
+  TEST_CASE("generator outages: the unit is at 0 and the flows are those without it") {
+    const grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    for (std::vector<int> gens : {std::vector<int>{3}, {1}, {1, 2}, {2, 5}}) {
+      CAPTURE(gens[0]);
+      const Stepped s = step_env(c, at_step0(data::OutageElement::kGen, gens));
+      for (int g : gens) CHECK(s.p[g - 1] == 0.0);  // case5: every gen is a unit, in order
+      const grid::DcPfResult r = reference(c, {}, gens, s.p);
+      REQUIRE(r.success);
+      for (int l = 0; l < c.n_branch(); ++l) CHECK(std::abs(s.flow[l] - r.branch_pf_mw[l]) < 1e-9);
+      // The imbalance went to the reference's units: generation equals load.
+      double gen = 0, load = 0;
+      for (double v : s.p) gen += v;
+      for (const auto& b : c.bus) load += b.pd_mw;
+      CHECK(gen == doctest::Approx(load).epsilon(1e-12));
+      // gen_status is the last field, in unit order.
+      const size_t off = s.obs.size() - 5;
+      for (int u = 0; u < 5; ++u) {
+        const bool out = std::find(gens.begin(), gens.end(), u + 1) != gens.end();
+        CHECK(s.obs[off + u] == (out ? 0.0f : 1.0f));
+      }
+    }
+  }
+
+  TEST_CASE("without outages the spec is unchanged; with them it gains the status and a channel") {
+    envs::TransGridParams p;
+    p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+    const envs::TransGrid plain(p);
+    CHECK(plain.spec().obs_dim == 6 + 3 + 5 + 2);
+    CHECK(plain.spec().cost_names.size() == 4);
+    CHECK(plain.spec().trace_vectors.size() == 2);
+    p.outages.rate = 0.01;
+    p.outages.random_branch = true;
+    const envs::TransGrid out(p);
+    CHECK(out.spec().obs_dim == 16 + 6);
+    CHECK(out.spec().obs_fields.back().name == "branch_status");
+    CHECK(out.spec().obs_fields.back().slice.offset == 16);
+    CHECK(out.spec().cost_names.back() == "unserved_load");
+    CHECK(out.spec().trace_vectors.back().name == "branch_status");
+  }
+}
