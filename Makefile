@@ -34,7 +34,8 @@ run: build
 	./$(BUILD)/powerzoo run $(SPEC)
 
 # The benchmark suite (benchmarks/suite.toml): every learner at PowerZooJax's budget over 5 seeds
-# and every baseline, then docs/results.md. Days of CPU time: the sweeps resume, so stop and
+# and every baseline; finished run files are archived slim into benchmarks/results (committed)
+# and docs/results.md is built from them. Days of CPU time: the sweeps resume, so stop and
 # re-run at will. BENCH_JOBS trials run in parallel; `make benchmark-slurm` prints SLURM job-array
 # scripts instead (SLURM_OPTS are passed to `powerzoo sweep --emit slurm`).
 BENCH_RUNS ?= runs/benchmark
@@ -42,10 +43,10 @@ BENCH_JOBS ?= 1
 SLURM_OPTS ?=
 benchmark: build
 	/usr/bin/python3 scripts/benchmark.py run --runs $(BENCH_RUNS) --jobs $(BENCH_JOBS)
-	/usr/bin/python3 scripts/benchmark.py report --runs $(BENCH_RUNS)
+	/usr/bin/python3 scripts/benchmark.py report
 
 benchmark-report: build
-	/usr/bin/python3 scripts/benchmark.py report --runs $(BENCH_RUNS)
+	/usr/bin/python3 scripts/benchmark.py report
 
 benchmark-slurm: build
 	/usr/bin/python3 scripts/benchmark.py slurm --runs $(BENCH_RUNS) -- $(SLURM_OPTS)

@@ -4,7 +4,8 @@
   scripts/benchmark.py run    [--binary B] [--runs DIR] [--jobs J] [--seeds N] [--only TASK ...]
                               [--baselines-only]
   scripts/benchmark.py slurm  [--binary B] [--runs DIR] [--only TASK ...] [-- SWEEP_OPTIONS...]
-  scripts/benchmark.py report [--binary B] [--runs DIR] [--out FILE] [--img DIR] [--only TASK ...]
+  scripts/benchmark.py report [--binary B] [--results DIR] [--out FILE] [--img DIR] [--only TASK ...]
+  scripts/benchmark.py archive [--runs DIR] [--results DIR] [--only TASK ...]
 
 `run` trains every learner row as `powerzoo sweep SPEC experiment.seed=0,...,N-1 --out
 RUNS/<spec stem>` (a sweep resumes: re-running skips finished trials and continues interrupted
@@ -20,6 +21,13 @@ evaluates every finished trial's final checkpoint on every split with those over
 (`powerzoo eval CKPT OVERRIDES --split S --out RUNS/<spec stem>_<id>/<split>/trial_<k>.h5`) and
 every baseline under them (RUNS/<task>_baselines_<id>/<policy>.h5); existing files are kept, so
 re-running after more trials finish adds theirs. `report` writes a second table per condition.
+
+Finished run files are kept, slimmed, in --results (default benchmarks/results, committed with
+the project): `archive` copies every finished trial's run.h5, every baseline file and every
+condition's eval file from RUNS to the same relative path under RESULTS, without its
+/trajectories group and with its datasets gzip-compressed (a few hundred kB per trial); `run`
+archives after each sweep, so a result outlives the machine it was trained on. Files already in
+RESULTS are kept. `report` reads RESULTS only, so docs/results.md can be rebuilt from a clone.
 
 `report` reads the run files with `powerzoo summarize` (mean, std, percentile-bootstrap 95 % CI
 of the mean over seeds; unfinished runs are left out and counted) and writes one table per task:
@@ -103,8 +111,82 @@ def cmd_run(args, tasks):
             if args.jobs:
                 cmd += ["--jobs", str(args.jobs)]
             failed += sh(cmd) != 0
+            archive(args, [task])
         failed += run_conditions(args, task)
+        archive(args, [task])
     return 1 if failed else 0
+
+
+SLIM_DROP = ("trajectories",)
+
+
+def slim_copy(src, dst):
+    """src (an HDF5 run, baseline or eval file) to dst without SLIM_DROP, datasets gzipped.
+
+    Written to dst + '.tmp' and renamed, so an interrupted copy leaves no half file."""
+    import h5py
+
+    def copy_attrs(a, b):
+        for k, v in a.attrs.items():
+            b.attrs[k] = v
+
+    def walk(g_in, g_out):
+        copy_attrs(g_in, g_out)
+        for name, obj in g_in.items():
+            if g_in.name == "/" and name in SLIM_DROP:
+                continue
+            if isinstance(obj, h5py.Group):
+                walk(obj, g_out.create_group(name))
+            else:
+                big = obj.shape != () and obj.size > 64 and obj.dtype.kind in "fiub"
+                d = g_out.create_dataset(name, data=obj[()], compression="gzip" if big else None,
+                                         shuffle=big)
+                copy_attrs(obj, d)
+
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    tmp = dst + ".tmp"
+    with h5py.File(src, "r") as fin, h5py.File(tmp, "w") as fout:
+        walk(fin, fout)
+    os.replace(tmp, dst)
+
+
+def archive(args, tasks):
+    """Copies the finished files of `tasks` from RUNS to RESULTS (slim_copy); returns the count."""
+    todo = []
+    for task in tasks:
+        suffixes = [""] + ["_" + c["id"] for c in task.get("condition", [])]
+        for sfx in suffixes:
+            bdir = f"{task['id']}_baselines{sfx}"
+            for row in baseline_rows(task):
+                todo.append(os.path.join(bdir, f"{row['baseline']}.h5"))
+        for row in learner_rows(task):
+            stem = spec_stem(row["spec"])
+            sweep = os.path.join(args.runs, stem)
+            trials = sorted(t for t in os.listdir(sweep) if t.startswith("trial_")) \
+                if os.path.isdir(sweep) else []
+            for t in trials:
+                if trial_finished(os.path.join(sweep, t)):
+                    todo.append(os.path.join(stem, t, "run.h5"))
+            for c in task.get("condition", []):
+                cdir = os.path.join(args.runs, f"{stem}_{c['id']}")
+                for split in task["splits"]:
+                    sd = os.path.join(cdir, split)
+                    if os.path.isdir(sd):
+                        todo += [os.path.join(f"{stem}_{c['id']}", split, f)
+                                 for f in sorted(os.listdir(sd)) if f.endswith(".h5")]
+    n = 0
+    for rel in todo:
+        src, dst = os.path.join(args.runs, rel), os.path.join(args.results, rel)
+        if os.path.isfile(src) and not os.path.exists(dst):
+            slim_copy(src, dst)
+            n += 1
+    return n
+
+
+def cmd_archive(args, tasks):
+    n = archive(args, tasks)
+    print(f"archived {n} file(s) into {args.results}")
+    return 0
 
 
 def final_checkpoint(trial):
@@ -222,11 +304,6 @@ def cell(r):
     return fmt(mean)
 
 
-def unfinished(note):
-    return sum(1 for line in note.splitlines() if line.strip().endswith(("running", "failed",
-                                                                      "interrupted")))
-
-
 def task_table(args, task, cond=None):
     metrics = [task["primary"]] + task.get("metrics", [])
     lines = []
@@ -249,28 +326,25 @@ def task_table(args, task, cond=None):
     for row in task["row"]:
         suffix = "" if cond is None else "_" + cond["id"]
         if "spec" in row:
-            directory = os.path.join(args.runs, spec_stem(row["spec"]) + suffix)
+            directory = os.path.join(args.results, spec_stem(row["spec"]) + suffix)
             kind = "run" if cond is None else "eval"
         else:
-            directory = os.path.join(args.runs, f"{task['id']}_baselines{suffix}")
+            directory = os.path.join(args.results, f"{task['id']}_baselines{suffix}")
             kind = f"baseline:{row['baseline']}"
         for split in task["splits"]:
             pzj = row.get("pzj", {}).get(split, {})
             if cond is not None and "spec" in row:
-                directory = os.path.join(args.runs, spec_stem(row["spec"]) + suffix, split)
+                directory = os.path.join(args.results, spec_stem(row["spec"]) + suffix, split)
             if not os.path.isdir(directory):
-                data, note = {}, ""
+                data = {}
             else:
-                data, note = summarize(args.binary, directory, split, metrics)
+                data, _ = summarize(args.binary, directory, split, metrics)
             first = data.get((kind, task["primary"]))
             label = row["label"] + ("" if "spec" in row else " (rule)")
             if first is None:
                 seeds, steps = "no runs yet", "—"
             else:
                 seeds = first["n_seeds"]
-                pending = unfinished(note) if "spec" in row and cond is None else 0
-                if pending:
-                    seeds += f" (+{pending} running)"
                 steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
             cells = [label, split, seeds, steps]
             for m in metrics:
@@ -284,7 +358,7 @@ def task_table(args, task, cond=None):
 def curves(args, task):
     out = []
     for row in learner_rows(task):
-        directory = os.path.join(args.runs, spec_stem(row["spec"]))
+        directory = os.path.join(args.results, spec_stem(row["spec"]))
         if not os.path.isdir(directory):
             continue
         img = os.path.join(args.img, spec_stem(row["spec"]))
@@ -301,7 +375,8 @@ def curves(args, task):
 def cmd_report(args, tasks):
     text = ["# Benchmark results", "",
             "Generated by `scripts/benchmark.py report` (`make benchmark`) from the run files of "
-            "the suite in [benchmarks/suite.toml](../benchmarks/suite.toml): every learner at "
+            "the suite in [benchmarks/suite.toml](../benchmarks/suite.toml), kept without their "
+            "trajectories in [benchmarks/results](../benchmarks/results): every learner at "
             "PowerZooJax's budget over seeds 0–4, every baseline once. Means over seeds with a "
             "percentile-bootstrap 95 % CI of the mean (`powerzoo summarize`); PowerZooJax's "
             "numbers are its published GPU rows (5 seeds). Violation rates are fractions of "
@@ -327,11 +402,14 @@ def main():
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["run", "slurm", "report"])
+    ap.add_argument("command", choices=["run", "slurm", "report", "archive"])
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "powerzoo"))
     ap.add_argument("--suite", default=SUITE)
     ap.add_argument("--runs", default=os.path.join(ROOT, "runs", "benchmark"),
                     help="where the sweeps and baseline files live (default runs/benchmark)")
+    ap.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "results"),
+                    help="the slim copies of finished run files that `report` reads "
+                         "(default benchmarks/results)")
     ap.add_argument("--jobs", type=int, default=0, help="trials in parallel (sweep --jobs)")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--baselines-only", action="store_true", help="run: the baselines alone")
@@ -342,6 +420,8 @@ def main():
     args = ap.parse_args(argv)
     if args.seeds < 1:
         fail(f"--seeds: expected an integer >= 1, found {args.seeds}")
+    if args.command == "archive":
+        return cmd_archive(args, load_suite(args.suite, args.only))
     if not (os.path.isfile(args.binary) and os.access(args.binary, os.X_OK)):
         fail(f"--binary: expected the powerzoo executable, found no such file: {args.binary} "
              "(run `make build` first)")

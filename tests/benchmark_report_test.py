@@ -6,7 +6,9 @@ steps; the zero_action baseline) into a temporary folder, then `benchmark.py rep
 the table against the run files read directly with h5py: the PPO cell is the mean over the two
 seeds of the last iid return_mean, its seeds column says 2 and its steps column the final global
 step; the baseline's cell is its file's value; PowerZooJax's column carries the suite's number;
-re-running `run` trains nothing new (the sweep resumes as finished). The suite's condition
+re-running `run` trains nothing new (the sweep resumes as finished). `run` archives every
+finished file into --results without its trajectories, the eval curves unchanged, and `report`
+is built from those copies alone (the runs folder is moved away while it reports). The suite's condition
 (every load × 1.3) evaluates both seeds' final checkpoints and the baseline again with that
 override, and its table's cells are the means of those eval files. Bad usage exits 2.
 
@@ -53,7 +55,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         runs = os.path.join(tmp, "runs")
-        p = bench(binary, "run", "--runs", runs, "--seeds", "2")
+        results = os.path.join(tmp, "results")
+        p = bench(binary, "run", "--runs", runs, "--results", results, "--seeds", "2")
         check(p.returncode == 0, f"run exits 0 (stderr: {p.stderr[-500:]})")
         sweep = os.path.join(runs, "quickstart")
         rets = [last_eval(os.path.join(sweep, f"trial_{i}", "run.h5"), "iid/return_mean")
@@ -62,9 +65,25 @@ def main():
                  for i in range(2)]
         base = last_eval(os.path.join(runs, "quickstart_baselines", "zero_action.h5"),
                          "iid/return_mean")
+        slim = os.path.join(results, "quickstart", "trial_1", "run.h5")
+        with h5py.File(os.path.join(sweep, "trial_1", "run.h5"), "r") as a, \
+                h5py.File(slim, "r") as b:
+            same = all(np.array_equal(np.asarray(a["metrics/eval/" + k]),
+                                      np.asarray(b["metrics/eval/" + k]))
+                       for k in a["metrics/eval"].keys() if isinstance(a["metrics/eval/" + k],
+                                                                      h5py.Dataset))
+            check("trajectories" in a and "trajectories" not in b and same and
+                  b.attrs["status"] == a.attrs["status"],
+                  "the archived trial has the run's eval curves and status, no trajectories")
+        check(os.path.isfile(os.path.join(results, "quickstart_baselines_heavy",
+                                          "zero_action.h5")) and
+              os.path.isfile(os.path.join(results, "quickstart_heavy", "iid", "trial_0.h5")),
+              "baseline and condition eval files are archived")
         out = os.path.join(tmp, "results.md")
-        p = bench(binary, "report", "--runs", runs, "--out", out, "--img",
+        os.rename(runs, runs + ".away")
+        p = bench(binary, "report", "--results", results, "--out", out, "--img",
                   os.path.join(tmp, "img"))
+        os.rename(runs + ".away", runs)
         check(p.returncode == 0, f"report exits 0 (stderr: {p.stderr[-500:]})")
         text = open(out).read()
         main_table = text[:text.find("### ")]
@@ -103,7 +122,7 @@ def main():
         check(len(zero_h) == 1 and f"| {fmt4(base_h)} |" in zero_h[0] and base_h < base,
               f"condition zero_action row carries its file's {fmt4(base_h)} (< {fmt4(base)})")
         before = [os.path.getmtime(os.path.join(sweep, f"trial_{i}", "run.h5")) for i in range(2)]
-        p = bench(binary, "run", "--runs", runs, "--seeds", "2")
+        p = bench(binary, "run", "--runs", runs, "--results", results, "--seeds", "2")
         after = [os.path.getmtime(os.path.join(sweep, f"trial_{i}", "run.h5")) for i in range(2)]
         check(p.returncode == 0 and before == after, "re-running the suite trains nothing new")
     p = bench(binary, "run", "--only", "nope")
