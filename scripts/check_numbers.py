@@ -26,8 +26,9 @@ runs are unchanged). numbers_0fabc11.json after the TSO dispatch's own dual simp
 (grid::DispatchLp; tso_ppo_short only: the same optimum as CLP's to 1e-11 MW in the tests, rounded
 differently, which training amplifies). numbers_6427c5c.json is the merge of the two (dcmg_sac
 from numbers_707b08d.json, tso_ppo_short from numbers_0fabc11.json; the other runs are the same in
-both). A change that moves
-numbers on purpose records a new file and says why in its commit.
+both). Those three name commits of a session whose history was lost before it landed; its work
+landed as one recovered commit, a536a10. A change that moves numbers on purpose records a new
+file and says why in its commit.
 
 usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
 Exit code 0 when all match, 1 when some differ, 2 on bad usage.
