@@ -107,4 +107,36 @@ TEST_SUITE("data_csv") {
     CHECK(no_newline.cells() == Cells{"1", "2"});
     CHECK(no_newline.line_number() == 2);
   }
+
+  TEST_CASE("number_cell and integer_cell parse whole cells and name file, line and column") {
+    const auto d = test::tmp_dir("pz_csv", "cells");
+    const std::string path =
+        test::write(d / "c.csv", "x,n\n2.5e1,3.0\nnan,1.5\n1e400,7\n12abc,-1\n1\n");
+    data::CsvReader csv(path);
+    REQUIRE(csv.read_header());
+    REQUIRE(csv.next_row());
+    CHECK(csv.number_cell(0, "x") == 25.0);
+    CHECK(csv.integer_cell(1, "n", 0, 10, "an integer") == 3);  // "3.0" is an integer
+    CHECK_THROWS_WITH_AS(
+        csv.integer_cell(1, "n", 4, 10, "an integer in [4, 10]"),
+        (path + ":2: expected an integer in [4, 10] in column 'n', found '3.0'").c_str(),
+        core::ConfigError);
+    REQUIRE(csv.next_row());
+    CHECK_THROWS_WITH_AS(csv.number_cell(0, "x"),
+                         (path + ":3: expected a number in column 'x', found 'nan'").c_str(),
+                         core::ConfigError);
+    CHECK_THROWS_AS(csv.integer_cell(1, "n", 0, 10, "an integer"), core::ConfigError);  // 1.5
+    REQUIRE(csv.next_row());
+    CHECK_THROWS_AS(csv.number_cell(0, "x"), core::ConfigError);  // out of range
+    CHECK(csv.integer_cell(1, "n", 0, 10, "an integer") == 7);
+    REQUIRE(csv.next_row());
+    CHECK_THROWS_WITH_AS(csv.number_cell(0, "x"),
+                         (path + ":5: expected a number in column 'x', found '12abc'").c_str(),
+                         core::ConfigError);
+    CHECK(csv.number_cell(1, "n") == -1.0);
+    REQUIRE(csv.next_row());
+    CHECK_THROWS_WITH_AS(csv.number_cell(1, "n"),
+                         (path + ":6: expected a value in column 'n', found none").c_str(),
+                         core::ConfigError);
+  }
 }

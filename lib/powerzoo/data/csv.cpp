@@ -1,6 +1,7 @@
 // The project's one CSV reader (see csv.hpp).
 #include "powerzoo/data/csv.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "powerzoo/core/echo.hpp"
@@ -18,6 +19,17 @@ void trim_spaces(std::string& s) {
   }
   s.erase(s.find_last_not_of(' ') + 1);
   s.erase(0, b);
+}
+
+// The whole of `s` parsed by std::stod, or false (empty, trailing text, out of range).
+bool parse_double(const std::string& s, double* v) {
+  size_t pos = 0;
+  try {
+    *v = std::stod(s, &pos);
+  } catch (...) {
+    return false;
+  }
+  return !s.empty() && pos == s.size();
 }
 
 }  // namespace
@@ -81,6 +93,28 @@ bool CsvReader::next_row() {
   }
   cells_.clear();
   return false;
+}
+
+double CsvReader::number_cell(size_t i, const char* name) const {
+  if (i >= cells_.size())
+    throw core::ConfigError(where() + "expected a value in column '" + name + "', found none");
+  double v = 0;
+  if (!parse_double(cells_[i], &v) || !std::isfinite(v))
+    throw core::ConfigError(where() + "expected a number in column '" + name + "', found '" +
+                            core::echo(cells_[i]) + "'");
+  return v;
+}
+
+int64_t CsvReader::integer_cell(size_t i, const char* name, int64_t lo, int64_t hi,
+                                const char* expected) const {
+  if (i >= cells_.size())
+    throw core::ConfigError(where() + "expected a value in column '" + name + "', found none");
+  double v = 0;
+  if (!parse_double(cells_[i], &v) || !std::isfinite(v) || v != std::floor(v) ||
+      v < static_cast<double>(lo) || v > static_cast<double>(hi))
+    throw core::ConfigError(where() + "expected " + expected + " in column '" + name +
+                            "', found '" + core::echo(cells_[i]) + "'");
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace pz::data

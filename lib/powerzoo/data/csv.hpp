@@ -19,8 +19,9 @@ bool is_blank_line(const std::string& line);
 /// "path:line: " — the prefix of the project's file-and-line error messages (line is 1-based).
 std::string csv_where(const std::string& path, int64_t line);
 
-/// Reads a CSV file: the header on line 1, then the data rows in order. Never throws: callers
-/// check is_open() / read_header() / column() and throw their own core::ConfigError.
+/// Reads a CSV file: the header on line 1, then the data rows in order. Reading never throws:
+/// callers check is_open() / read_header() / column() and throw their own core::ConfigError;
+/// number_cell() and integer_cell() throw it themselves, naming file:line and column.
 class CsvReader {
  public:
   /// Opens `path` for reading (check is_open()).
@@ -45,6 +46,16 @@ class CsvReader {
   const std::vector<std::string>& cells() const { return cells_; }
   /// csv_where(path(), line_number()): "path:line: ".
   std::string where() const { return csv_where(path_, line_number_); }
+
+  /// The finite number in cell `i` of the current row (std::stod syntax, the whole cell).
+  /// Throws core::ConfigError "path:line: expected a number in column 'name', found '...'"
+  /// (or "... expected a value ..., found none" for a missing cell); NaN and inf are refused.
+  double number_cell(size_t i, const char* name) const;
+  /// The integer in cell `i`, within [lo, hi]: "1.0" is accepted (it is one), "1.5", "nan" and
+  /// "1e400" are not. Throws core::ConfigError "path:line: expected <expected> in column 'name',
+  /// found '...'".
+  int64_t integer_cell(size_t i, const char* name, int64_t lo, int64_t hi,
+                       const char* expected) const;
 
  private:
   std::string path_;

@@ -15,28 +15,6 @@ namespace {
 
 constexpr const char* kColumns[] = {"step", "element", "index", "status"};
 
-// The integer in cell i of the current row, in [lo, hi], or a ConfigError naming file:line, the
-// column, what was expected and what was found. Integers only: "1.0" is accepted (it is one),
-// "1.5", "nan" and "1e400" are not.
-int integer_cell(const CsvReader& csv, size_t i, const char* name, int lo, int hi,
-                 const char* expected) {
-  const auto& cells = csv.cells();
-  if (i >= cells.size())
-    throw core::ConfigError(csv.where() + "expected a value in column '" + name + "', found none");
-  const std::string& s = cells[i];
-  size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &pos);
-  } catch (...) {
-    pos = 0;
-  }
-  if (s.empty() || pos != s.size() || !std::isfinite(v) || v != std::floor(v) || v < lo || v > hi)
-    throw core::ConfigError(csv.where() + "expected " + expected + " in column '" + name +
-                            "', found '" + core::echo(s) + "'");
-  return static_cast<int>(v);
-}
-
 }  // namespace
 
 const char* outage_element_name(OutageElement e) {
@@ -65,7 +43,7 @@ OutageSchedule read_outage_schedule(const std::string& path) {
   while (csv.next_row()) {
     OutageEvent e;
     e.line = csv.line_number();
-    e.step = integer_cell(csv, col[0], "step", 0, kMax, "an integer step >= 0");
+    e.step = static_cast<int>(csv.integer_cell(col[0], "step", 0, kMax, "an integer step >= 0"));
     if (col[1] >= csv.cells().size())
       throw core::ConfigError(csv.where() + "expected a value in column 'element', found none");
     const std::string& el = csv.cells()[col[1]];
@@ -76,8 +54,10 @@ OutageSchedule read_outage_schedule(const std::string& path) {
     else
       throw core::ConfigError(csv.where() + "expected element 'branch' or 'gen', found '" +
                               core::echo(el) + "'");
-    e.index = integer_cell(csv, col[2], "index", 1, kMax, "a 1-based case row (integer >= 1)");
-    e.status = integer_cell(csv, col[3], "status", 0, 1, "0 (out) or 1 (back in service)");
+    e.index = static_cast<int>(
+        csv.integer_cell(col[2], "index", 1, kMax, "a 1-based case row (integer >= 1)"));
+    e.status = static_cast<int>(
+        csv.integer_cell(col[3], "status", 0, 1, "0 (out) or 1 (back in service)"));
     if (!seen.insert({e.step, static_cast<int>(e.element), e.index}).second)
       throw core::ConfigError(csv.where() + "expected one row per step, element and index, found " +
                               "a second row for step " + std::to_string(e.step) + ", " + el + " " +

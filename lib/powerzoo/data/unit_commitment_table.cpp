@@ -33,25 +33,6 @@ constexpr Column kColumns[] = {{"bus_id", &UcTableRow::bus_id},
 constexpr size_t kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 constexpr size_t kPMinColumn = 5;  // p_min: p_min/p_max are checked right after it is read
 
-// The number in cell `i` of the current row, or a ConfigError naming file:line and column.
-double number(const CsvReader& csv, size_t i, const char* name) {
-  const auto& cells = csv.cells();
-  if (i >= cells.size())
-    throw core::ConfigError(csv.where() + "expected a value in column '" + name + "', found none");
-  const std::string& s = cells[i];
-  size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &pos);
-  } catch (...) {
-    pos = 0;
-  }
-  if (pos != s.size() || s.empty() || !std::isfinite(v))
-    throw core::ConfigError(csv.where() + "expected a number in column '" + name + "', found '" +
-                            core::echo(s) + "'");
-  return v;
-}
-
 }  // namespace
 
 std::vector<UcTableRow> read_unit_commitment_table(const std::string& path,
@@ -74,7 +55,7 @@ std::vector<UcTableRow> read_unit_commitment_table(const std::string& path,
     UcTableRow r;
     r.line = csv.line_number();
     for (size_t k = 0; k < kNumColumns; ++k) {
-      r.*kColumns[k].field = number(csv, col[k], kColumns[k].name);
+      r.*kColumns[k].field = csv.number_cell(col[k], kColumns[k].name);
       if (k == kPMinColumn && !(r.p_min >= 0 && r.p_max >= r.p_min))
         throw core::ConfigError(csv.where() + "expected 0 <= p_min <= p_max, found p_min " +
                                 std::to_string(r.p_min) + ", p_max " + std::to_string(r.p_max));
