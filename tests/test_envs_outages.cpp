@@ -157,4 +157,65 @@ TEST_SUITE("envs_outages") {
     saved[0] = 0.5;
     CHECK_THROWS_AS(p.load_state(b, saved), core::ConfigError);
   }
+
+  TEST_CASE("N-1 mode: one row drawn at reset, out for exactly outage_n1_steps steps") {
+    envs::OutageParams q;
+    q.n1 = envs::OutageParams::N1::kBranch;
+    q.n1_steps = 5;
+    const grid::Case c = case5();
+    const envs::OutageProcess p(q, c, 12);
+    CHECK(p.active());
+    CHECK(p.tracks_branches());
+    CHECK_FALSE(p.tracks_gens());
+    std::vector<int> rows_seen(static_cast<size_t>(c.n_branch()), 0);
+    for (uint64_t seed = 0; seed < 60; ++seed) {
+      envs::OutageState s;
+      p.make_state(s);
+      core::Rng rng(seed, 2), ref(seed, 2);
+      p.reset(s, rng);
+      // Two uniforms at reset, the row's then the start's.
+      const double u_row = ref.uniform(), u_start = ref.uniform();
+      CHECK(rng == ref);
+      CHECK(s.n1_row == static_cast<int>(u_row * c.n_branch()));
+      CHECK(s.n1_start == static_cast<int>(u_start * 8));  // starts 0 .. 12 - 5
+      ++rows_seen[static_cast<size_t>(s.n1_row)];
+      for (int t = 0; t < 12; ++t) {
+        if (t > 0) p.advance(s, t, rng);
+        for (int l = 0; l < c.n_branch(); ++l) {
+          const bool out = l == s.n1_row && t >= s.n1_start && t < s.n1_start + 5;
+          CHECK(s.branch_on[static_cast<size_t>(l)] == (out ? 0 : 1));
+        }
+      }
+    }
+    for (int n : rows_seen) CHECK(n > 0);  // every branch of case5 is drawn in 60 episodes
+
+    // Save mid-outage, load into a fresh state: the rest of the episode is the same.
+    envs::OutageState a, b;
+    p.make_state(a);
+    p.make_state(b);
+    core::Rng rng(7, 1);
+    p.reset(a, rng);
+    for (int t = 1; t <= a.n1_start + 1 && t < 12; ++t) p.advance(a, t, rng);
+    std::vector<double> saved;
+    p.save_state(a, saved);
+    CHECK(saved.size() == 2 * static_cast<size_t>(c.n_branch()) + 2);
+    CHECK(p.load_state(b, saved) == saved.size());
+    CHECK(b.n1_row == a.n1_row);
+    CHECK(b.n1_start == a.n1_start);
+    core::Rng rng_b = rng;
+    for (int t = a.n1_start + 2; t < 12; ++t) {
+      p.advance(a, t, rng);
+      p.advance(b, t, rng_b);
+      CHECK(a.branch_on == b.branch_on);
+    }
+  }
+
+  TEST_CASE("N-1 mode refuses more steps than the horizon, naming outage_n1_steps") {
+    envs::OutageParams q;
+    q.n1 = envs::OutageParams::N1::kGen;
+    q.n1_steps = 13;
+    CHECK_THROWS_WITH_AS(envs::OutageProcess(q, case5(), 12),
+                         "[env] outage_n1_steps: expected at most the horizon (12 steps), found 13",
+                         core::ConfigError);
+  }
 }

@@ -32,7 +32,8 @@ void random_step(const std::vector<int>& rows, double rate, int duration, std::v
 
 }  // namespace
 
-OutageProcess::OutageProcess(OutageParams p, const grid::Case& c, int horizon) : p_(std::move(p)) {
+OutageProcess::OutageProcess(OutageParams p, const grid::Case& c, int horizon)
+    : p_(std::move(p)), horizon_(horizon) {
   data::check_outage_schedule(p_.schedule, c.n_branch(), c.n_gen(), horizon);
   for (int l = 0; l < c.n_branch(); ++l) branch_case_on_.push_back(c.branch[l].status > 0);
   for (int g = 0; g < c.n_gen(); ++g) gen_case_on_.push_back(c.gen[g].status > 0);
@@ -54,6 +55,20 @@ OutageProcess::OutageProcess(OutageParams p, const grid::Case& c, int horizon) :
       for (int g = 0; g < c.n_gen(); ++g)
         if (gen_case_on_[g]) fail_gen_.push_back(g);
   }
+  if (p_.n1 != OutageParams::N1::kNone) {
+    const bool br = p_.n1 == OutageParams::N1::kBranch;
+    const auto& case_on = br ? branch_case_on_ : gen_case_on_;
+    for (size_t i = 0; i < case_on.size(); ++i)
+      if (case_on[i]) n1_rows_.push_back(static_cast<int>(i));
+    if (n1_rows_.empty())
+      throw core::ConfigError(std::string("[env] outage_n1: expected a case with a ") +
+                              (br ? "branch" : "gen") + " in service, found none");
+    if (p_.n1_steps > horizon)
+      throw core::ConfigError("[env] outage_n1_steps: expected at most the horizon (" +
+                              std::to_string(horizon) + " steps), found " +
+                              std::to_string(p_.n1_steps));
+    (br ? track_branch_ : track_gen_) = true;
+  }
   track_branch_ = track_branch_ || !fail_branch_.empty();
   track_gen_ = track_gen_ || !fail_gen_.empty();
   active_ = track_branch_ || track_gen_;
@@ -69,11 +84,34 @@ void OutageProcess::make_state(OutageState& s) const {
 void OutageProcess::reset(OutageState& s, core::Rng& rng) const {
   if (!active_) return;
   make_state(s);
+  s.n1_row = s.n1_start = -1;
+  if (!n1_rows_.empty()) {
+    const double u_row = rng.uniform(), u_start = rng.uniform();
+    const int n = static_cast<int>(n1_rows_.size()), starts = horizon_ - p_.n1_steps + 1;
+    s.n1_row = n1_rows_[std::min(n - 1, static_cast<int>(u_row * n))];
+    s.n1_start = std::min(starts - 1, static_cast<int>(u_start * starts));
+  }
   advance(s, 0, rng);
+}
+
+// The N-1 outage at step t: out (held) from its first step, back after n1_steps steps.
+void OutageProcess::n1_step(OutageState& s, int t) const {
+  if (s.n1_row < 0) return;
+  const bool br = p_.n1 == OutageParams::N1::kBranch;
+  auto& on = br ? s.branch_on : s.gen_on;
+  auto& left = br ? s.branch_left : s.gen_left;
+  if (t == s.n1_start) {
+    on[s.n1_row] = 0;
+    left[s.n1_row] = OutageState::kHeld;
+  } else if (t == s.n1_start + p_.n1_steps && left[s.n1_row] == OutageState::kHeld) {
+    on[s.n1_row] = 1;
+    left[s.n1_row] = 0;
+  }
 }
 
 void OutageProcess::advance(OutageState& s, int t, core::Rng& rng) const {
   if (!active_) return;
+  n1_step(s, t);
   random_step(fail_branch_, p_.rate, p_.duration_steps, s.branch_on, s.branch_left, rng);
   random_step(fail_gen_, p_.rate, p_.duration_steps, s.gen_on, s.gen_left, rng);
   const auto& ev = p_.schedule.events;
@@ -100,11 +138,15 @@ void OutageProcess::save_state(const OutageState& s, std::vector<double>& out) c
       out.push_back(s.gen_on[g]);
       out.push_back(s.gen_left[g]);
     }
+  if (!n1_rows_.empty()) {
+    out.push_back(s.n1_row);
+    out.push_back(s.n1_start);
+  }
 }
 
 size_t OutageProcess::load_state(OutageState& s, std::span<const double> in) const {
-  const size_t n =
-      2 * ((track_branch_ ? s.branch_on.size() : 0) + (track_gen_ ? s.gen_on.size() : 0));
+  const size_t n = 2 * ((track_branch_ ? s.branch_on.size() : 0) +
+                        (track_gen_ ? s.gen_on.size() : 0) + (n1_rows_.empty() ? 0 : 1));
   if (in.size() < n)
     throw core::ConfigError("checkpoint: outage state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
@@ -119,6 +161,12 @@ size_t OutageProcess::load_state(OutageState& s, std::span<const double> in) con
   };
   if (track_branch_) read(s.branch_on, s.branch_left, branch_case_on_);
   if (track_gen_) read(s.gen_on, s.gen_left, gen_case_on_);
+  if (!n1_rows_.empty()) {
+    const int rows = static_cast<int>(
+        (p_.n1 == OutageParams::N1::kBranch ? branch_case_on_ : gen_case_on_).size());
+    s.n1_row = state_int(in[k++], 0, rows - 1, "N-1 outage row");
+    s.n1_start = state_int(in[k++], 0, horizon_ - p_.n1_steps, "N-1 outage start");
+  }
   return n;
 }
 
@@ -137,8 +185,20 @@ std::vector<core::ParamDef> outage_params() {
                          "random outages: the kinds of element that can fail (every in-service row "
                          "of the case of that kind)"),
   };
+  out.push_back(core::choice_param(
+      "outage_n1", "none", {"none", "branch", "gen"},
+      "N-1: one random outage per episode of this kind (an in-service row drawn uniformly at "
+      "reset, from a uniformly drawn step, for outage_n1_steps steps); the n1_branch and n1_gen "
+      "evaluation splits set it"));
+  out.push_back(core::int_param("outage_n1_steps", 24, 1, 1000000,
+                                "N-1: steps the episode's outage lasts (at most the horizon)"));
+  out.back().applies = "outage_n1 != \"none\"";
+  out.back().inapplicable = [](const core::ParamTable& t) -> std::string {
+    return t.str("outage_n1") != "none" ? ""
+                                        : "only the N-1 outage reads it, found outage_n1 = none";
+  };
   out[0].is_path = true;
-  for (size_t i = 2; i < out.size(); ++i) {
+  for (size_t i = 2; i < 4; ++i) {
     out[i].applies = "outage_rate > 0";
     out[i].inapplicable = [](const core::ParamTable& t) -> std::string {
       return t.number("outage_rate") > 0 ? ""
@@ -156,6 +216,10 @@ OutageParams outage_params_from(const core::ParamTable& e) {
   const std::string& kinds = e.str("outage_elements");
   p.random_branch = p.rate > 0 && kinds.find("branch") != std::string::npos;
   p.random_gen = p.rate > 0 && kinds.find("gen") != std::string::npos;
+  const std::string& n1 = e.str("outage_n1");
+  p.n1 = n1 == "branch" ? OutageParams::N1::kBranch
+                        : (n1 == "gen" ? OutageParams::N1::kGen : OutageParams::N1::kNone);
+  p.n1_steps = static_cast<int>(e.integer("outage_n1_steps"));
   return p;
 }
 

@@ -22,6 +22,9 @@ struct OutageParams {
   int duration_steps = 1;         ///< [env] outage_duration_steps: steps a random outage lasts
   bool random_branch = false;     ///< [env] outage_elements holds "branch" (and rate > 0)
   bool random_gen = false;        ///< [env] outage_elements holds "gen" (and rate > 0)
+  /// [env] outage_n1: one random outage per episode of this kind (N-1 evaluation splits).
+  enum class N1 { kNone, kBranch, kGen } n1 = N1::kNone;
+  int n1_steps = 1;  ///< [env] outage_n1_steps: steps the N-1 outage lasts
 };
 
 /// Per-episode status of every branch and generator row of the case.
@@ -30,6 +33,9 @@ struct OutageState {
   /// Steps left of a random outage (> 0), kHeld for a scheduled outage, 0 in service.
   std::vector<int> branch_left, gen_left;
   static constexpr int kHeld = -1;
+  /// The episode's N-1 outage (outage_n1): the 0-based row of its kind and its first step
+  /// (-1 when there is none).
+  int n1_row = -1, n1_start = -1;
 };
 
 /// The outage model of one env. Default-constructed: inactive (no outages, draws nothing).
@@ -41,11 +47,17 @@ struct OutageState {
 /// is back at t + duration. (2) The schedule's rows of step t set their status (0: out until a
 /// row with status 1; 1: back, ending a random outage too). A row of the case that is out of
 /// service in the case itself is never in service.
+///
+/// N-1 mode (outage_n1 = "branch" or "gen"): at reset two more uniforms, drawn before step 0's,
+/// pick one in-service row of that kind (uniformly) and its first step s (uniformly in
+/// 0 .. horizon − n1_steps); the row is out for steps s .. s + n1_steps − 1 (held against the
+/// random model) and back at s + n1_steps. Steps (1) and (2) above apply on top of it.
 class OutageProcess {
  public:
   OutageProcess() = default;
   /// Throws core::ConfigError naming the scenario file and line for a row past the case's rows or
-  /// the horizon, or a row of an element the case has out of service.
+  /// the horizon, or a row of an element the case has out of service; and naming
+  /// outage_n1_steps when it exceeds the horizon or outage_n1 when the case has no such row.
   OutageProcess(OutageParams p, const grid::Case& energized, int horizon);
 
   bool active() const { return active_; }
@@ -66,14 +78,19 @@ class OutageProcess {
   size_t load_state(OutageState& s, std::span<const double> in) const;
 
  private:
+  void n1_step(OutageState& s, int t) const;
+
   OutageParams p_;
+  int horizon_ = 0;
   bool active_ = false, track_branch_ = false, track_gen_ = false;
   std::vector<uint8_t> branch_case_on_, gen_case_on_;  // status in the energized case
   std::vector<int> fail_branch_, fail_gen_;            // rows that can fail at random
+  std::vector<int> n1_rows_;                           // rows the N-1 outage picks from
 };
 
 /// The [env] keys of the outage process: outages, outage_rate, outage_duration_steps,
-/// outage_elements (duration and elements refused without a rate).
+/// outage_elements (duration and elements refused without a rate), outage_n1, outage_n1_steps
+/// (refused without outage_n1).
 std::vector<core::ParamDef> outage_params();
 
 /// OutageParams from an env's keys (reads the scenario file; its rows are checked against the

@@ -111,7 +111,7 @@ EnvEntry trans_grid_entry() {
   // Outages are modelled in the DC agent-dispatch mode (the OPF and AC modes solve the intact
   // network): set elsewhere they would have no effect, so they are refused there.
   for (auto d : outage_params()) {
-    if (d.key == "outages" || d.key == "outage_rate") {
+    if (d.key == "outages" || d.key == "outage_rate" || d.key == "outage_n1") {
       d.applies = "solver = \"dc\", dispatch = \"agent\", report_opf_gap = false";
       d.inapplicable = [](const core::ParamTable& t) -> std::string {
         if (t.str("solver") != "dc")
