@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/outage_schedule.hpp"
@@ -98,5 +99,45 @@ TEST_SUITE("data_outage_schedule") {
       CHECK(std::string(e.what()).find("/nonexistent/x.csv: expected an outage scenario CSV") !=
             std::string::npos);
     }
+  }
+
+  TEST_CASE("env-declared kinds: rows name the kind's position; bad kinds and units are named") {
+    const std::vector<std::string> kinds = {"pv", "battery", "diesel", "grid"};
+    const auto d = test::tmp_dir("pz_outsched", "kinds");
+    const std::string h = "step,element,index,status\n";
+    const auto s = data::read_outage_schedule(
+        test::write(d / "ok.csv", h + "5,grid,1,0\n2,battery,1,0\n5,battery,1,1\n"), kinds);
+    REQUIRE(s.events.size() == 3);
+    CHECK(s.events[0].step == 2);
+    CHECK(s.events[0].kind == 1);
+    CHECK(s.events[1].kind == 3);
+    CHECK(s.events[1].line == 2);
+    CHECK(s.events[2].kind == 1);
+    CHECK(s.events[2].status == 1);
+    CHECK_NOTHROW(data::check_outage_schedule(s, kinds, {1, 1, 1, 1}, 6));
+    const auto error = [&](const std::string& text, int horizon = 48) -> std::string {
+      try {
+        const auto t = data::read_outage_schedule(test::write(d / "bad.csv", h + text), kinds);
+        data::check_outage_schedule(t, kinds, {1, 1, 1, 1}, horizon);
+      } catch (const core::ConfigError& e) {
+        return e.what();
+      }
+      return "no error";
+    };
+    std::string e = error("0,pv,1,0\n1,branch,1,0\n");
+    CHECK(e.find("bad.csv:3: expected element 'pv', 'battery', 'diesel' or 'grid', found "
+                 "'branch'") != std::string::npos);
+    e = error("0,diesel,2,0\n");
+    CHECK(e.find("bad.csv:2: expected a diesel unit (1..1), found index 2") != std::string::npos);
+    e = error("0,pv,0,0\n");
+    CHECK(e.find("expected a 1-based unit (integer >= 1) in column 'index', found '0'") !=
+          std::string::npos);
+    e = error("3,pv,1,0\n3,pv,1,1\n");
+    CHECK(e.find("bad.csv:3:") != std::string::npos);
+    CHECK(e.find("a second row for step 3, pv 1") != std::string::npos);
+    e = error("0,pv,1,0\n3,grid,1,0\n", 3);
+    CHECK(e.find("bad.csv:3: expected a step within the episode (0..2") != std::string::npos);
+    // Two kinds at the same step and index are two rows, not a duplicate.
+    CHECK(error("3,pv,1,0\n3,grid,1,0\n") == "no error");
   }
 }

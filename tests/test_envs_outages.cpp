@@ -218,4 +218,88 @@ TEST_SUITE("envs_outages") {
                          "[env] outage_n1_steps: expected at most the horizon (12 steps), found 13",
                          core::ConfigError);
   }
+
+  TEST_CASE("component kinds: units are gen rows in kind order; random only for marked kinds") {
+    // Kinds a (2 units, can fail), b (1 unit, cannot fail at random), c (1 unit, can fail).
+    const std::vector<envs::OutageComponent> kinds = {
+        {"a", 2, true}, {"b", 1, false}, {"c", 1, true}};
+    const auto d = test::tmp_dir("pz_outproc", "kinds");
+    envs::OutageParams q;
+    q.schedule = data::read_outage_schedule(
+        test::write(d / "k.csv", "step,element,index,status\n1,b,1,0\n3,a,2,0\n4,b,1,1\n"),
+        {"a", "b", "c"});
+    {
+      const envs::OutageProcess p(q, kinds, 6);
+      CHECK(p.active());
+      CHECK(p.tracks_gens());
+      CHECK_FALSE(p.tracks_branches());
+      envs::OutageState s;
+      p.make_state(s);
+      CHECK(s.gen_on == std::vector<uint8_t>{1, 1, 1, 1});
+      core::Rng rng(5, 0), ref(5, 0);
+      p.reset(s, rng);
+      CHECK(rng == ref);  // a schedule draws nothing
+      std::vector<std::vector<uint8_t>> seen = {s.gen_on};
+      for (int t = 1; t < 6; ++t) {
+        p.advance(s, t, rng);
+        seen.push_back(s.gen_on);
+      }
+      // b (row 2) out at steps 1..3, a's unit 2 (row 1) out from step 3.
+      CHECK(seen[0] == std::vector<uint8_t>{1, 1, 1, 1});
+      CHECK(seen[1] == std::vector<uint8_t>{1, 1, 0, 1});
+      CHECK(seen[3] == std::vector<uint8_t>{1, 0, 0, 1});
+      CHECK(seen[4] == std::vector<uint8_t>{1, 0, 1, 1});
+      CHECK(seen[5] == std::vector<uint8_t>{1, 0, 1, 1});
+    }
+    // Random: one uniform per unit of the marked kinds (rows 0, 1, 3) per step, none for b.
+    envs::OutageParams r;
+    r.rate = 0.3;
+    r.duration_steps = 2;
+    const envs::OutageProcess p(r, kinds, 40);
+    envs::OutageState s;
+    p.make_state(s);
+    core::Rng rng(11, 3), ref(11, 3);
+    p.reset(s, rng);
+    std::vector<uint8_t> want = {1, 1, 1, 1};
+    std::vector<int> left = {0, 0, 0, 0};
+    int outs = 0;
+    for (int t = 0; t < 40; ++t) {
+      if (t > 0) p.advance(s, t, rng);
+      for (int row : {0, 1, 3}) {
+        const double u = ref.uniform();
+        if (want[row]) {
+          if (u < 0.3) want[row] = 0, left[row] = 2, ++outs;
+        } else if (--left[row] == 0) {
+          want[row] = 1;
+        }
+      }
+      CHECK(s.gen_on == want);
+      CHECK(s.gen_on[2] == 1);
+    }
+    CHECK(rng == ref);
+    CHECK(outs > 5);
+    // N-1 over every unit of every kind, saved with its row and start.
+    envs::OutageParams n;
+    n.n1 = envs::OutageParams::N1::kComponent;
+    n.n1_steps = 3;
+    const envs::OutageProcess pn(n, kinds, 10);
+    std::vector<int> rows(4, 0);
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      envs::OutageState a;
+      pn.make_state(a);
+      core::Rng g(seed, 0);
+      pn.reset(a, g);
+      ++rows[static_cast<size_t>(a.n1_row)];
+      for (int t = 1; t < 10; ++t) {
+        pn.advance(a, t, g);
+        const bool out = t >= a.n1_start && t < a.n1_start + 3;
+        CHECK(a.gen_on[static_cast<size_t>(a.n1_row)] == (out ? 0 : 1));
+      }
+    }
+    for (int k : rows) CHECK(k > 0);
+    n.n1_steps = 11;
+    CHECK_THROWS_WITH_AS(envs::OutageProcess(n, kinds, 10),
+                         "[env] outage_n1_steps: expected at most the horizon (10 steps), found 11",
+                         core::ConfigError);
+  }
 }

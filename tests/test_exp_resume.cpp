@@ -1,7 +1,7 @@
-// Kill-and-resume (PPO and SAC on case5, PPO on the DC microgrid, IPPO on the GenCos market and
-// the DERs task): a run killed with SIGKILL and resumed with --resume produces metric arrays and
-// final parameters (SAC: and the replay buffer) and the kept evaluations' trajectories
-// byte-identical to the same run never interrupted.
+// Kill-and-resume (PPO and SAC on case5, PPO on the DC microgrid (also under component outages),
+// IPPO on the GenCos market and the DERs task): a run killed with SIGKILL and resumed with
+// --resume produces metric arrays and final parameters (SAC: and the replay buffer) and the kept
+// evaluations' trajectories byte-identical to the same run never interrupted.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -313,6 +313,36 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// The DC microgrid under random component outages and the N-1 outage of every episode:
+// checkpoints fall mid-episode with outages in progress.
+const char* kDcmgOutageSpec = R"([experiment]
+name = "resume_dcmg_outages"
+seed = 4
+[env]
+task = "dc_microgrid"
+outage_rate = 0.005
+outage_duration_steps = 12
+outage_n1 = "component"
+outage_n1_steps = 72
+[vec]
+n_envs = 8
+threads = 2
+[learner]
+total_steps = 23040
+rollout_length = 96
+
+[ppo]
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 7680
+n_episodes = 2
+[output]
+trajectories = "none"
+checkpoint_every_steps = 1536
+keep_checkpoints = 2
+)";
+
 // Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
 // LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
 // mid-episode with outages in progress.
@@ -432,6 +462,10 @@ TEST_SUITE("exp_resume") {
 
   TEST_CASE("a SIGKILLed PPO run on the DC microgrid resumes byte-identical") {
     CHECK(check_kill_and_resume("resume_dcmg", kDcmgSpec, 46080, {20000}) == 1);
+  }
+
+  TEST_CASE("a SIGKILLed PPO run on the DC microgrid under component outages resumes identical") {
+    CHECK(check_kill_and_resume("resume_dcmg_outages", kDcmgOutageSpec, 23040, {10000}) == 1);
   }
 
   TEST_CASE("a SIGKILLed run under random outages resumes byte-identical, outage states included") {

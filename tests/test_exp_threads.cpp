@@ -1,7 +1,7 @@
 // Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
 // in block order, so a run with --threads 1, 2 or 3 (PPO and SAC on case5, PPO on the DC
-// microgrid, IPPO on the GenCos market, typed IPPO and IPPO-Lagrangian on the DERs task) writes
-// byte-identical metrics and parameters.
+// microgrid (also under component outages), IPPO on the GenCos market, typed IPPO and
+// IPPO-Lagrangian on the DERs task) writes byte-identical metrics and parameters.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -241,6 +241,33 @@ n_episodes = 4
 checkpoint_every_steps = 4608
 )";
 
+// The DC microgrid under random component outages (pv, battery, diesel, grid; ~6 twelve-step
+// outages per episode) and the N-1 outage of every episode: their draws on the env's stream.
+const char* kDcmgOutageSpec = R"([experiment]
+name = "threads_dcmg_outages"
+seed = 8
+[env]
+task = "dc_microgrid"
+outage_rate = 0.005
+outage_duration_steps = 12
+outage_n1 = "component"
+outage_n1_steps = 72
+[vec]
+n_envs = 16
+[learner]
+total_steps = 4608
+rollout_length = 96
+
+[ppo]
+n_minibatches = 2
+hidden = [32, 32]
+[eval]
+every_steps = 1536
+n_episodes = 4
+[output]
+checkpoint_every_steps = 4608
+)";
+
 // Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
 // LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
 // mid-episode with outages in progress.
@@ -301,6 +328,10 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("PPO training on the DC microgrid with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_dcmg", kDcmgSpec, 4608);
+  }
+  TEST_CASE(
+      "PPO on the DC microgrid under component outages is byte-identical for 1, 2, 3 threads") {
+    check_thread_invariance("threads_dcmg_outages", kDcmgOutageSpec, 4608);
   }
   TEST_CASE("training under random outages (trans_grid) is byte-identical for 1, 2, 3 threads") {
     check_thread_invariance("threads_outages", kOutageSpec, 4608);

@@ -15,6 +15,24 @@ namespace {
 
 constexpr const char* kColumns[] = {"step", "element", "index", "status"};
 
+// "'a', 'b' or 'c'".
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ")) + ("'" + names[i] + "'");
+  return out;
+}
+
+// Reads the file; kinds == nullptr: the element column is branch/gen, else one of *kinds.
+OutageSchedule read_schedule(const std::string& path, const std::vector<std::string>* kinds);
+
+void check_step(const std::string& where, int step, int horizon) {
+  if (step >= horizon)
+    throw core::ConfigError(where + "expected a step within the episode (0.." +
+                            std::to_string(horizon - 1) + ", [env] horizon " +
+                            std::to_string(horizon) + "), found step " + std::to_string(step));
+}
+
 }  // namespace
 
 const char* outage_element_name(OutageElement e) {
@@ -22,6 +40,17 @@ const char* outage_element_name(OutageElement e) {
 }
 
 OutageSchedule read_outage_schedule(const std::string& path) {
+  return read_schedule(path, nullptr);
+}
+
+OutageSchedule read_outage_schedule(const std::string& path,
+                                    const std::vector<std::string>& kinds) {
+  return read_schedule(path, &kinds);
+}
+
+namespace {
+
+OutageSchedule read_schedule(const std::string& path, const std::vector<std::string>* kinds) {
   CsvReader csv(path);
   if (!csv.is_open())
     throw core::ConfigError(path + ": expected an outage scenario CSV, found no readable file");
@@ -47,18 +76,27 @@ OutageSchedule read_outage_schedule(const std::string& path) {
     if (col[1] >= csv.cells().size())
       throw core::ConfigError(csv.where() + "expected a value in column 'element', found none");
     const std::string& el = csv.cells()[col[1]];
-    if (el == "branch")
-      e.element = OutageElement::kBranch;
-    else if (el == "gen")
+    if (kinds) {
       e.element = OutageElement::kGen;
-    else
+      const auto it = std::find(kinds->begin(), kinds->end(), el);
+      if (it == kinds->end())
+        throw core::ConfigError(csv.where() + "expected element " + quoted_list(*kinds) +
+                                ", found '" + core::echo(el) + "'");
+      e.kind = static_cast<int>(it - kinds->begin());
+    } else if (el == "branch") {
+      e.element = OutageElement::kBranch;
+    } else if (el == "gen") {
+      e.element = OutageElement::kGen;
+    } else {
       throw core::ConfigError(csv.where() + "expected element 'branch' or 'gen', found '" +
                               core::echo(el) + "'");
-    e.index = static_cast<int>(
-        csv.integer_cell(col[2], "index", 1, kMax, "a 1-based case row (integer >= 1)"));
+    }
+    e.index = static_cast<int>(csv.integer_cell(
+        col[2], "index", 1, kMax,
+        kinds ? "a 1-based unit (integer >= 1)" : "a 1-based case row (integer >= 1)"));
     e.status = static_cast<int>(
         csv.integer_cell(col[3], "status", 0, 1, "0 (out) or 1 (back in service)"));
-    if (!seen.insert({e.step, static_cast<int>(e.element), e.index}).second)
+    if (!seen.insert({e.step, kinds ? e.kind : static_cast<int>(e.element), e.index}).second)
       throw core::ConfigError(csv.where() + "expected one row per step, element and index, found " +
                               "a second row for step " + std::to_string(e.step) + ", " + el + " " +
                               std::to_string(e.index));
@@ -69,6 +107,8 @@ OutageSchedule read_outage_schedule(const std::string& path) {
   return out;
 }
 
+}  // namespace
+
 void check_outage_schedule(const OutageSchedule& s, int n_branch, int n_gen, int horizon) {
   for (const OutageEvent& e : s.events) {
     const std::string where = csv_where(s.path, e.line);
@@ -77,10 +117,20 @@ void check_outage_schedule(const OutageSchedule& s, int n_branch, int n_gen, int
       throw core::ConfigError(where + "expected a " + outage_element_name(e.element) +
                               " row of the case (1.." + std::to_string(n) + "), found index " +
                               std::to_string(e.index));
-    if (e.step >= horizon)
-      throw core::ConfigError(where + "expected a step within the episode (0.." +
-                              std::to_string(horizon - 1) + ", [env] horizon " +
-                              std::to_string(horizon) + "), found step " + std::to_string(e.step));
+    check_step(where, e.step, horizon);
+  }
+}
+
+void check_outage_schedule(const OutageSchedule& s, const std::vector<std::string>& kinds,
+                           const std::vector<int>& counts, int horizon) {
+  for (const OutageEvent& e : s.events) {
+    const std::string where = csv_where(s.path, e.line);
+    const int n = counts[static_cast<size_t>(e.kind)];
+    if (e.index > n)
+      throw core::ConfigError(where + "expected a " + kinds[static_cast<size_t>(e.kind)] +
+                              " unit (1.." + std::to_string(n) + "), found index " +
+                              std::to_string(e.index));
+    check_step(where, e.step, horizon);
   }
 }
 

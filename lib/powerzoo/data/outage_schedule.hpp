@@ -23,6 +23,9 @@ struct OutageEvent {
   int index = 1;
   int status = 0;
   int64_t line = 0;  ///< 1-based line of the file (for messages)
+  /// Read with env-declared kinds (the overload below): the element's position in them (element
+  /// is then kGen and unused); -1 for a branch/gen file.
+  int kind = -1;
 };
 
 /// A scenario file as read: its path and rows sorted by (step, file line).
@@ -39,6 +42,17 @@ struct OutageSchedule {
 /// against a case (index past the last row) and a horizon (step ≥ horizon) are
 /// check_outage_schedule's.
 OutageSchedule read_outage_schedule(const std::string& path);
+
+/// Reads a scenario file whose element column names an env's own kinds of component (`kinds`,
+/// e.g. the DC microgrid's "pv", "battery", "diesel", "grid") instead of branch/gen; `index` is
+/// then the 1-based unit of that kind. The same checks and messages as above, the unknown element
+/// listing `kinds`. Each row's `kind` is its element's position in `kinds`.
+OutageSchedule read_outage_schedule(const std::string& path, const std::vector<std::string>& kinds);
+
+/// Checks every row of a file read with `kinds` against the units of each kind (counts, parallel
+/// to kinds) and the horizon. Throws core::ConfigError naming the file and line.
+void check_outage_schedule(const OutageSchedule& s, const std::vector<std::string>& kinds,
+                           const std::vector<int>& counts, int horizon);
 
 /// Checks every row against the network and the episode: index ≤ n_branch (branch) or ≤ n_gen
 /// (gen), step < horizon. Throws core::ConfigError naming the file and line.

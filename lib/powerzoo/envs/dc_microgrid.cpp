@@ -110,6 +110,16 @@ Balance balance(double raw_residual, double cap) {
 }
 double finite_or_zero(float x) { return std::isfinite(x) ? static_cast<double>(x) : 0.0; }
 
+// Rows of the outage state (DcMicrogrid::kComponents order).
+enum Component : int { kPv, kBattery, kDiesel, kGrid, kNumComponents };
+
+std::vector<OutageComponent> outage_kinds(const std::array<bool, kNumComponents>& random) {
+  std::vector<OutageComponent> out;
+  for (int c = 0; c < kNumComponents; ++c)
+    out.push_back({DcMicrogrid::kComponents[c], 1, random[c]});
+  return out;
+}
+
 }  // namespace
 
 struct DcMicrogrid::McState : State {
@@ -121,6 +131,8 @@ struct DcMicrogrid::McState : State {
   std::array<float, kActDim> last_action{};
   double pv_peak_mw = 0;   ///< max PV output over the episode window (pv_utilization)
   ForecastState forecast;  ///< the forecasts' error stream (noise > 0)
+  OutageState out;         ///< component status (outages active): gen_on in kComponents order
+  bool on(int c) const { return out.gen_on.empty() || out.gen_on[c]; }
 };
 
 DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
@@ -129,7 +141,8 @@ DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
       batt_({p_.battery}, p_.dt_hours, false),
       pv_({p_.pv}, p_.dt_hours, false, false),
       dg_({p_.dg}, p_.dt_hours),
-      forecast_(p_.forecast) {
+      forecast_(p_.forecast),
+      outages_(p_.outages, outage_kinds(p_.outage_random), p_.horizon) {
   if (!p_.cpu || p_.cpu->empty() || !p_.solar || p_.solar->empty())
     throw core::ConfigError("dc_microgrid: expected non-empty cpu and solar series");
   if (p_.price && p_.price->empty())
@@ -174,6 +187,12 @@ DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
   if (n_price_fc > 0) spec_.obs_fields.push_back({"price_forecast", {kObsDim + h, n_price_fc}});
   spec_.episode_sum_names.assign(kSumNames, kSumNames + kNumSums);
   spec_.trace_names.assign(kTraceNames, kTraceNames + kNumTrace);
+  if (outages_.active()) {  // after every other field: their offsets stay those without outages
+    status_offset_ = spec_.obs_dim;
+    spec_.obs_fields.push_back({"component_status", {status_offset_, kNumComponents}});
+    spec_.obs_dim += kNumComponents;
+    spec_.trace_vectors.push_back({"component_status", kNumComponents});
+  }
 }
 
 double DcMicrogrid::series(const std::vector<double>& v, int64_t k) const {
@@ -201,6 +220,7 @@ std::unique_ptr<State> DcMicrogrid::make_state() const {
   s->batt = batt_.make_state();
   s->pv = pv_.make_state();
   s->dg = dg_.make_state();
+  if (outages_.active()) outages_.make_state(s->out);
   return s;
 }
 
@@ -209,6 +229,7 @@ void DcMicrogrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   auto& s = static_cast<McState&>(st);
   s.start = choose_episode_start(p_.episode_starts, rng, opt);
   forecast_.begin_episode(s.forecast, rng, s.start);
+  outages_.reset(s.out, rng);  // draws nothing without outages
   dc_.reset(s.dc);
   batt_.reset(s.batt);
   pv_.reset(s.pv);
@@ -313,17 +334,21 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
                outdoor_temp_c(t), rng);
   f.p_load = d.p_dc_mw;
 
+  // An out component produces and absorbs nothing: the battery idles (0 MW keeps its SOC), PV
+  // is 0, the diesel's command 0, the import cap 0.
   std::array<double, 1> p_b{}, p_pv{}, p_dg{};
-  const float a_batt[1] = {static_cast<float>(a[3])};
+  const float a_batt[1] = {s.on(kBattery) ? static_cast<float>(a[3]) : 0.0f};
   const devices::BatteryStep bs = batt_.step(s.batt, a_batt, p_b, {});
   const double cf[1] = {series(*p_.solar, k) * p_.solar_scale};
   pv_.step(s.pv, {}, cf, p_pv, {});
+  if (!s.on(kPv)) p_pv[0] = s.pv.p_mw[0] = 0.0;
 
-  const double cap = p_.grid_import_max_mw;
+  const double cap = s.on(kGrid) ? p_.grid_import_max_mw : 0.0;
   f.dg_command = a[4];
   if (p_.dg_autobalance)  // the residual of the same step with the diesel at 0
     f.dg_command = clip01(-balance(p_b[0] + p_pv[0] + 0.0 - f.p_load, cap).residual /
                           std::max(p_.dg.p_max_mw, 1e-6));
+  if (!s.on(kDiesel)) f.dg_command = 0.0;
   const float a_dg[1] = {static_cast<float>(f.dg_command)};
   const devices::DieselStep gs = dg_.step(s.dg, a_dg, p_dg);
   f.p_batt = p_b[0], f.p_pv = p_pv[0], f.p_dg = p_dg[0];
@@ -373,6 +398,8 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
   for (int j = 0; j < kActDim; ++j) s.last_action[j] = static_cast<float>(a[j]);
   s.last_action[4] = a_dg[0];  // the command the diesel ran (the reference's wrapper re-steps)
   if (info) write_info(s, f, info);
+  if (outages_.active() && t + 1 < p_.horizon)
+    outages_.advance(s.out, t + 1, rng);  // the status the next step runs with
   write_obs(s, obs);
   return out;
 }
@@ -408,6 +435,8 @@ void DcMicrogrid::write_obs(McState& s, std::span<float> obs) const {
   for (int j = 0; j < kActDim; ++j) o[17 + j] = s.last_action[j];
   for (int j = 0; j < 22; ++j) obs[j] = static_cast<float>(o[j]);
   time_of_day_features(t, p_.dt_hours, &obs[22]);
+  if (outages_.active())
+    for (int c = 0; c < kNumComponents; ++c) obs[status_offset_ + c] = s.out.gen_on[c];
   const int h = forecast_.horizon();
   if (h == 0) return;
   thread_local std::vector<double> fc;
@@ -441,6 +470,7 @@ void DcMicrogrid::save_state(const State& st, std::vector<double>& out) const {
   out.insert(out.end(), {s.batt.soc[0], s.batt.p_mw[0], s.pv.cf[0], s.pv.p_mw[0], s.dg.p_mw[0]});
   out.insert(out.end(), s.last_action.begin(), s.last_action.end());
   forecast_.save(s.forecast, out);
+  outages_.save_state(s.out, out);
 }
 
 size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
@@ -481,7 +511,14 @@ size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
   s.dg.p_mw[0] = in[j++];
   for (int a = 0; a < kActDim; ++a) s.last_action[a] = static_cast<float>(in[j++]);
   s.pv_peak_mw = window_pv_peak_mw(s.start);
-  return kN + forecast_.load(s.forecast, in.subspan(kN));
+  const size_t n = kN + forecast_.load(s.forecast, in.subspan(kN));
+  return n + outages_.load_state(s.out, in.subspan(n));
+}
+
+void DcMicrogrid::write_trace(const State& st, std::span<float> out) const {
+  if (!outages_.active()) return;
+  const auto& s = static_cast<const McState&>(st);
+  for (int c = 0; c < kNumComponents; ++c) out[c] = s.out.gen_on[c];
 }
 
 // The registry entry: the env is built from a task preset's data, so `[env] id` alone selects

@@ -4,6 +4,7 @@
 // benchmarks/dc_microgrid/_reward_shaping.py) as options. docs/design.md §4.8 has the details.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "powerzoo/devices/renewable.hpp"
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/envs/forecast.hpp"
+#include "powerzoo/envs/outages.hpp"
 
 namespace pz::envs {
 
@@ -59,6 +61,11 @@ struct DcMicrogridParams {
   bool dg_autobalance = false;  ///< the diesel command becomes the same-step residual slack
   /// Forecast fields (envs/forecast.hpp): horizon 0 adds none.
   ForecastParams forecast;
+  /// Outages of the components (envs/outages.hpp, docs/outages.md), of the kinds
+  /// DcMicrogrid::kComponents; the schedule read with those names; n1 kNone or kComponent.
+  OutageParams outages;
+  /// The components the random model fails (outages.rate > 0), parallel to kComponents.
+  std::array<bool, 4> outage_random = {true, true, true, true};
 };
 
 /// Action [train_sched, ft_sched, cooling, battery (+ discharge), diesel], box [0,0,0,−1,0] ..
@@ -79,6 +86,14 @@ struct DcMicrogridParams {
 /// and, with a price series, price_forecast [H] (price / grid_price_ref, clipped to [0, 1]), both
 /// with the errors of envs/forecast.hpp (their stream is saved state); past the series' end they
 /// wrap as the series do.
+/// Outages (params.outages active): the components pv, battery, diesel, grid (one unit each) go
+/// out of service as envs/outages.hpp draws or schedules them; an out component produces and
+/// absorbs nothing whatever the action: PV 0, battery 0 MW with its SOC held, diesel 0 (also
+/// under autobalance; dg_command 0), import cap 0; the rest balances as above, a shortfall is
+/// power_deficit. The observation gains component_status [4] (1 in service, 0 out; the status the
+/// next step runs with) after every other field, the traces info/component_status [4]; the
+/// outage stream draws from the env's stream after the forecast's at reset and after the data
+/// centre's in each step. Without outages nothing draws or changes.
 /// Info::sums:
 /// spec().episode_sum_names (rates are pre-divided by the horizon); Info::trace:
 /// spec().trace_names; Info::is_safe = every cost 0.
@@ -86,9 +101,13 @@ class DcMicrogrid final : public Env {
  public:
   static constexpr int kObsDim = 24;
   static constexpr int kActDim = 5;
+  /// The components outages can take out, in the order of component_status and of the rows of
+  /// the outage state (scenario files name them in the element column, index 1).
+  static constexpr std::array<const char*, 4> kComponents = {"pv", "battery", "diesel", "grid"};
 
   /// Throws core::ConfigError for bad device parameters (naming the device and field), missing
-  /// cpu or solar series, no episode starts, horizon < 1, or dc.dt_hours ≠ dt_hours.
+  /// cpu or solar series, no episode starts, horizon < 1, dc.dt_hours ≠ dt_hours, or an outage
+  /// scenario row past the horizon or of a unit other than 1 (naming the file and line).
   explicit DcMicrogrid(DcMicrogridParams p);
 
   const EnvSpec& spec() const override { return spec_; }
@@ -99,6 +118,7 @@ class DcMicrogrid final : public Env {
             std::span<float> costs, Info* info) const override;
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
+  void write_trace(const State& s, std::span<float> out) const override;
 
   const DcMicrogridParams& params() const { return p_; }
   const devices::DataCenter& datacenter() const { return dc_; }
@@ -129,6 +149,8 @@ class DcMicrogrid final : public Env {
   devices::Diesel dg_;
   std::vector<double> price_max6h_;  ///< [len(price)] max over the next 72 steps
   Forecast forecast_;
+  OutageProcess outages_;
+  int status_offset_ = 0;  ///< component_status in the observation (outages active)
   EnvSpec spec_;
 };
 

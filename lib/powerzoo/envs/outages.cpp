@@ -74,6 +74,34 @@ OutageProcess::OutageProcess(OutageParams p, const grid::Case& c, int horizon)
   active_ = track_branch_ || track_gen_;
 }
 
+OutageProcess::OutageProcess(OutageParams p, const std::vector<OutageComponent>& kinds, int horizon)
+    : p_(std::move(p)), horizon_(horizon) {
+  std::vector<std::string> names;
+  std::vector<int> counts, first;  // first: the kind's first row
+  for (const OutageComponent& k : kinds) {
+    names.push_back(k.name);
+    counts.push_back(k.count);
+    first.push_back(static_cast<int>(gen_case_on_.size()));
+    for (int u = 0; u < k.count; ++u) {
+      if (p_.rate > 0 && k.random) fail_gen_.push_back(static_cast<int>(gen_case_on_.size()));
+      gen_case_on_.push_back(1);
+    }
+  }
+  data::check_outage_schedule(p_.schedule, names, counts, horizon);
+  // The rows as the grid form's: component rows are gen rows.
+  for (auto& e : p_.schedule.events) e.index += first[static_cast<size_t>(e.kind)];
+  track_gen_ = !p_.schedule.empty() || !fail_gen_.empty();
+  if (p_.n1 != OutageParams::N1::kNone) {
+    for (size_t i = 0; i < gen_case_on_.size(); ++i) n1_rows_.push_back(static_cast<int>(i));
+    if (p_.n1_steps > horizon)
+      throw core::ConfigError("[env] outage_n1_steps: expected at most the horizon (" +
+                              std::to_string(horizon) + " steps), found " +
+                              std::to_string(p_.n1_steps));
+    track_gen_ = track_gen_ || !n1_rows_.empty();
+  }
+  active_ = track_gen_;
+}
+
 void OutageProcess::make_state(OutageState& s) const {
   s.branch_on = branch_case_on_;
   s.gen_on = gen_case_on_;

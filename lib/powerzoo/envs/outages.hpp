@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "powerzoo/core/params.hpp"
@@ -22,9 +23,19 @@ struct OutageParams {
   int duration_steps = 1;         ///< [env] outage_duration_steps: steps a random outage lasts
   bool random_branch = false;     ///< [env] outage_elements holds "branch" (and rate > 0)
   bool random_gen = false;        ///< [env] outage_elements holds "gen" (and rate > 0)
-  /// [env] outage_n1: one random outage per episode of this kind (N-1 evaluation splits).
-  enum class N1 { kNone, kBranch, kGen } n1 = N1::kNone;
+  /// [env] outage_n1: one random outage per episode of this kind (N-1 evaluation splits);
+  /// kComponent: of the components of an env built with OutageComponent kinds.
+  enum class N1 { kNone, kBranch, kGen, kComponent } n1 = N1::kNone;
   int n1_steps = 1;  ///< [env] outage_n1_steps: steps the N-1 outage lasts
+};
+
+/// A kind of component of an env without a grid::Case (the DC microgrid's pv, battery, diesel,
+/// grid connection): its name in scenario files (the element column), its number of units (the
+/// index column, 1-based) and whether the random model (rate > 0) can fail it.
+struct OutageComponent {
+  std::string name;
+  int count = 1;
+  bool random = false;
 };
 
 /// Per-episode status of every branch and generator row of the case.
@@ -59,6 +70,15 @@ class OutageProcess {
   /// the horizon, or a row of an element the case has out of service; and naming
   /// outage_n1_steps when it exceeds the horizon or outage_n1 when the case has no such row.
   OutageProcess(OutageParams p, const grid::Case& energized, int horizon);
+  /// The process of an env's components (additive to the grid form): every unit of `kinds`, in
+  /// their order, is a row of OutageState::gen_on / gen_left (all in service in the env itself),
+  /// so tracks_gens() means "tracks the components" and every rule above holds for them. The
+  /// schedule must have been read with the kinds' names (data::read_outage_schedule(path,
+  /// names)); random_branch/random_gen are ignored: the kinds marked `random` fail at rate; n1 is
+  /// kNone or kComponent (any unit of any kind). Throws core::ConfigError naming the scenario file
+  /// and line for a unit past its kind's count or a step past the horizon, and naming
+  /// outage_n1_steps when it exceeds the horizon.
+  OutageProcess(OutageParams p, const std::vector<OutageComponent>& kinds, int horizon);
 
   bool active() const { return active_; }
   /// The observation and the traces carry the branch (gen) status: some branch (gen) can go out.

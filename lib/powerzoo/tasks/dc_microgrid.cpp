@@ -12,6 +12,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/dc_microgrid_data.hpp"
+#include "powerzoo/data/outage_schedule.hpp"
 #include "powerzoo/envs/forecast.hpp"
 
 namespace pz::tasks {
@@ -23,6 +24,7 @@ constexpr int kSteps = 288;   // five-minute steps per day and per episode
 constexpr int kDays = 365;    // days of 2025
 constexpr int kIidEvery = 4;  // day d ≡ 0 (mod 4) is iid
 constexpr double kSlaTightenSlack = 1.2;
+constexpr int kN1Steps = 72;  // n1_component: the outage lasts 6 h of the 24-h episode
 
 // Loaded once per process; every env of the process shares the same arrays.
 Series cached_series(const std::string& key, const std::function<std::vector<double>()>& load) {
@@ -47,7 +49,7 @@ int step_of_day(const float* tod) {
 const std::vector<std::string>& dcmg_splits() {
   static const std::vector<std::string> s = {
       "train",          "iid",         "cooling_stress", "renewable_drought", "workload_swap",
-      "workload_shock", "dg_derating", "sla_tighten"};
+      "workload_shock", "dg_derating", "sla_tighten",    "n1_component"};
   return s;
 }
 
@@ -140,7 +142,35 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
   p.shaping = k.boolean("reward_shaping");
   p.dg_autobalance = k.boolean("dg_autobalance");
   p.forecast = envs::forecast_from(k);
+  dcmg_outages(ctx, p);
   return p;
+}
+
+void dcmg_outages(const envs::BuildContext& ctx, envs::DcMicrogridParams& p) {
+  const core::ParamTable& k = ctx.params;
+  envs::OutageParams& o = p.outages;
+  if (!k.str("outages").empty()) {
+    const std::vector<std::string> names(envs::DcMicrogrid::kComponents.begin(),
+                                         envs::DcMicrogrid::kComponents.end());
+    try {
+      o.schedule = data::read_outage_schedule(k.str("outages"), names);
+      data::check_outage_schedule(o.schedule, names, std::vector<int>(names.size(), 1), p.horizon);
+    } catch (const core::ConfigError& e) {
+      throw core::ConfigError(ctx.at("outages") + "[env] outages: " + e.what());
+    }
+  }
+  o.rate = k.number("outage_rate");
+  o.duration_steps = static_cast<int>(k.integer("outage_duration_steps"));
+  const std::string& kinds = k.str("outage_elements");
+  for (size_t c = 0; c < p.outage_random.size(); ++c)
+    p.outage_random[c] = kinds == "all" || kinds == envs::DcMicrogrid::kComponents[c];
+  const bool spec_n1 = k.str("outage_n1") == "component";
+  if (spec_n1 || ctx.split == "n1_component") o.n1 = envs::OutageParams::N1::kComponent;
+  o.n1_steps = spec_n1 ? static_cast<int>(k.integer("outage_n1_steps")) : kN1Steps;
+  if (o.n1_steps > p.horizon)
+    throw core::ConfigError(
+        ctx.at("outage_n1_steps") + "[env] outage_n1_steps: expected at most the horizon (" +
+        std::to_string(p.horizon) + " steps), found " + std::to_string(o.n1_steps));
 }
 
 std::string describe_dcmg_data(const core::ParamTable& params) {
@@ -226,6 +256,35 @@ std::optional<envs::PolicyFn> dcmg_baseline(const std::string& name,
 
 namespace {
 
+// The outage keys of envs/outages.hpp for the microgrid's components: the scenario file's
+// elements and outage_elements name components, outage_n1 picks one.
+std::vector<core::ParamDef> dcmg_outage_keys() {
+  std::vector<core::ParamDef> out = envs::outage_params();
+  for (core::ParamDef& d : out) {
+    if (d.key == "outages") {
+      d.doc =
+          "scenario file of scheduled component outages: CSV step,element,index,status, element "
+          "pv, battery, diesel or grid, index 1 (docs/outages.md; relative to the spec); empty = "
+          "none";
+    } else if (d.key == "outage_elements") {
+      core::ParamDef c = core::choice_param(
+          "outage_elements", "all", {"all", "pv", "battery", "diesel", "grid"},
+          "random outages: the components that can fail (all: pv, battery, diesel and the grid "
+          "connection)");
+      c.applies = d.applies;
+      c.inapplicable = d.inapplicable;
+      d = std::move(c);
+    } else if (d.key == "outage_n1") {
+      d = core::choice_param(
+          "outage_n1", "none", {"none", "component"},
+          "N-1: one random component outage per episode (pv, battery, diesel "
+          "or grid, drawn uniformly at reset, from a uniformly drawn step, for "
+          "outage_n1_steps steps); the n1_component split sets it with 72 steps");
+    }
+  }
+  return out;
+}
+
 envs::TaskPreset dcmg_preset() {
   envs::TaskPreset e;
   e.name = "dc_microgrid";
@@ -265,6 +324,7 @@ envs::TaskPreset dcmg_preset() {
   };
   for (core::ParamDef& d : envs::forecast_params(0, "solar_forecast and price_forecast"))
     e.params.push_back(std::move(d));
+  for (core::ParamDef& d : dcmg_outage_keys()) e.params.push_back(std::move(d));
   e.splits = dcmg_splits();
   e.make = [](const envs::BuildContext& ctx) -> std::shared_ptr<const envs::Env> {
     return std::make_shared<envs::DcMicrogrid>(dcmg_params(ctx));

@@ -18,8 +18,10 @@ namespace pz::tasks {
 
 /// Splits: train, iid, cooling_stress (T_out +5 °C), renewable_drought (solar ×0.2),
 /// workload_swap (Azure trace), workload_shock (Alibaba trace), dg_derating (diesel ×0.6),
-/// sla_tighten (both deadline slacks 1.2). Days of 2025 from 00:00 UTC: day d ≡ 0 (mod 4) is
-/// iid (92 days), the rest train (273 days); the OOD splits use the iid days.
+/// sla_tighten (both deadline slacks 1.2), n1_component (one random component out per episode
+/// for 72 steps, as [env] outage_n1 = "component", outage_n1_steps = 72). Days of 2025 from 00:00
+/// UTC: day d ≡ 0 (mod 4) is iid (92 days), the rest train (273 days); the OOD splits use the iid
+/// days.
 const std::vector<std::string>& dcmg_splits();
 
 /// Day indices (0 = 2025-01-01) of a split.
@@ -34,6 +36,13 @@ std::vector<int> dcmg_days(const std::string& split);
 /// core::ConfigError naming the key (or the data file and line) for an unknown split, a SOC window
 /// outside [0, 1], soc_min ≥ soc_max, soc_init outside the window, or a bad workload trace.
 envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx);
+
+/// The outage keys into p.outages / p.outage_random (called by dcmg_params): outages (read with
+/// the component names), outage_rate, outage_duration_steps, outage_elements, outage_n1 and
+/// outage_n1_steps; the n1_component split sets the N-1 outage (72 steps unless the spec sets
+/// outage_n1 = "component" with its own outage_n1_steps). Throws core::ConfigError naming the key
+/// (and the scenario file and line) for a bad scenario file or outage_n1_steps past the horizon.
+void dcmg_outages(const envs::BuildContext& ctx, envs::DcMicrogridParams& p);
 
 /// One-line summary of the task's data (files, normalizations, split sizes).
 std::string describe_dcmg_data(const core::ParamTable& params);
