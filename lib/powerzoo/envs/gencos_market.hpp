@@ -42,8 +42,8 @@ struct GencosParams {
 /// status island by island (market::IslandClearing: MATPOWER's islands, a de-energized island's
 /// load unserved); an out unit's offer is withdrawn (0 MW, profit 0, its action has no effect).
 /// Then each agent's block gains branch_status [n_branch] and gen_status [U] (1 in service, the
-/// status the next step clears; both whichever kinds can go out), the costs gain unserved_load (MW: load
-/// of de-energized buses + load an island sheds) and spilled_generation (MW), and the traces
+/// status the next step clears; both whichever kinds can go out), the costs gain unserved_load (MW:
+/// load of de-energized buses + load an island sheds) and spilled_generation (MW), and the traces
 /// gain branch_status and gen_status. Without outages nothing of this exists.
 class GencosMarket final : public Env {
  public:
@@ -73,9 +73,9 @@ class GencosMarket final : public Env {
   /// The outage status of state s: the one the next step clears.
   const OutageState& outage_state(const State& s) const;
   static constexpr int kPerAgentObs = 8;
-  struct GState;
 
  private:
+  struct GState;
   void setup_outages();
   /// Clears the step's network (the intact one through the state's own clearings, otherwise the
   /// islands of s.out); planner: the static truthful clearing's engine.
