@@ -198,6 +198,18 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
+// The GenCos IPPO spec under random branch and unit outages (case5: two branches out can cut off
+// a bus, so islands and de-energized load occur), with the outage status observed.
+std::string gencos_outage_spec() {
+  std::string s = kIppoSpec;
+  const std::string at = "task = \"gencos\"\n";
+  s.replace(s.find("name = \"resume_ippo\""), std::string("name = \"resume_ippo\"").size(),
+            "name = \"resume_ippo_outages\"");
+  s.insert(s.find(at) + at.size(),
+           "outage_rate = 0.02\noutage_duration_steps = 6\noutage_elements = \"branch,gen\"\n");
+  return s;
+}
+
 // The AC power flow mode: the warm-start voltages of every env are part of the checkpoint.
 const char* kAcSpec = R"([experiment]
 name = "resume_ac"
@@ -470,5 +482,9 @@ TEST_SUITE("exp_resume") {
 
   TEST_CASE("a SIGKILLed run under random outages resumes byte-identical, outage states included") {
     CHECK(check_kill_and_resume("resume_outages", kOutageSpec, 30720, {15000}) == 1);
+  }
+  TEST_CASE("a SIGKILLed GenCos IPPO run under random outages resumes byte-identical") {
+    CHECK(check_kill_and_resume("resume_ippo_outages", gencos_outage_spec().c_str(), 27648,
+                                {12000}) == 1);
   }
 }

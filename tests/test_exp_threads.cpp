@@ -122,6 +122,18 @@ trajectories = "none"
 checkpoint_every_steps = 3072
 )";
 
+// The GenCos IPPO spec under random branch and unit outages (case5: two branches out can cut off
+// a bus, so islands and de-energized load occur), with the outage status observed.
+std::string gencos_outage_spec() {
+  std::string s = kIppoSpec;
+  const std::string at = "task = \"gencos\"\n";
+  s.replace(s.find("name = \"threads_ippo\""), std::string("name = \"threads_ippo\"").size(),
+            "name = \"threads_ippo_outages\"");
+  s.insert(s.find(at) + at.size(),
+           "outage_rate = 0.02\noutage_duration_steps = 6\noutage_elements = \"branch,gen\"\n");
+  return s;
+}
+
 // The AC power flow mode (case30, Newton-Raphson with warm starts and Q limits, voltage and MVA
 // penalties): 32 envs x 48 steps, 3 updates.
 const char* kAcSpec = R"([experiment]
@@ -335,5 +347,9 @@ TEST_SUITE("exp_threads") {
   }
   TEST_CASE("training under random outages (trans_grid) is byte-identical for 1, 2, 3 threads") {
     check_thread_invariance("threads_outages", kOutageSpec, 4608);
+  }
+  TEST_CASE(
+      "IPPO on the GenCos market under random outages is byte-identical for 1, 2, 3 threads") {
+    check_thread_invariance("threads_ippo_outages", gencos_outage_spec().c_str(), 3072);
   }
 }

@@ -12,6 +12,7 @@
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/envs/registry.hpp"
+#include "powerzoo/market/island_clearing.hpp"
 
 namespace pz::envs {
 
@@ -33,6 +34,13 @@ struct GencosMarket::GState : State {
   double lmp_sum = 0, lmp_sq = 0, true_cost = 0, planner_cost = 0;
   std::unique_ptr<market::Clearing> clearing, planner;
   market::ClearingResult r;
+  // Outages: the status of every row, and the clearings of the network of `net_key` (the status
+  // they were built for; rebuilt when it changes, and after a load_state).
+  OutageState out;
+  std::vector<uint8_t> net_key;
+  std::unique_ptr<market::IslandClearing> net, net_planner;
+  market::IslandLosses losses;
+  bool on_net = false;  // the last (non-planner) clearing was that of `net`
 };
 
 GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
@@ -61,7 +69,9 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
   for (int l = 0; l < p_.grid_case.n_branch(); ++l) rated_[l] = p_.grid_case.branch[l].rate_a_mva;
   starts_.resize(n_rows());
   std::iota(starts_.begin(), starts_.end(), int64_t{0});
-  const int per = kPerAgentObs + p_.lmp_history;
+  outages_ = OutageProcess(p_.outages, p_.grid_case, p_.horizon);
+  outages_.make_state(intact_);
+  const int per = per_agent_obs();
   spec_.id = "gencos_market";
   spec_.obs_dim = per * nu;
   spec_.act_dim = p_.segments * nu;
@@ -71,6 +81,7 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
   spec_.horizon = p_.horizon;
   spec_.dt_hours = p_.dt_hours;
   std::vector<std::pair<std::string, int>> fields;
+  const int nl = p_.grid_case.n_branch();
   for (int a = 0; a < nu; ++a) {
     const std::string name = "genco_" + std::to_string(a);
     spec_.agents.push_back({name, "genco", {a * per, per}, {a * p_.segments, p_.segments}});
@@ -81,7 +92,9 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
                                {"ramp_headroom", 1},
                                {"load_forecast", 1},
                                {"time_of_day", 2},
-                               {"lmp_history", p_.lmp_history}})
+                               {"lmp_history", p_.lmp_history},
+                               {"branch_status", outages_.active() ? nl : 0},
+                               {"gen_status", outages_.active() ? nu : 0}})
       if (n > 0) fields.push_back({name + "/" + f, n});
   }
   spec_.obs_fields = tile_obs_fields(fields);
@@ -96,13 +109,87 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
   spec_.network = network_view(c);
   spec_.trace_vectors = {
       {"unit_p_mw", nu}, {"bus_lmp_usd_per_mwh", c.n_bus()}, {"branch_p_mw", c.n_branch()}};
+  setup_outages();
+}
+
+// The outage channels and traces exist only when outages are configured (the shapes of the env
+// without them are unchanged). Both statuses are observed whatever kinds can fail: one
+// observation for every outage setting, so a learner trained under outages of one kind evaluates
+// on both n1 splits.
+void GencosMarket::setup_outages() {
+  if (!outages_.active()) return;
+  spec_.cost_names.push_back("unserved_load");
+  spec_.cost_names.push_back("spilled_generation");
+  spec_.trace_vectors.push_back({"branch_status", p_.grid_case.n_branch()});
+  spec_.trace_vectors.push_back({"gen_status", n_units()});
+}
+
+// The mean LMP of the energized buses (a de-energized bus has no price).
+double GencosMarket::mean_lmp(const GState& s, const market::ClearingResult& r) const {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t b = 0; b < r.lmp.size(); ++b)
+    if (!s.on_net || s.net->bus_live(static_cast<int>(b))) sum += r.lmp[b], ++n;
+  return sum / std::max<size_t>(n, 1);
+}
+
+int GencosMarket::per_agent_obs() const {
+  return kPerAgentObs + p_.lmp_history +
+         (outages_.active() ? p_.grid_case.n_branch() + n_units() : 0);
+}
+
+void GencosMarket::clear_network(GState& s, std::span<const double> pd,
+                                 std::span<const double> prices, std::span<const double> lo,
+                                 std::span<const double> hi, bool planner,
+                                 market::ClearingResult& r) const {
+  const bool intact = !outages_.active() ||
+                      (s.out.branch_on == intact_.branch_on && s.out.gen_on == intact_.gen_on);
+  if (!planner) s.on_net = !intact;
+  if (intact) {
+    (planner ? s.planner : s.clearing)->clear(pd, prices, lo, hi, r);
+    if (!planner) {
+      s.losses = market::IslandLosses{};
+      s.losses.shed_mw = std::max(r.unserved_mw, 0.0);
+      s.losses.spilled_mw = std::max(-r.unserved_mw, 0.0);
+    }
+    return;
+  }
+  std::vector<uint8_t>& key = s.net_key;
+  const size_t nl = s.out.branch_on.size();
+  if (key.size() != nl + s.out.gen_on.size() ||
+      !std::equal(s.out.branch_on.begin(), s.out.branch_on.end(), key.begin()) ||
+      !std::equal(s.out.gen_on.begin(), s.out.gen_on.end(), key.begin() + nl)) {
+    // A new status: its islands' markets, built once while it holds (a few per episode).
+    key = s.out.branch_on;
+    key.insert(key.end(), s.out.gen_on.begin(), s.out.gen_on.end());
+    s.net = std::make_unique<market::IslandClearing>(p_.grid_case, p_.units, p_.segments,
+                                                     s.out.branch_on, s.out.gen_on);
+    s.net_planner = std::make_unique<market::IslandClearing>(p_.grid_case, p_.units, p_.segments,
+                                                             s.out.branch_on, s.out.gen_on);
+  }
+  market::IslandLosses planner_losses;
+  if (planner)
+    s.net_planner->clear(pd, prices, lo, hi, r, planner_losses);
+  else
+    s.net->clear(pd, prices, lo, hi, r, s.losses);
 }
 
 void GencosMarket::write_trace(const State& st, std::span<float> out) const {
   const auto& s = static_cast<const GState&>(st);
   const grid::Case& c = p_.grid_case;
   const int o = put_trace(out, put_trace(out, 0, s.r.p_mw, n_units()), s.r.lmp, c.n_bus());
-  put_trace(out, o, s.r.flow_mw, c.n_branch());
+  int k = put_trace(out, o, s.r.flow_mw, c.n_branch());
+  if (!outages_.active()) return;
+  for (uint8_t on : s.out.branch_on) out[k++] = on;
+  for (const auto& u : p_.units) out[k++] = s.out.gen_on[u.gen_row];
+}
+
+const market::ClearingResult& GencosMarket::last_clearing(const State& s) const {
+  return static_cast<const GState&>(s).r;
+}
+
+const OutageState& GencosMarket::outage_state(const State& s) const {
+  return static_cast<const GState&>(s).out;
 }
 
 int64_t GencosMarket::n_rows() const {
@@ -132,11 +219,12 @@ std::unique_ptr<State> GencosMarket::make_state() const {
   s->lmp_hist.assign(p_.lmp_history, 0.0);
   s->clearing = std::make_unique<market::Clearing>(*market_);
   s->planner = std::make_unique<market::Clearing>(*market_);
+  outages_.make_state(s->out);
   return s;
 }
 
 void GencosMarket::write_obs(const GState& s, std::span<float> obs) const {
-  const int nu = n_units(), per = kPerAgentObs + p_.lmp_history;
+  const int nu = n_units(), per = per_agent_obs();
   const double dt = p_.dt_hours, sc = p_.lmp_scale;
   const double fc = total_load(s.start + s.t + 1) / (sum_pmax_ + 1e-6);
   float tod[2];
@@ -154,6 +242,10 @@ void GencosMarket::write_obs(const GState& s, std::span<float> obs) const {
     o[6] = tod[0];
     o[7] = tod[1];
     for (int h = 0; h < p_.lmp_history; ++h) o[8 + h] = static_cast<float>(s.lmp_hist[h] / sc);
+    int k = kPerAgentObs + p_.lmp_history;
+    if (!outages_.active()) continue;
+    for (uint8_t on : s.out.branch_on) o[k++] = on;
+    for (const auto& v : p_.units) o[k++] = s.out.gen_on[v.gen_row];
   }
 }
 
@@ -162,21 +254,21 @@ void GencosMarket::reset(State& st, core::Rng& rng, std::span<float> obs,
   auto& s = static_cast<GState&>(st);
   s.start = choose_episode_start(starts_, rng, opt);  // every row, wrapping around
   s.t = 0;
+  outages_.reset(s.out, rng);  // draws nothing when no outages are configured
   thread_local std::vector<double> pd;
   bus_loads(s.start, pd);
-  s.clearing->clear(pd, market_->base_prices(), {}, {}, s.r);  // static truthful SCED
+  // The static truthful SCED of step 0's network.
+  clear_network(s, pd, market_->base_prices(), {}, {}, false, s.r);
   s.p_prev = s.r.p_mw;
-  double mean = 0;
-  for (double v : s.r.lmp) mean += v;
-  mean /= std::max<size_t>(s.r.lmp.size(), 1);
+  const double mean = mean_lmp(s, s.r);
   std::fill(s.lmp_hist.begin(), s.lmp_hist.end(), mean);
   std::fill(s.profit.begin(), s.profit.end(), 0.0);
   s.lmp_sum = s.lmp_sq = s.true_cost = s.planner_cost = 0;
   write_obs(s, obs);
 }
 
-Step GencosMarket::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
-                        std::span<float> costs, Info* info) const {
+Step GencosMarket::step(State& st, std::span<const float> action, core::Rng& rng,
+                        std::span<float> obs, std::span<float> costs, Info* info) const {
   auto& s = static_cast<GState&>(st);
   const int nu = n_units(), k = p_.segments;
   const double dt = p_.dt_hours;
@@ -188,7 +280,7 @@ Step GencosMarket::step(State& st, std::span<const float> action, core::Rng&, st
   bus_loads(s.start + s.t, pd);
   market::ramp_window(p_.units, s.p_prev, p_.ramp_up_mw, p_.ramp_down_mw, lo, hi);
   market::ClearingResult& r = s.r;
-  s.clearing->clear(pd, prices, lo, hi, r);
+  clear_network(s, pd, prices, lo, hi, false, r);
   double overload = 0;
   // An exact LP runs binding lines at the rating ± 1e-13 MW: overloads up to 1e-6 MW are the
   // solver's, not the market's (TransGrid's tolerance, docs/deviations.md).
@@ -197,21 +289,26 @@ Step GencosMarket::step(State& st, std::span<const float> action, core::Rng&, st
     if (over > 1e-6) overload += over;
   }
   costs[0] = static_cast<float>(overload);
+  const double unserved = s.losses.dead_load_mw + s.losses.shed_mw;
+  if (outages_.active()) {
+    costs[1] = static_cast<float>(unserved);
+    costs[2] = static_cast<float>(s.losses.spilled_mw);
+  }
   Step out;
   double team = 0;
   int binding = 0;
   for (int i = 0; i < nu; ++i) {
     const market::OfferUnit& u = p_.units[i];
     const double lmp = r.lmp[p_.grid_case.gen_bus_idx[u.gen_row]];
-    s.profit[i] = lmp * r.p_mw[i] * dt - u.total_cost(r.p_mw[i]) * dt;
+    // An out unit's offer is withdrawn: 0 MW, profit 0, never ramp-bound.
+    const bool on = !outages_.active() || s.out.gen_on[u.gen_row];
+    s.profit[i] = on ? lmp * r.p_mw[i] * dt - u.total_cost(r.p_mw[i]) * dt : 0.0;
     out.agent_reward[i] = static_cast<float>(s.profit[i]);
     team += s.profit[i];
-    binding += r.p_mw[i] >= hi[i] - 0.5 || r.p_mw[i] <= lo[i] + 0.5;
+    binding += on && (r.p_mw[i] >= hi[i] - 0.5 || r.p_mw[i] <= lo[i] + 0.5);
   }
   out.reward = static_cast<float>(team / nu);
-  double mean = 0;
-  for (double v : r.lmp) mean += v;
-  mean /= std::max<size_t>(r.lmp.size(), 1);
+  const double mean = mean_lmp(s, r);
   std::rotate(s.lmp_hist.begin(), s.lmp_hist.begin() + 1, s.lmp_hist.end());
   if (!s.lmp_hist.empty()) s.lmp_hist.back() = mean;
   s.lmp_sum += mean;
@@ -219,16 +316,19 @@ Step GencosMarket::step(State& st, std::span<const float> action, core::Rng&, st
   s.true_cost += r.true_cost * dt;
   // The planner: a static truthful SCED of the same loads (no ramps), for planner_cost_ratio.
   thread_local market::ClearingResult pr;
-  s.planner->clear(pd, market_->base_prices(), {}, {}, pr);
+  clear_network(s, pd, market_->base_prices(), {}, {}, true, pr);
   s.planner_cost += pr.true_cost * dt;
   s.p_prev = r.p_mw;
   s.t += 1;
   out.truncated = s.t >= p_.horizon;
+  // The status the next step clears (the observation shows it).
+  if (outages_.active() && s.t < p_.horizon) outages_.advance(s.out, s.t, rng);
   if (info) {
     *info = Info{};
     info->gen_cost = r.true_cost;
-    info->n_violations = overload > 0;
-    info->is_safe = overload <= 0;
+    const bool lost = unserved > 1e-6;  // only with outages: a de-energized island, a shed
+    info->n_violations = (overload > 0) + (outages_.active() && lost);
+    info->is_safe = overload <= 0 && !(outages_.active() && lost);
     info->status =
         r.status == grid::DcOpfStatus::kOptimal ? StepStatus::kOk : StepStatus::kSolverFailed;
     double* q = info->sums;
@@ -271,6 +371,7 @@ void GencosMarket::save_state(const State& st, std::vector<double>& out) const {
   out.insert(out.end(), s.profit.begin(), s.profit.end());
   out.insert(out.end(), s.lmp_hist.begin(), s.lmp_hist.end());
   out.insert(out.end(), {s.lmp_sum, s.lmp_sq, s.true_cost, s.planner_cost});
+  outages_.save_state(s.out, out);  // nothing when no outages are configured
 }
 
 size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
@@ -289,7 +390,9 @@ size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
   for (size_t i = 0; i < nu; ++i) {
     const market::OfferUnit& u = p_.units[i];
     const double p = in[k++], tol = 1e-6 * std::max(1.0, u.pmax_mw);
-    if (!(p >= u.pmin_mw - tol && p <= u.pmax_mw + tol))
+    // Under outages a unit out (or on a de-energized island) last cleared 0 MW.
+    const bool off = outages_.active() && p == 0.0;
+    if (!off && !(p >= u.pmin_mw - tol && p <= u.pmax_mw + tol))
       throw core::ConfigError(
           "checkpoint: gencos_market unit " + std::to_string(i) +
           " last dispatch: expected a value in [" + core::format_number(u.pmin_mw) + ", " +
@@ -304,7 +407,12 @@ size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
   s.planner_cost = in[k++];
   s.clearing->reset_warm_start();  // the checkpoint has no basis
   s.planner->reset_warm_start();
-  return n;
+  const size_t n_out = outages_.load_state(s.out, in.subspan(n));
+  s.net_key.clear();  // the next step rebuilds the islands' clearings (cold, as above)
+  s.net.reset();
+  s.net_planner.reset();
+  s.on_net = false;
+  return n + n_out;
 }
 
 // The registry entry: the env is built from a task preset's data, so `[env] id` alone selects

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/market/clearing.hpp"
 
@@ -26,6 +27,7 @@ struct GencosParams {
   double dt_hours = 0.5;
   int lmp_history = 4;
   double lmp_scale = 100;  ///< observation normalizer of prices ($/MWh)
+  OutageParams outages;    ///< [env] outage keys (default: none)
 };
 
 /// Agents genco_0.. in unit order. Per agent: obs 8 + H floats (as PowerZooJax's market_marl.py:
@@ -35,9 +37,18 @@ struct GencosParams {
 /// step, true cost); Step::reward = mean over agents. Cost channel thermal_overload = Σ MW over the
 /// ratings. Info::sums: spec().episode_sum_names (episode sums; per-step means are pre-divided by
 /// the horizon; price_volatility and planner_cost_ratio are written at the last step only).
+///
+/// Outages (params().outages, docs/outages.md): each step clears the network of that step's
+/// status island by island (market::IslandClearing: MATPOWER's islands, a de-energized island's
+/// load unserved); an out unit's offer is withdrawn (0 MW, profit 0, its action has no effect).
+/// Then each agent's block gains branch_status [n_branch] and gen_status [U] (1 in service, the
+/// status the next step clears; both whichever kinds can go out), the costs gain unserved_load (MW:
+/// load of de-energized buses + load an island sheds) and spilled_generation (MW), and the traces
+/// gain branch_status and gen_status. Without outages nothing of this exists.
 class GencosMarket final : public Env {
  public:
-  /// Throws core::ConfigError for inconsistent sizes (ramps, loads, load buses).
+  /// Throws core::ConfigError for inconsistent sizes (ramps, loads, load buses) and for a
+  /// scenario file's row the case cannot take (naming the file and line, OutageProcess).
   explicit GencosMarket(GencosParams p);
 
   const EnvSpec& spec() const override { return spec_; }
@@ -56,10 +67,23 @@ class GencosMarket final : public Env {
   const market::OfferMarket& market() const { return *market_; }
   int n_units() const { return static_cast<int>(p_.units.size()); }
   int64_t n_rows() const;
+  const OutageProcess& outages() const { return outages_; }
+  /// The last clearing of state s (after reset: the static truthful clearing of step 0).
+  const market::ClearingResult& last_clearing(const State& s) const;
+  /// The outage status of state s: the one the next step clears.
+  const OutageState& outage_state(const State& s) const;
   static constexpr int kPerAgentObs = 8;
 
  private:
   struct GState;
+  void setup_outages();
+  /// Clears the step's network (the intact one through the state's own clearings, otherwise the
+  /// islands of s.out); planner: the static truthful clearing's engine.
+  void clear_network(GState& s, std::span<const double> pd, std::span<const double> prices,
+                     std::span<const double> lo, std::span<const double> hi, bool planner,
+                     market::ClearingResult& r) const;
+  int per_agent_obs() const;
+  double mean_lmp(const GState& s, const market::ClearingResult& r) const;
   void bus_loads(int64_t row, std::vector<double>& pd) const;
   double total_load(int64_t row) const;
   void write_obs(const GState& s, std::span<float> obs) const;
@@ -72,6 +96,8 @@ class GencosMarket final : public Env {
   double max_pmax_ = 0, sum_pmax_ = 0;
   std::vector<double> rated_;    ///< [n_branch] rating, 0 = unlimited
   std::vector<int64_t> starts_;  ///< [n_rows] every row of the load table starts an episode
+  OutageProcess outages_;
+  OutageState intact_;  ///< every row as the case has it
 };
 
 }  // namespace pz::envs

@@ -28,6 +28,9 @@ constexpr double kUnitPmin[kUnits] = {5, 10, 20, 10, 20};
 constexpr int kLoadBus[3] = {2, 3, 4};
 const std::vector<double> kDMax = {500, 600, 400};
 const std::vector<double> kDMin = {0, 0, 0};
+// The N-1 splits (n1_branch, n1_gen): the iid window with one outage per episode lasting
+// kN1Steps steps (12 h of the 48 half-hour steps; at most the horizon).
+constexpr int kN1Steps = 24;
 
 /// Where a gen or gencost cell of `c` is, for messages: "<file>: mpc.gen row 4 column 9 (PMAX)".
 std::string cell(const grid::Case& c, const char* table, int row, int col, const char* name,
@@ -160,10 +163,12 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   if (split == "demand_shift" || split == "renewable_shock") {
     window = "iid";  // both OOD splits are built on the iid window (as PowerZooJax)
     mult = split == "demand_shift" ? 1.10 : 1.05;
+  } else if (split == "n1_branch" || split == "n1_gen") {
+    window = "iid";
   } else if (split != "train" && split != "iid") {
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid, demand_shift, "
-                            "renewable_shock, found '" +
+                            "renewable_shock, n1_branch, n1_gen, found '" +
                             core::echo(split) + "'");
   }
   envs::GencosParams p;
@@ -217,6 +222,35 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   p.horizon = static_cast<int>(e.integer("horizon"));
   p.dt_hours = dt_hours;
   try {
+    p.outages = envs::outage_params_from(e);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + err.what());
+  }
+  if (split == "n1_branch" || split == "n1_gen") {
+    // The split is the N-1 outage of its kind; a spec's own outage_n1 of the other kind would
+    // contradict it.
+    const std::string kind = split == "n1_branch" ? "branch" : "gen";
+    if (e.str("outage_n1") != "none" && e.str("outage_n1") != kind)
+      throw core::ConfigError(ctx.at("outage_n1") + "[env] outage_n1: expected \"none\" or \"" +
+                              kind + "\" with split " + split + ", found \"" +
+                              core::echo(e.str("outage_n1")) + "\"");
+    if (e.str("outage_n1") == "none") p.outages.n1_steps = std::min(kN1Steps, p.horizon);
+    p.outages.n1 =
+        kind == "branch" ? envs::OutageParams::N1::kBranch : envs::OutageParams::N1::kGen;
+  }
+  try {  // the outages against the case and horizon (a scenario row names its file and line)
+    envs::OutageProcess(p.outages, p.grid_case, p.horizon);
+  } catch (const core::ConfigError& err) {
+    std::string msg = err.what(), key = "outages";
+    for (const char* k : {"outage_n1_steps", "outage_n1"})
+      if (msg.rfind("[env] " + std::string(k) + ": ", 0) == 0) {
+        key = k;
+        msg = msg.substr(std::string("[env] ").size() + key.size() + 2);
+        break;
+      }
+    throw core::ConfigError(ctx.at(key) + "[env] " + key + ": " + msg);
+  }
+  try {
     return std::make_shared<envs::GencosMarket>(std::move(p));
   } catch (const core::ConfigError& err) {
     throw core::ConfigError(ctx.source + "[env]: " + err.what());
@@ -251,7 +285,7 @@ envs::TaskPreset gencos_preset() {
   e.description =
       "GenCos benchmark: 5 bidding generators on case5, offer-based SCED every half hour, GB "
       "demand mapped onto buses 2-4; splits train, iid, demand_shift (×1.10), renewable_shock "
-      "(×1.05)";
+      "(×1.05), n1_branch and n1_gen (iid with one branch / unit out for 24 steps)";
   e.params = envs::concat(
       envs::data_params("case5"),
       {
@@ -268,7 +302,9 @@ envs::TaskPreset gencos_preset() {
               "ramp_fraction", 0.5, [](double x) { return x > 0 && x <= 1; }, "a number in (0, 1]",
               "ramp limit per step as a share of pmax"),
       });
-  e.splits = {"train", "iid", "demand_shift", "renewable_shock"};
+  // Outages (docs/outages.md): the clearing runs on each step's network, island by island.
+  for (auto& d : envs::outage_params()) e.params.push_back(std::move(d));
+  e.splits = {"train", "iid", "demand_shift", "renewable_shock", "n1_branch", "n1_gen"};
   e.make = make_gencos_env;
   e.baselines = envs::named_baselines({"truthful", "no_control", "uniform_mid", "max_markup"},
                                       "gencos task", gencos_baseline);
