@@ -240,13 +240,15 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
-// Typed IPPO on the DERs task: twelve agents in three groups, battery SOC and FlexLoad buffers in
-// the checkpointed env states.
+// Typed IPPO on the DERs task: twelve agents in three groups, battery SOC, FlexLoad buffers and
+// random branch outages (status and steps left) in the checkpointed env states.
 const char* kDersSpec = R"([experiment]
 name = "resume_ders"
 seed = 7
 [env]
 task = "ders"
+outage_rate = 0.01
+outage_duration_steps = 6
 [vec]
 n_envs = 8
 threads = 2

@@ -202,6 +202,16 @@ std::string ders_lagrangian_spec() {
   return s;
 }
 
+// The DERs task with random branch outages (their draws on each env's own stream) and
+// evaluation on the n1_branch split.
+std::string ders_outage_spec() {
+  std::string s = kDersSpec;
+  s.replace(s.find("task = \"ders\""), 13,
+            "task = \"ders\"\noutage_rate = 0.01\noutage_duration_steps = 6");
+  s.replace(s.find("splits = [\"iid\", \"load_stress\"]"), 31, "splits = [\"n1_branch\"]");
+  return s;
+}
+
 // SAC on case5: 16 envs, batches of 256 (2 row blocks), 2 gradient steps per vector step once
 // 1024 transitions were stored; act on 16 rows, eval on 16 episodes.
 const char* kSacSpec = R"([experiment]
@@ -332,6 +342,10 @@ TEST_SUITE("exp_threads") {
 
   TEST_CASE("typed IPPO-Lagrangian on the DERs task with --threads 1, 2 and 3 is byte-identical") {
     check_thread_invariance("threads_ders_lag", ders_lagrangian_spec().c_str(), 1152);
+  }
+
+  TEST_CASE("DERs training under random branch outages is byte-identical for 1, 2, 3 threads") {
+    check_thread_invariance("threads_ders_out", ders_outage_spec().c_str(), 1152);
   }
 
   TEST_CASE("SAC training on case5 with --threads 1, 2 and 3 is byte-identical") {

@@ -147,6 +147,7 @@ DistGrid::DistGrid(DistGridParams p)
   add("renewable_curtail_frac", ren_.n_devices());
   add("flexload_curtailed_mw", flex_.n_devices());
   add("flexload_shift_out_mw", flex_.n_devices());
+  setup_outages();
 }
 
 void DistGrid::write_trace(const State& st, std::span<float> out) const {
@@ -171,6 +172,8 @@ void DistGrid::write_trace(const State& st, std::span<float> out) const {
   int o = 0;
   for (size_t i = 0; i < parts.size(); ++i)
     if (sizes[i] > 0) o = put_trace(out, o, *parts[i], sizes[i]);
+  if (outages_.tracks_branches())
+    for (int k : lines_) out[o++] = s.out.branch_on[k];
 }
 
 std::unique_ptr<State> DistGrid::make_state() const {
@@ -181,6 +184,8 @@ std::unique_ptr<State> DistGrid::make_state() const {
   s->battery = bat_.make_state();
   s->renewable = ren_.make_state();
   s->flex = flex_.make_state();
+  outages_.make_state(s->out);
+  s->live = net_.live();
   return s;
 }
 
@@ -212,9 +217,9 @@ void DistGrid::capacity_factors(int64_t k, std::vector<double>& cf) const {
 
 // Exact radial AC power flow of the net loads in s.pl / s.ql; on success stores voltages,
 // sending-end flows and losses.
-bool DistGrid::solve(GridState& s) const {
+bool DistGrid::solve(GridState& s, const grid::RadialNetwork& net) const {
   grid::DistFlowResult& r = s.flow;
-  net_.solve_into(s.pl, s.ql, p_.v_slack, p_.solver_tol, p_.solver_max_iter, 0.0, false, s.work, r);
+  net.solve_into(s.pl, s.ql, p_.v_slack, p_.solver_tol, p_.solver_max_iter, 0.0, false, s.work, r);
   bool ok = r.converged && std::isfinite(r.total_losses_mw);
   for (double v : r.bus_vm_pu) ok = ok && std::isfinite(v);
   if (!ok) return false;
@@ -245,6 +250,9 @@ void DistGrid::observe(const GridState& s, std::span<float> obs) const {
   ren_.observe(s.renewable, obs.subspan(k, ren_.obs_dim()));
   k += ren_.obs_dim();
   flex_.observe(s.flex, obs.subspan(k, flex_.obs_dim()));
+  k += flex_.obs_dim();
+  if (outages_.tracks_branches())
+    for (int line : lines_) obs[k++] = s.out.branch_on[line];
 }
 
 void DistGrid::reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt) const {
@@ -255,9 +263,11 @@ void DistGrid::reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt
   if (ren_.n_devices() > 0) capacity_factors(s.start, s.cf);
   ren_.reset(s.renewable, s.cf);
   flex_.reset(s.flex);
+  outages_.reset(s.out, rng);  // draws nothing when no outages are configured
+  const grid::RadialNetwork& net = energize(s);
   net_load(s.start, s.pl, s.ql);
-  if (!solve(s)) {  // keep a finite observation even for an unsolvable first load
-    for (int b = 0; b < n_bus(); ++b) s.v[b] = net_.live()[b] ? 1.0 : 0.0;
+  if (!solve(s, net)) {  // keep a finite observation even for an unsolvable first load
+    for (int b = 0; b < n_bus(); ++b) s.v[b] = s.live[b] ? 1.0 : 0.0;
     std::fill(s.p_line_mw.begin(), s.p_line_mw.end(), 0.0);
     std::fill(s.q_line_mvar.begin(), s.q_line_mvar.end(), 0.0);
     s.loss_mw = 0;
@@ -271,10 +281,12 @@ void DistGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   observe(s, obs);
 }
 
-DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
-                                  std::span<float> costs) const {
+DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action_in,
+                                  std::span<float> costs, core::Rng& rng) const {
   const int nb = n_bus();
   const int64_t k = s.start + std::min(s.t, p_.horizon - 1);
+  const grid::RadialNetwork& net = energize(s);
+  const std::span<const float> action = idle_dead_devices(s, action_in);
   net_load(k, s.pl, s.ql);
   if (p_.include_der) {
     const double mid = 0.5 * (p_.der_low_mw + p_.der_high_mw);
@@ -319,10 +331,10 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
   }
   out.resource_cost = out.flexload.cost + out.battery.cost_sum() + out.renewable.cost_sum();
 
-  out.ok = solve(s);
+  out.ok = solve(s, net);
   out.loss_mw = s.loss_mw;
+  const std::vector<char>& live = s.live;
   if (out.ok) {
-    const std::vector<char>& live = net_.live();
     for (int b = 0; b < nb; ++b) {
       if (!live[b]) continue;  // de-energized: no voltage to hold in band
       const double v = s.v[b];
@@ -340,7 +352,6 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
   } else {
     // No operating point: count every bus as out of band and charge the total demand as loss
     // (a solver failure must never look better than a solved step). State keeps the last solve.
-    const std::vector<char>& live = net_.live();
     const int n_live = static_cast<int>(std::count(live.begin(), live.end(), 1));
     out.n_voltage = n_live;
     out.cost_continuous = n_live * (p_.v_max - p_.v_min);
@@ -353,13 +364,18 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action,
   costs[0] = static_cast<float>(out.n_voltage);
   costs[1] = static_cast<float>(out.n_thermal);
   costs[2] = static_cast<float>(out.resource_cost);
+  if (outages_.active()) {
+    out.unserved_mw = unserved_mw(s, k);
+    costs[3] = static_cast<float>(out.unserved_mw);
+    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
+  }
   return out;
 }
 
-Step DistGrid::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
+Step DistGrid::step(State& st, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                     std::span<float> costs, Info* info) const {
   auto& s = static_cast<GridState&>(st);
-  const DistGridOutcome o = advance(s, action, costs);
+  const DistGridOutcome o = advance(s, action, costs, rng);
   observe(s, obs);
   Step out;
   out.reward = static_cast<float>(-p_.loss_penalty_weight * o.loss_mw);
@@ -369,7 +385,7 @@ Step DistGrid::step(State& st, std::span<const float> action, core::Rng&, std::s
     const int nv = o.n_voltage + o.n_thermal;
     info->gen_cost = 0;
     info->n_violations = nv;
-    info->is_safe = o.ok && nv == 0;
+    info->is_safe = o.ok && nv == 0 && o.unserved_mw <= 1e-6;
     info->status = o.ok ? StepStatus::kOk : StepStatus::kSolverFailed;
     info->sums[0] = o.loss_mw * p_.dt_hours;
     info->sums[1] = o.flexload.curtailed_mw * p_.dt_hours;
@@ -393,6 +409,7 @@ void DistGrid::save_state(const State& st, std::vector<double>& out) const {
        {&f.curtailed, &f.shift_out, &f.shift_in, &s.battery.soc, &s.battery.p_mw, &s.battery.q_mvar,
         &s.renewable.cf, &s.renewable.p_mw, &s.renewable.q_mvar, &s.renewable.curtail_frac})
     out.insert(out.end(), v->begin(), v->end());
+  outages_.save_state(s.out, out);
 }
 
 size_t DistGrid::load_state(State& st, std::span<const double> in) const {
@@ -445,6 +462,10 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   take(s.renewable.p_mw, nren);
   take(s.renewable.q_mvar, nren);
   take(s.renewable.curtail_frac, nren);
+  k += outages_.load_state(s.out, in.subspan(k));
+  // Energized in the last solved network: exactly the buses with a voltage (0 when cut off).
+  s.live.resize(nb);
+  for (size_t b = 0; b < nb; ++b) s.live[b] = s.v[b] > 0 ? 1 : 0;
   return k;
 }
 
@@ -459,6 +480,7 @@ EnvEntry dist_grid_entry() {
       "radial distribution feeder (exact DistFlow) with FlexLoad demand response; the dso task "
       "preset: case33bw, six flexible loads, AEMO feeder shapes; costs voltage_violation, "
       "thermal_overload, resource";
+  e.params = outage_params();  // branch outages (dist_grid_outage.cpp; docs/outages.md)
   e.default_task = "dso";
   return e;
 }

@@ -12,6 +12,7 @@
 #include "powerzoo/devices/flexload.hpp"
 #include "powerzoo/devices/renewable.hpp"
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
 
@@ -52,6 +53,9 @@ struct DistGridParams {
   std::vector<devices::FlexLoadDevice> flexloads;
   double solver_tol = 1e-10;  ///< on squared voltage (p.u.²)
   int solver_max_iter = 100;
+  /// [env] outage keys (docs/outages.md). Branch outages only: the feeders' only case gen is the
+  /// substation, and the DERs are bundle devices, not case gens (gen outages are refused).
+  OutageParams outages;
 };
 
 /// What one transition did (DistGrid::advance), before any observation is written.
@@ -64,6 +68,7 @@ struct DistGridOutcome {
   /// units, as PowerZooJax's dist.py); on failure n_bus·(v_max − v_min).
   double cost_continuous = 0;
   double resource_cost = 0;  ///< Σ bundle cost_sum
+  double unserved_mw = 0;    ///< demand (MW) at buses the step's branch outages de-energize
   devices::BatteryStep battery;
   devices::RenewableStep renewable;
   devices::FlexLoadStep flexload;
@@ -79,6 +84,16 @@ struct DistGridOutcome {
 /// Info::sums = [loss MWh, curtailed MWh, shifted-out MWh] of the step (FlexLoad).
 /// Injections (generator-positive) are subtracted from the bus loads before the power flow.
 /// Time limit → truncated; solver non-convergence → terminated with StepStatus::kSolverFailed.
+///
+/// Outages (DistGridParams::outages, branches only; docs/outages.md): a branch out cuts off every
+/// bus downstream of it (MATPOWER: an island without a generator is de-energized); the step
+/// solves the radial power flow of the energized rest exactly (the network of the edited case),
+/// de-energized buses read 0 V (observed −10) and count in no voltage cost, their demand is the
+/// cost channel unserved_load (MW, appended after resource only when outages are configured),
+/// and the devices there are idle (a battery holds its SOC, a renewable is fully curtailed, a
+/// flexible load neither curtails nor shifts). The observation then ends with branch_status
+/// [n_line] (1 in service, 0 out: the status the next step solves), as do the traces. Tie lines
+/// the case has out of service stay out (no reconfiguration).
 ///
 /// The case is read as `powerzoo grid distflow` reads it (grid::read_feeder): the substation
 /// (first type-3 bus with a gen in service) is the slack at v_slack; the case's other gens in
@@ -101,6 +116,8 @@ class DistGrid final : public Env {
     std::vector<double> p_line_mw;    ///< [n_line] sending-end P
     std::vector<double> q_line_mvar;  ///< [n_line] sending-end Q
     double loss_mw = 0;
+    OutageState out;         ///< element status of the step to solve (OutageProcess)
+    std::vector<char> live;  ///< [n_bus] energized in the last solved network
     devices::BatteryState battery;
     devices::RenewableState renewable;
     devices::FlexLoadState flex;
@@ -108,6 +125,10 @@ class DistGrid final : public Env {
     std::vector<double> pl, ql, inj_p, inj_q, cf;
     grid::DistFlowWorkspace work;
     grid::DistFlowResult flow;
+    std::vector<float> act;  // the action with the devices on de-energized buses idle
+    // The network of a multi-branch outage, kept while the status is the same (multi_key).
+    std::shared_ptr<const grid::RadialNetwork> multi_net;
+    std::vector<uint8_t> multi_key;
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -117,7 +138,7 @@ class DistGrid final : public Env {
   Step step(State& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
             std::span<float> costs, Info* info) const override;
   /// Checkpoint support: t, start, loss, v, line flows, the FlexLoad ring buffers, battery SOC
-  /// and powers, renewable cf / powers / curtailment.
+  /// and powers, renewable cf / powers / curtailment, then the outage state (when configured).
   void save_state(const State& s, std::vector<double>& out) const override;
   size_t load_state(State& s, std::span<const double> in) const override;
   /// bus_vm_pu, bus_net_load_mw (demand less DER injections: the power flow's input), branch_p_mw
@@ -127,15 +148,20 @@ class DistGrid final : public Env {
 
   /// reset() without the observation (views with their own observation, DistGridMarl).
   void reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt) const;
-  /// One transition without the observation: applies action [act_dim], solves the power flow,
-  /// advances the clock and writes costs [3]. Never throws.
-  DistGridOutcome advance(GridState& s, std::span<const float> action,
-                          std::span<float> costs) const;
+  /// One transition without the observation: applies action [act_dim], solves the power flow
+  /// of the step's network, advances the clock and the outage state (draws from rng only when
+  /// random outages are configured) and writes costs [3, or 4 with outages]. Never throws.
+  DistGridOutcome advance(GridState& s, std::span<const float> action, std::span<float> costs,
+                          core::Rng& rng) const;
   /// The flat observation [obs_dim] of a state.
   void observe(const GridState& s, std::span<float> obs) const;
 
   const DistGridParams& params() const { return p_; }
+  /// The network of the case as energized (no outage).
   const grid::RadialNetwork& network() const { return net_; }
+  const OutageProcess& outages() const { return outages_; }
+  /// 0-based branch rows of the lines (in-service branches of the case), observation order.
+  const std::vector<int>& line_rows() const { return lines_; }
   const devices::Battery& battery() const { return bat_; }
   const devices::Renewable& renewable() const { return ren_; }
   const devices::FlexLoad& flexload() const { return flex_; }
@@ -146,7 +172,7 @@ class DistGrid final : public Env {
   int renewable_act_offset() const { return n_der_ + bat_.action_dim(); }
   int flex_act_offset() const { return n_der_ + bat_.action_dim() + ren_.action_dim(); }
   /// Offset of the FlexLoad block in the observation.
-  int flex_obs_offset() const { return spec_.obs_dim - flex_.obs_dim(); }
+  int flex_obs_offset() const { return spec_.obs_field("flexload").offset; }
   /// Nodal demand (MW, MVAr) at absolute step k.
   void bus_load(int64_t k, std::vector<double>& p_mw, std::vector<double>& q_mvar) const;
   /// bus_load less the case's in-service gens at energized non-substation buses (fixed PG, QG).
@@ -155,7 +181,14 @@ class DistGrid final : public Env {
   void capacity_factors(int64_t k, std::vector<double>& cf) const;
 
  private:
-  bool solve(GridState& s) const;
+  bool solve(GridState& s, const grid::RadialNetwork& net) const;
+  // dist_grid_outage.cpp
+  void setup_outages();
+  /// The network of s.out's branch status; sets s.live.
+  const grid::RadialNetwork& energize(GridState& s) const;
+  /// The action with the devices on de-energized buses idle (the input when nothing is cut off).
+  std::span<const float> idle_dead_devices(GridState& s, std::span<const float> action) const;
+  double unserved_mw(const GridState& s, int64_t k) const;
 
   DistGridParams p_;
   grid::RadialNetwork net_;
@@ -170,6 +203,9 @@ class DistGrid final : public Env {
   std::vector<double> cap_;       // [n_line] MVA (1e6 = unlimited)
   std::vector<char> line_fwd_;    // [n_line] from bus is the sending end
   double p_ref_ = 1, q_ref_ = 1;  // MW, MVAr
+  OutageProcess outages_;
+  // [n_branch] the network with that one line out (null for rows out in the case).
+  std::vector<std::shared_ptr<const grid::RadialNetwork>> single_out_;
 };
 
 }  // namespace pz::envs

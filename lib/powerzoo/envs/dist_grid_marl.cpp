@@ -115,7 +115,8 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
     throw core::ConfigError("DistGridMarl: " + std::to_string(agents_.size()) +
                             " devices, at most " + std::to_string(Step::kMaxAgents) + " agents");
   const int K = p_.n_neighbours;
-  agent_obs_ = 1 + K + 3 + 2 + pad_;
+  n_status_ = g.outages().tracks_branches() ? g.n_lines() : 0;
+  agent_obs_ = 1 + K + 3 + 2 + pad_ + n_status_;
   spec_.id = "dist_grid_marl";
   spec_.obs_dim = agent_obs_ * static_cast<int>(agents_.size());
   std::vector<std::pair<std::string, int>> fields;
@@ -125,13 +126,15 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
     const Agent& a = agents_[i];
     const std::string type = device_type_name(a.type);
     const std::string name = type + "_" + std::to_string(count[static_cast<int>(a.type)]++);
-    for (const auto& [f, n] : std::vector<std::pair<std::string, int>>{{"own_voltage", 1},
-                                                                       {"neighbour_voltage", K},
-                                                                       {"voltage_min", 1},
-                                                                       {"voltage_max", 1},
-                                                                       {"voltage_mean", 1},
-                                                                       {"time_of_day", 2},
-                                                                       {"device", pad_}})
+    for (const auto& [f, n] :
+         std::vector<std::pair<std::string, int>>{{"own_voltage", 1},
+                                                  {"neighbour_voltage", K},
+                                                  {"voltage_min", 1},
+                                                  {"voltage_max", 1},
+                                                  {"voltage_mean", 1},
+                                                  {"time_of_day", 2},
+                                                  {"device", pad_},
+                                                  {"branch_status", n_status_}})
       if (n > 0) fields.emplace_back(name + "/" + f, n);
     spec_.agents.push_back(AgentSpec{
         name, type, Slice{static_cast<int>(i) * agent_obs_, agent_obs_}, Slice{act, a.act_dim}});
@@ -177,8 +180,9 @@ void DistGridMarl::observe(const DistGrid::GridState& s, std::span<float> obs) c
   g.battery().observe(s.battery, bat);
   g.renewable().observe(s.renewable, ren);
   g.flexload().observe(s.flex, flex);
-  // Over the energized buses (a de-energized one has no voltage; the substation is always live).
-  const std::vector<char>& live = g.network().live();
+  // Over the energized buses of the step (a de-energized one has no voltage; the substation is
+  // always live).
+  const std::vector<char>& live = s.live;
   const int root = g.network().ref_bus();
   double vmin = s.v[root], vmax = s.v[root], vsum = 0;
   int n_live = 0;
@@ -204,7 +208,9 @@ void DistGridMarl::observe(const DistGrid::GridState& s, std::span<float> obs) c
                                     : a.type == DeviceType::kRenewable ? ren
                                                                        : flex;
     o = std::copy_n(dev.begin() + a.dev_obs, a.dev_obs_dim, o);
-    std::fill(o, o + (pad_ - a.dev_obs_dim), 0.0f);
+    o = std::fill_n(o, pad_ - a.dev_obs_dim, 0.0f);
+    if (n_status_ > 0)
+      for (int k : g.line_rows()) *o++ = s.out.branch_on[k];
   }
 }
 
@@ -257,8 +263,8 @@ void DistGridMarl::action_stats(const DistGrid::GridState& s, double* sums) cons
   }
 }
 
-Step DistGridMarl::step(State& st, std::span<const float> action, core::Rng&, std::span<float> obs,
-                        std::span<float> costs, Info* info) const {
+Step DistGridMarl::step(State& st, std::span<const float> action, core::Rng& rng,
+                        std::span<float> obs, std::span<float> costs, Info* info) const {
   auto& s = static_cast<DistGrid::GridState&>(st);
   const DistGrid& g = *grid_;
   // Agent-order actions → the grid's bundle-block layout.
@@ -267,7 +273,7 @@ Step DistGridMarl::step(State& st, std::span<const float> action, core::Rng&, st
   for (size_t i = 0; i < agents_.size(); ++i)
     std::copy_n(&action[spec_.agents[i].act.offset], agents_[i].act_dim,
                 &flat[agents_[i].grid_act]);
-  const DistGridOutcome o = g.advance(s, flat, costs);
+  const DistGridOutcome o = g.advance(s, flat, costs, rng);
   observe(s, obs);
   const DistGridParams& gp = g.params();
   Step out;
@@ -285,7 +291,7 @@ Step DistGridMarl::step(State& st, std::span<const float> action, core::Rng&, st
     const double h = static_cast<double>(gp.horizon);
     info->gen_cost = 0;
     info->n_violations = nv;
-    info->is_safe = o.ok && nv == 0;
+    info->is_safe = o.ok && nv == 0 && o.unserved_mw <= 1e-6;
     info->status = o.ok ? StepStatus::kOk : StepStatus::kSolverFailed;
     info->sums[0] = o.loss_mw / h;
     info->sums[1] = o.loss_mw * gp.dt_hours;
@@ -309,6 +315,7 @@ EnvEntry dist_grid_marl_entry() {
       "multi-agent view of a DistGrid (task ders): one agent per battery, PV inverter or "
       "flexible load, local observations, shared team reward; costs voltage_violation, "
       "thermal_overload, resource";
+  e.params = outage_params();  // branch outages (DistGrid; docs/outages.md)
   e.default_task = "ders";
   return e;
 }

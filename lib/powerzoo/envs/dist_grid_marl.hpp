@@ -30,19 +30,21 @@ struct DistGridMarlParams {
 };
 
 /// Agents in DistGridMarlParams::order. Per agent a, observation block [a·D, (a+1)·D) with
-/// D = 1 + K + 3 + 2 + P:
+/// D = 1 + K + 3 + 2 + P (+ n_line with branch outages):
 ///   own_voltage (1), neighbour_voltage (K), voltage_min, voltage_max, voltage_mean (1 each, over
 ///   every energized bus: the grid's case is read as `grid distflow` reads it), time_of_day (sin,
 ///   cos), device (the agent's own device observation, zero-padded to P = the largest per-device
 ///   observation of the present types);
-/// voltages as (v − 1)/0.1. Named fields "<agent>/<field>". Neighbours: the first K buses a
-/// breadth-first search from the agent's bus discovers over the undirected in-service line graph
-/// (each bus's lines in branch-row order), the own bus excluded, padded with the own bus.
-/// Actions: the agent's device action block (battery [a_P, a_Q], renewable [a_curtail, a_Q],
+/// then, when the grid tracks branch outages, branch_status (n_line: 1 in service, 0 out, the
+/// status the next step solves; every agent sees the whole feeder's, as the substation's SCADA
+/// would report it); voltages as (v − 1)/0.1. Named fields "<agent>/<field>". Neighbours: the first
+/// K buses a breadth-first search from the agent's bus discovers over the undirected in-service
+/// line graph (each bus's lines in branch-row order), the own bus excluded, padded with the own
+/// bus. Actions: the agent's device action block (battery [a_P, a_Q], renewable [a_curtail, a_Q],
 /// flexload [curtail, shift]), blocks in agent order.
 /// Reward (every agent and the team): −loss_penalty_weight·P_loss[MW]; the learner's reward
 /// (Step::shaped_reward, agent_shaped) subtracts voltage_penalty·cost_continuous when > 0.
-/// Costs: the grid's [voltage_violation, thermal_overload, resource].
+/// Costs: the grid's [voltage_violation, thermal_overload, resource(, unserved_load)].
 /// Episode sums (Info::sums): mean_p_loss_mw, total_loss_mwh, voltage_violation_steps,
 /// voltage_violation_rate, total_cost (Σ voltage_violation + thermal_overload, the reference
 /// DistGridEnv's episode count of violations), total_cost_continuous, and per
@@ -98,6 +100,7 @@ class DistGridMarl final : public Env {
   DistGridMarlParams p_;
   std::vector<Agent> agents_;
   int agent_obs_ = 0, pad_ = 0;
+  int n_status_ = 0;   ///< branch_status entries per agent (the grid's lines, when tracked)
   int sum_stats_ = 0;  ///< index of the first action statistic in Info::sums
   EnvSpec spec_;
 };

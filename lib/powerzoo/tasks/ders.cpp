@@ -19,6 +19,8 @@ namespace {
 
 constexpr int kSteps = 48;
 constexpr double kDt = 0.5;
+// The n1_branch split: one line out per episode for 12 steps (6 h), from a random step.
+constexpr int kN1Steps = 12;
 const std::vector<std::string> kTypes = {"battery", "renewable", "flexload"};
 
 const grid::Case& case141() {
@@ -104,8 +106,8 @@ std::vector<int> device_buses(const envs::BuildContext& ctx, const std::string& 
 }  // namespace
 
 const std::vector<std::string>& ders_splits() {
-  static const std::vector<std::string> s = {"train", "iid", "voltage_tightening",
-                                             "pv_penetration_shift", "load_stress"};
+  static const std::vector<std::string> s = {
+      "train", "iid", "voltage_tightening", "pv_penetration_shift", "load_stress", "n1_branch"};
   return s;
 }
 
@@ -269,10 +271,11 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
   const std::string& split = ctx.split;
   const auto& splits = ders_splits();
   if (std::find(splits.begin(), splits.end(), split) == splits.end())
-    throw core::ConfigError(ctx.at("split") +
-                            "[env] split: expected one of train, iid, voltage_tightening, "
-                            "pv_penetration_shift, load_stress (the ders task), found '" +
-                            core::echo(split) + "'");
+    throw core::ConfigError(
+        ctx.at("split") +
+        "[env] split: expected one of train, iid, voltage_tightening, "
+        "pv_penetration_shift, load_stress, n1_branch (the ders task), found '" +
+        core::echo(split) + "'");
   const grid::Case& c = case141();
   DersDevices dev = ders_devices(ctx, c);
   const DersData& data = ders_data();
@@ -306,6 +309,20 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
   p.batteries = std::move(dev.batteries);
   p.renewables = std::move(dev.renewables);
   p.flexloads = std::move(dev.flexloads);
+  try {
+    p.outages = envs::outage_params_from(ctx.params);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + e.what());
+  }
+  if (split == "n1_branch") {
+    if (p.outages.n1 != envs::OutageParams::N1::kNone)
+      throw core::ConfigError(ctx.at("outage_n1") +
+                              "[env] outage_n1: the n1_branch split sets it (branch, " +
+                              std::to_string(kN1Steps) + " steps); expected it unset, found '" +
+                              ctx.params.str("outage_n1") + "'");
+    p.outages.n1 = envs::OutageParams::N1::kBranch;
+    p.outages.n1_steps = kN1Steps;
+  }
   envs::DistGridMarlParams mp;
   mp.order = dev.order;
   mp.n_neighbours = static_cast<int>(ctx.params.integer("neighbours"));
@@ -314,7 +331,8 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
     auto grid = std::make_shared<const envs::DistGrid>(std::move(p));
     return std::make_shared<const envs::DistGridMarl>(std::move(grid), mp);
   } catch (const core::ConfigError& e) {
-    throw core::ConfigError(ctx.source + "[env]: " + e.what());
+    const std::string msg = e.what();
+    throw core::ConfigError(ctx.source + (msg.rfind("[env]", 0) == 0 ? "" : "[env]: ") + msg);
   }
 }
 
@@ -391,7 +409,7 @@ envs::TaskPreset ders_preset() {
       "DERs benchmark: case141 with 4 batteries, 4 PV inverters and 4 flexible loads as 12 "
       "agents (local obs 15, action 2 each), team reward −0.1·loss, AEMO load days paired with "
       "synthetic GB PV days; splits train, iid, voltage_tightening, pv_penetration_shift, "
-      "load_stress";
+      "load_stress, n1_branch (iid days, one line out for 12 steps)";
   e.params = ders_params();
   e.splits = ders_splits();
   e.make = make_ders_env;

@@ -25,6 +25,8 @@ constexpr double kDt = 0.5;                  // hours
 constexpr const char* kFile = "aemo_operational_demand_30min.csv";
 // Feeder shapes: A (buses 2–18) NSW1, B (19–22) QLD1, C (23–33) VIC1.
 const std::vector<std::string> kRegions = {"NSW1", "QLD1", "VIC1"};
+// The n1_branch split: one line out per episode for 12 steps (6 h), from a random step.
+constexpr int kN1Steps = 12;
 
 int split_index(const std::string& split) {
   const auto& s = dso_splits();
@@ -48,7 +50,7 @@ const grid::Case& case33bw() {
 }  // namespace
 
 const std::vector<std::string>& dso_splits() {
-  static const std::vector<std::string> s = {"train", "iid"};
+  static const std::vector<std::string> s = {"train", "iid", "n1_branch"};
   return s;
 }
 
@@ -58,9 +60,10 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
   const double dt_hours = ctx.params.number("dt_hours");
   const int si = split_index(split);
   if (si < 0)
-    throw core::ConfigError(ctx.at("split") +
-                            "[env] split: expected one of train, iid (the dso task), found '" +
-                            core::echo(split) + "'");
+    throw core::ConfigError(
+        ctx.at("split") +
+        "[env] split: expected one of train, iid, n1_branch (the dso task), found '" +
+        core::echo(split) + "'");
   if (horizon != kSteps)
     throw core::ConfigError(ctx.at("horizon") +
                             "[env] horizon: the dso task fixes 48 steps, found " +
@@ -104,7 +107,7 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
     p.bus_shape[b] = f;
   }
   p.shapes = data.shapes;
-  p.episode_starts = si == 0 ? data.train_starts : data.iid_starts;
+  p.episode_starts = si == 0 ? data.train_starts : data.iid_starts;  // n1_branch: iid days
   p.horizon = kSteps;
   p.dt_hours = kDt;
   p.v_slack = 1.045;
@@ -124,7 +127,26 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
     d.shift_cost_per_mwh = 10;
     p.flexloads.push_back(d);
   }
-  return std::make_shared<envs::DistGrid>(std::move(p));
+  try {
+    p.outages = envs::outage_params_from(ctx.params);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + e.what());
+  }
+  if (split == "n1_branch") {
+    if (p.outages.n1 != envs::OutageParams::N1::kNone)
+      throw core::ConfigError(ctx.at("outage_n1") +
+                              "[env] outage_n1: the n1_branch split sets it (branch, " +
+                              std::to_string(kN1Steps) + " steps); expected it unset, found '" +
+                              ctx.params.str("outage_n1") + "'");
+    p.outages.n1 = envs::OutageParams::N1::kBranch;
+    p.outages.n1_steps = kN1Steps;
+  }
+  try {
+    return std::make_shared<envs::DistGrid>(std::move(p));
+  } catch (const core::ConfigError& e) {
+    const std::string msg = e.what();
+    throw core::ConfigError(ctx.source + (msg.rfind("[env]", 0) == 0 ? "" : "[env]: ") + msg);
+  }
 }
 
 std::string describe_dso_data() {
@@ -216,7 +238,8 @@ envs::TaskPreset dso_preset() {
   e.env_id = "dist_grid";
   e.description =
       "DSO benchmark: case33bw with six flexible loads, the frozen calibration, AEMO regional "
-      "demand shapes as feeder profiles, days split every 4th to iid";
+      "demand shapes as feeder profiles, days split every 4th to iid; n1_branch: iid days with one "
+      "line out for 12 steps";
   // The preset fixes case, demand data and calibration; horizon and dt_hours are kept as keys
   // that accept only the preset's values, so specs can state them.
   core::ParamDef horizon = core::int_param("horizon", kSteps, kSteps, kSteps, "steps per episode");
