@@ -90,13 +90,16 @@ void check_acpf(const grid::Case& c, const std::vector<int>& branches) {
   o.q_lims_at_ref = false;
   const grid::AcPfResult ref = pf.solve(o);
   REQUIRE(ref.success);
+  // Both stop at a mismatch below 1e-8 p.u. (1e-6 MW on 100 MVA), the env warm-started from the
+  // reset's voltages and the reference from MATPOWER's start: they agree to a few 1e-6 MW.
+  constexpr double kMw = 5e-6, kPu = 1e-7;
   for (int l = 0; l < c.n_branch(); ++l) {
-    CHECK(std::abs(r.flow[l] - ref.branch_pf_mw[l]) < 1e-6);
-    CHECK(std::abs(r.qflow[l] - ref.branch_qf_mvar[l]) < 1e-6);
+    CHECK(std::abs(r.flow[l] - ref.branch_pf_mw[l]) < kMw);
+    CHECK(std::abs(r.qflow[l] - ref.branch_qf_mvar[l]) < kMw);
   }
-  for (int b = 0; b < c.n_bus(); ++b) CHECK(std::abs(r.vm[b] - ref.bus_vm_pu[b]) < 1e-6);
+  for (int b = 0; b < c.n_bus(); ++b) CHECK(std::abs(r.vm[b] - ref.bus_vm_pu[b]) < kPu);
   for (int u = 0; u < env.n_units(); ++u)
-    CHECK(std::abs(r.p[u] - ref.gen_pg_mw[env.unit_gen()[u]]) < 1e-6);
+    CHECK(std::abs(r.p[u] - ref.gen_pg_mw[env.unit_gen()[u]]) < kMw);
   for (int k : branches) CHECK(r.flow[k - 1] == 0.0);
 }
 

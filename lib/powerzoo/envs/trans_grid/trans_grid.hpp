@@ -156,6 +156,8 @@ class TransGrid final : public Env {
   /// The AC solvers (and the case whose type-4 buses are de-energized) of the step's network.
   grid::AcPowerFlow& step_acpf(GridState& s) const;
   grid::AcOpf& step_acopf(GridState& s) const;
+  /// Vm = Va = 0 at the buses the outages de-energized (as the AC solvers' dead islands).
+  void dark_buses(GridState& s) const;
   /// AC-OPF of loads (p, q) on the step's network (de-energized buses without load) into r.
   void solve_ac_opf(GridState& s, const std::vector<double>& p, const std::vector<double>& q,
                     grid::AcOpfResult& r) const;

@@ -105,6 +105,7 @@ TransGrid::AcCosts TransGrid::ac_power_flow(GridState& s, const std::vector<doub
   std::copy(s.ac.branch_qf_mvar.begin(), s.ac.branch_qf_mvar.end(), s.qflow_mvar.begin());
   std::copy(s.ac.bus_vm_pu.begin(), s.ac.bus_vm_pu.end(), s.vm.begin());
   std::copy(s.ac.bus_va_deg.begin(), s.ac.bus_va_deg.end(), s.va_deg.begin());
+  dark_buses(s);
   s.ac_valid = true;
   ac_costs(c, s.ac.branch_pf_mw, s.ac.branch_qf_mvar, s.ac.branch_pt_mw, s.ac.branch_qt_mvar,
            s.ac.bus_vm_pu, out);
@@ -125,10 +126,21 @@ TransGrid::AcCosts TransGrid::ac_opf_dispatch(GridState& s, const std::vector<do
   std::copy(r.branch_qf_mvar.begin(), r.branch_qf_mvar.end(), s.qflow_mvar.begin());
   std::copy(r.bus_vm_pu.begin(), r.bus_vm_pu.end(), s.vm.begin());
   std::copy(r.bus_va_deg.begin(), r.bus_va_deg.end(), s.va_deg.begin());
+  dark_buses(s);
   s.ac_valid = true;
   out.opf_cost = r.objective;
   ac_costs(c, r.branch_pf_mw, r.branch_qf_mvar, r.branch_pt_mw, r.branch_qt_mvar, r.bus_vm_pu, out);
   return out;
+}
+
+// A bus de-energized by the outages is type 4 in the edited case, which the AC solvers report at
+// the case's VM; `grid acpf --out-of-service` reports such an island at Vm = 0, and so does the
+// observation (the next solve starts it at 1 p.u. if it is back).
+void TransGrid::dark_buses(GridState& s) const {
+  if (!outages_.active()) return;
+  const OutageNet& n = outage_net(s);
+  for (size_t b = 0; b < n.dead.size(); ++b)
+    if (n.dead[b]) s.vm[b] = s.va_deg[b] = 0.0;
 }
 
 void TransGrid::solve_ac_opf(GridState& s, const std::vector<double>& p,
