@@ -215,7 +215,11 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.episode_cost = 0;
   s.start = p_.profile.empty() ? 0 : choose_episode_start(p_.episode_starts, rng, opt);
   outages_.reset(s.out, rng);  // draws nothing when no outages are configured
-  s.net.reset();               // the outage solvers of each episode start cold
+  if (s.net) {  // each episode's OPF solves start cold; the PTDF and AC power flow are kept
+    s.net->opf.clear();
+    s.net->opf_bus.clear();
+    s.net->acopf.reset();
+  }
   s.unserved_mw = 0;
   thread_local std::vector<double> load;
   bus_load(profile_index(s, 0), load);
