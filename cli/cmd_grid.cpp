@@ -21,6 +21,7 @@
 #include "powerzoo/grid/ac/acopf.hpp"
 #include "powerzoo/grid/ac/acpf.hpp"
 #include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/case/outages.hpp"
 #include "powerzoo/grid/dc/dc.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
@@ -32,6 +33,36 @@
 namespace po = boost::program_options;
 
 namespace pz::cli {
+namespace {
+
+// The DC-OPF balances one connected network (a single balance row on the PTDF). MATPOWER's
+// rundcopf balances each bus, so each island would balance its own load and an island without a
+// generator would make it infeasible; rather than a message about the PTDF, say which buses the
+// edit cut off and where the islands are solved (`grid dcpf` and the env, island by island).
+void check_dcopf_connected(const grid::Case& c, const std::string& out_of_service) {
+  const grid::Islands isl = grid::find_islands(c);
+  if (isl.n <= 1) return;
+  const int ref_island = c.ref_bus_idx >= 0 ? isl.island[c.ref_bus_idx] : 0;
+  std::string cut;
+  int n_cut = 0;
+  for (int b = 0; b < c.n_bus(); ++b) {
+    if (isl.island[b] < 0 || isl.island[b] == ref_island) continue;
+    if (++n_cut <= 10) cut += (cut.empty() ? "" : ", ") + std::to_string(c.bus[b].id);
+  }
+  if (n_cut > 10) cut += ", ... (" + std::to_string(n_cut) + " buses)";
+  const std::string why = out_of_service.empty()
+                              ? ""
+                              : " (after --out-of-service '" + core::echo(out_of_service) + "')";
+  throw core::ConfigError(c.source_path +
+                          ": grid dcopf solves one connected network; expected the in-service "
+                          "branches" +
+                          why + " to connect every bus, found " + std::to_string(isl.n) +
+                          " islands (bus " + cut + " cut off from the reference bus " +
+                          (c.ref_bus_idx >= 0 ? std::to_string(c.bus[c.ref_bus_idx].id) : "?") +
+                          "); `grid dcpf` solves each island with its own reference");
+}
+
+}  // namespace
 
 int cmd_grid(const Args& args) {
   // distflow has options of its own (no --load-scale); hand it the whole argument list.
@@ -139,6 +170,8 @@ int cmd_grid(const Args& args) {
     return r.ok() ? 0 : 1;
   }
   if (p[0] == "dcopf") {
+    check_dcopf_connected(
+        c, vm.count("out-of-service") ? vm["out-of-service"].as<std::string>() : std::string());
     grid::DcOpf opf(c);
     const auto r = opf.solve();
     std::cout << grid::dcopf_report(c, r, json);

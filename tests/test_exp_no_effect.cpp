@@ -115,8 +115,7 @@ TEST_SUITE("exp_no_effect") {
     CHECK(refusal("[env]\nsolver = \"acpf\"\ndispatch = \"dcopf\"\n").empty());
   }
 
-  TEST_CASE(
-      "trans_grid outage keys: duration and kinds only with a rate, none in the OPF or AC modes") {
+  TEST_CASE("trans_grid outage keys: duration and kinds only with a rate, in every mode") {
     CHECK(has(refusal("", {"env.outage_duration_steps=4"}),
               "[env] outage_duration_steps: has no effect here: only random outages read it, "
               "found outage_rate = 0"));
@@ -124,13 +123,11 @@ TEST_SUITE("exp_no_effect") {
     CHECK(refusal("", {"env.outage_rate=0.01", "env.outage_duration_steps=4",
                        "env.outage_elements=gen"})
               .empty());
-    CHECK(has(refusal("", {"env.solver=acpf", "env.outage_rate=0.01"}),
-              "[env] outage_rate: has no effect here: outages are modelled with solver = \"dc\" "
-              "only, found solver = \"acpf\""));
-    CHECK(has(refusal("", {"env.dispatch=dcopf", "env.outage_rate=0.01"}),
-              "found dispatch = \"dcopf\""));
-    CHECK(has(refusal("", {"env.report_opf_gap=true", "env.outage_rate=0.01"}),
-              "found report_opf_gap = true"));
+    // The OPF and AC modes solve the network without the out elements (they used to refuse them).
+    CHECK(refusal("", {"env.solver=acpf", "env.outage_rate=0.01"}).empty());
+    CHECK(refusal("", {"env.solver=acopf", "env.outage_n1=branch"}).empty());
+    CHECK(refusal("", {"env.dispatch=dcopf", "env.outage_rate=0.01"}).empty());
+    CHECK(refusal("", {"env.report_opf_gap=true", "env.outage_rate=0.01"}).empty());
   }
 
   TEST_CASE("ders device keys only with their device type in devices") {

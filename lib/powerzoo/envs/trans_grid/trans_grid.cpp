@@ -9,6 +9,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/network_view.hpp"
+#include "powerzoo/envs/trans_grid/trans_grid_outage_net.hpp"
 #include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::envs {
@@ -153,8 +154,7 @@ double TransGrid::generation_cost(const std::vector<double>& p) const {
 // Phase shifters (MATPOWER makeBdc): Pfinj = b·(−shift) on each branch, Pbusinj = Cf·Pfinj −
 // Ct·Pfinj, and F = PTDF·(P − Pbusinj) + Pfinj; the shifters' part is a constant per branch.
 // Without this the env ignored SHIFT that `grid dcpf` and the DC-OPF model.
-void TransGrid::build_shift_flows(const grid::Case& c) {
-  shift_flow_.clear();
+std::vector<double> shifter_flows(const grid::Case& c, const grid::PtdfFlow& ptdf) {
   const int nl = c.n_branch(), nb = c.n_bus();
   std::vector<double> pfinj(nl, 0.0), pbusinj(nb, 0.0);
   bool any = false;
@@ -167,14 +167,18 @@ void TransGrid::build_shift_flows(const grid::Case& c) {
     pbusinj[c.branch_from_idx[l]] += pfinj[l];
     pbusinj[c.branch_to_idx[l]] -= pfinj[l];
   }
-  if (!any) return;
-  shift_flow_.resize(nl);
+  std::vector<double> out;
+  if (!any) return out;
+  out.resize(nl);
   for (int l = 0; l < nl; ++l) {
     double f = pfinj[l];
-    for (int b = 0; b < nb; ++b) f -= ptdf_.at(l, b) * pbusinj[b];
-    shift_flow_[l] = f;
+    for (int b = 0; b < nb; ++b) f -= ptdf.at(l, b) * pbusinj[b];
+    out[l] = f;
   }
+  return out;
 }
+
+void TransGrid::build_shift_flows(const grid::Case& c) { shift_flow_ = shifter_flows(c, ptdf_); }
 
 // Reference dc_pf: slack-bus units absorb G − D; flows = PTDF · (Au p − load) (slack column 0).
 void TransGrid::dc_flow(const std::vector<double>& load, std::vector<double>& p,
@@ -211,6 +215,11 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.episode_cost = 0;
   s.start = p_.profile.empty() ? 0 : choose_episode_start(p_.episode_starts, rng, opt);
   outages_.reset(s.out, rng);  // draws nothing when no outages are configured
+  if (s.net) {  // each episode's OPF solves start cold; the PTDF and AC power flow are kept
+    s.net->opf.clear();
+    s.net->opf_bus.clear();
+    s.net->acopf.reset();
+  }
   s.unserved_mw = 0;
   thread_local std::vector<double> load;
   bus_load(profile_index(s, 0), load);
@@ -240,14 +249,17 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
 Step TransGrid::step(State& st, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                      std::span<float> costs, Info* info) const {
   auto& s = static_cast<GridState&>(st);
-  if (ac()) return step_ac(s, action, obs, costs, info);
+  if (ac()) return step_ac(s, action, rng, obs, costs, info);
   thread_local std::vector<double> load;
   bus_load(profile_index(s, s.t), load);
   grid::DcOpfResult opf;
-  if (s.opf) opf = s.opf->solve(load);
+  if (s.opf) opf = solve_dc_opf(s, load);
   if (p_.opf_dispatch && opf.ok()) {
     for (int u = 0; u < n_units(); ++u) s.p_mw[u] = opf.gen_pg_mw[unit_gen_[u]];
-    dc_flow(load, s.p_mw, s.flow_mw);  // balanced: the slack adjustment is ~0
+    if (outages_.active())
+      dc_flow_outages(s, load);  // balanced per island: the slack adjustment is ~0
+    else
+      dc_flow(load, s.p_mw, s.flow_mw);  // balanced: the slack adjustment is ~0
   } else {
     for (int u = 0; u < n_units(); ++u) {
       const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
@@ -333,6 +345,7 @@ size_t TransGrid::load_state(State& st, std::span<const double> in) const {
   auto& s = static_cast<GridState&>(st);
   if (s.opf) s.opf->reset_warm_start();
   if (s.acopf) s.acopf->reset_warm_start();
+  s.net.reset();  // derived from s.out: rebuilt (cold) on the next step
   const size_t n_ac = ac() ? 1 + 2 * s.vm.size() + s.qflow_mvar.size() : 0;
   const size_t n = 3 + s.p_mw.size() + s.flow_mw.size() + n_ac;
   if (in.size() < n)

@@ -50,10 +50,12 @@ struct TransGridParams {
   Solver solver = Solver::kDc;
   bool enforce_q_lims = true;     ///< AC PF: PV-bus gens held at their Q limits (slack unlimited)
   double vm_min = 0, vm_max = 0;  ///< > 0: every bus's voltage band instead of VMIN / VMAX (AC)
-  /// Outages (scheduled and random; DC agent dispatch only). Inactive by default: nothing drawn,
-  /// observation, costs and traces as without it. Active: the observation gains branch_status /
-  /// gen_status (the tracked kinds), the costs unserved_load (MW at de-energized buses), the
-  /// traces branch_status / gen_status.
+  /// Outages (scheduled and random; every solver and dispatch mode). Inactive by default: nothing
+  /// drawn, observation, costs and traces as without it. Active: the observation gains
+  /// branch_status / gen_status (the tracked kinds), the costs unserved_load (MW at de-energized
+  /// buses), the traces branch_status / gen_status. Each step solves the network without the out
+  /// elements (docs/outages.md): the OPF modes the DC-OPF / AC-OPF of the edited case (the DC-OPF
+  /// per energized island), the AC modes the AC power flow of the edited case.
   OutageParams outages;
 };
 
@@ -67,6 +69,10 @@ struct TransGridParams {
 /// Σ_b max(Vm − Vmax, 0) + max(Vmin − Vm, 0) (p.u.). A power flow that does not converge (or an
 /// AC-OPF that is not optimal) ends the episode (kSolverFailed) with every bus counted as
 /// collapsed (voltage_violation = Σ Vmin).
+/// The solvers of one outage set (trans_grid_outage_net.cpp), built when a step's set differs
+/// from the one before and kept in the env state; derived data, rebuilt after a resume.
+struct OutageNet;
+
 class TransGrid final : public Env {
  public:
   /// Throws core::ConfigError if the case has no in-service generator or is islanded.
@@ -88,6 +94,8 @@ class TransGrid final : public Env {
     bool ac_valid = false;               ///< vm / va_deg hold a converged solution
     OutageState out;                     ///< element status (outages active only)
     double unserved_mw = 0;              ///< load at de-energized buses in the last step
+    /// Solvers of the outage set of s.out (null: not built yet, or built for another set).
+    std::shared_ptr<OutageNet> net;
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -124,7 +132,7 @@ class TransGrid final : public Env {
   void setup_ac(bool ac_opf);           ///< voltage band, AC data checks (constructor)
   void make_ac_state(GridState& s) const;
   void reset_ac(GridState& s, int64_t k, const std::vector<double>& load) const;
-  Step step_ac(GridState& s, std::span<const float> action, std::span<float> obs,
+  Step step_ac(GridState& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                std::span<float> costs, Info* info) const;
   /// Reactive bus loads (MVAr) at absolute profile index k: QD × the active loads' factor.
   void bus_qload(int64_t k, std::vector<double>& q) const;
@@ -142,9 +150,18 @@ class TransGrid final : public Env {
                           const std::vector<double>& q) const;
   /// Thermal (|S| at the worse end over the rating, MVA) and voltage-band (p.u.) violations of
   /// the flows and voltages in s (from `r`'s arrays).
-  void ac_costs(const std::vector<double>& pf, const std::vector<double>& qf,
+  void ac_costs(const grid::Case& c, const std::vector<double>& pf, const std::vector<double>& qf,
                 const std::vector<double>& pt, const std::vector<double>& qt,
                 const std::vector<double>& vm, AcCosts& out) const;
+  /// The AC solvers (and the case whose type-4 buses are de-energized) of the step's network.
+  grid::AcPowerFlow& step_acpf(GridState& s) const;
+  grid::AcOpf& step_acopf(GridState& s) const;
+  /// Vm = Va = 0 at the buses the outages de-energized (as the AC solvers' dead islands).
+  void dark_buses(GridState& s) const;
+  /// AC-OPF of loads (p, q) on the step's network (de-energized buses without load) into r.
+  void solve_ac_opf(GridState& s, const std::vector<double>& p, const std::vector<double>& q,
+                    grid::AcOpfResult& r) const;
+  const grid::Case& step_case(GridState& s) const;
   int64_t profile_index(const GridState& s, int t) const;
   // Outages (trans_grid_outage.cpp).
   void setup_outages(const grid::Case& c);  ///< constructor: process, LODF, spec additions
@@ -154,6 +171,17 @@ class TransGrid final : public Env {
   void bridge_flows(GridState& s, const std::vector<double>& load, int k,
                     const std::vector<double>& share) const;
   void observe_outages(const GridState& s, std::span<float> obs, size_t k) const;
+  /// The solvers of s.out's set (built if s.net was built for another set). Never throws for a
+  /// set the outage process can produce.
+  OutageNet& outage_net(GridState& s) const;
+  /// DC-OPF of the step's loads on the network of s.out (intact: s.opf; else per energized
+  /// island of the edited case, objectives summed; kInfeasible if any island is).
+  grid::DcOpfResult solve_dc_opf(GridState& s, const std::vector<double>& load) const;
+  /// Flows of s.p_mw on the network of s.out from the PTDF of that network, built once per set
+  /// (out units and units of de-energized islands at 0, their load unserved). False (nothing
+  /// done) when the edited network has several islands with generators.
+  bool cached_dc_flows(GridState& s, const std::vector<double>& load) const;
+  void build_outage_ptdf(OutageNet& n) const;
   int trace_outages(const GridState& s, std::span<float> out, int o) const;
   bool unit_on(const GridState& s, int u) const {
     return !outages_.active() || s.out.gen_on[unit_gen_[u]];

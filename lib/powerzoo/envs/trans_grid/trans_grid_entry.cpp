@@ -108,25 +108,9 @@ EnvEntry trans_grid_entry() {
   };
   e.params.push_back(band("vm_min", "AC modes: every bus's lower voltage limit (p.u.; 0 = VMIN)"));
   e.params.push_back(band("vm_max", "AC modes: every bus's upper voltage limit (p.u.; 0 = VMAX)"));
-  // Outages are modelled in the DC agent-dispatch mode (the OPF and AC modes solve the intact
-  // network): set elsewhere they would have no effect, so they are refused there.
-  for (auto d : outage_params()) {
-    if (d.key == "outages" || d.key == "outage_rate" || d.key == "outage_n1") {
-      d.applies = "solver = \"dc\", dispatch = \"agent\", report_opf_gap = false";
-      d.inapplicable = [](const core::ParamTable& t) -> std::string {
-        if (t.str("solver") != "dc")
-          return "outages are modelled with solver = \"dc\" only, found solver = \"" +
-                 t.str("solver") + "\"";
-        if (t.str("dispatch") == "dcopf")
-          return "outages are modelled with dispatch = \"agent\" only, found dispatch = "
-                 "\"dcopf\"";
-        if (t.boolean("report_opf_gap"))
-          return "the OPF gap is taken on the intact network, found report_opf_gap = true";
-        return "";
-      };
-    }
-    e.params.push_back(std::move(d));
-  }
+  // Outages apply in every mode: the agent's or the OPF's dispatch on the network without the out
+  // elements, DC or AC (docs/outages.md).
+  for (auto d : outage_params()) e.params.push_back(std::move(d));
   // Keys that have no effect in some configurations (refused when set there).
   for (auto& d : e.params) {
     if (d.key == "vm_min" || d.key == "vm_max") {

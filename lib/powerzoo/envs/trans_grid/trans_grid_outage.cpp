@@ -4,8 +4,10 @@
 // Generation, Operation, and Control", 2nd ed., §11.3), which costs O(n_branch) on top of a
 // normal step; generator outages that leave a unit at the slack bus keep the base PTDF (the
 // network is unchanged). Everything else (several branches, a bridge, the slack bus's last unit)
-// is a DC power flow of the edited case (grid::run_dcpf: islands as MATPOWER reads them, an
-// island without a generator de-energized and its load counted as unserved).
+// is a DC power flow of the edited case (islands as MATPOWER reads them, an island without a
+// generator de-energized and its load counted as unserved): the PTDF of the edited network when
+// one island keeps generators (cached per outage set, trans_grid_outage_net.cpp), grid::run_dcpf
+// when several do.
 #include <algorithm>
 
 #include "powerzoo/envs/network_view.hpp"
@@ -127,8 +129,11 @@ void TransGrid::dc_flow_outages(GridState& s, const std::vector<double>& load) c
     }
     return;
   }
-  // The edited case with the step's loads and dispatch (no bus shunt conductance: the env's
-  // loads are PD only, as in its PTDF flows).
+  // One energized island with a generator: the PTDF of the edited network, factored once per
+  // outage set (a long multi-branch outage then costs a normal step).
+  if (cached_dc_flows(s, load)) return;
+  // Several islands with generators: the edited case with the step's loads and dispatch (no bus
+  // shunt conductance: the env's loads are PD only, as in its PTDF flows).
   grid::Case e = c;
   for (int l = 0; l < nl; ++l)
     if (!s.out.branch_on[l]) e.branch[l].status = 0;

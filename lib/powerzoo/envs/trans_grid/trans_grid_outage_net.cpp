@@ -1,0 +1,134 @@
+// TransGrid's solvers of the current outage set: the edited case read by MATPOWER's rules
+// (grid::energize: each island with an in-service generator gets its own reference, an island
+// without one is de-energized), built when a step's set differs from the previous step's and kept
+// in the env state, so a long outage costs one factorization (PTDF, DC-OPF model, AC Jacobian
+// pattern) and then normal steps. The DC-OPF is solved per energized island, as MATPOWER's
+// rundcopf does with its per-bus balance (each island balances its own load).
+#include "powerzoo/envs/trans_grid/trans_grid_outage_net.hpp"
+
+#include "powerzoo/envs/trans_grid/trans_grid.hpp"
+#include "powerzoo/grid/case/energized.hpp"
+
+namespace pz::envs {
+
+OutageNet& TransGrid::outage_net(GridState& s) const {
+  if (s.net && s.net->branch_on == s.out.branch_on && s.net->gen_on == s.out.gen_on) return *s.net;
+  auto n = std::make_shared<OutageNet>();
+  n->branch_on = s.out.branch_on;
+  n->gen_on = s.out.gen_on;
+  // The env's unit limits where the OPF modes set them (opf_case_); the flows do not read them.
+  grid::Case e = opf_case_.n_bus() > 0 ? opf_case_ : p_.grid_case;
+  for (int l = 0; l < e.n_branch(); ++l)
+    if (!n->branch_on[l]) e.branch[l].status = 0;
+  for (int g = 0; g < e.n_gen(); ++g)
+    if (!n->gen_on[g]) e.gen[g].status = 0;
+  std::vector<int> dead;
+  n->net = grid::energize(e, &dead);
+  n->dead.assign(e.n_bus(), 0);
+  for (int b : dead) n->dead[b] = 1;
+  for (const auto& b : n->net.bus) n->n_refs += b.type == 3;
+  s.net = std::move(n);
+  return *s.net;
+}
+
+// The first in-service unit at the REF bus takes the imbalance, as grid::run_dcpf's first
+// in-service gen at each reference bus (units are in case gen-row order).
+void TransGrid::build_outage_ptdf(OutageNet& n) const {
+  const grid::Case& c = n.net;
+  n.ptdf = grid::PtdfFlow(c, c.ref_bus_idx);
+  n.shift_flow = shifter_flows(c, n.ptdf);
+  n.share.assign(n_units(), 0.0);
+  for (int u = 0; u < n_units(); ++u)
+    if (unit_bus_[u] == c.ref_bus_idx && c.gen[unit_gen_[u]].status > 0) {
+      n.share[u] = 1.0;
+      break;
+    }
+  n.ptdf_built = true;
+}
+
+bool TransGrid::cached_dc_flows(GridState& s, const std::vector<double>& load) const {
+  // Each env state keeps its own PTDF [n_branch x n_bus]: beyond 32 MB (case2383-sized
+  // networks), a DC power flow per step instead of that much memory per env.
+  constexpr size_t kMaxCachedPtdf = size_t{1} << 22;
+  const grid::Case& c = p_.grid_case;
+  if (static_cast<size_t>(c.n_branch()) * c.n_bus() > kMaxCachedPtdf) return false;
+  OutageNet& n = outage_net(s);
+  if (n.n_refs != 1) return false;  // several islands with generators: grid::run_dcpf
+  if (!n.ptdf_built) build_outage_ptdf(n);
+  thread_local std::vector<double> ld;
+  ld = load;
+  for (int b = 0; b < c.n_bus(); ++b)
+    if (n.dead[b]) {
+      s.unserved_mw += load[b];
+      ld[b] = 0;
+    }
+  for (int u = 0; u < n_units(); ++u)
+    if (n.net.gen[unit_gen_[u]].status <= 0) s.p_mw[u] = 0;  // out, or on a de-energized bus
+  n.ptdf.unit_flows(unit_bus_, n.share, ld, s.p_mw, s.flow_mw);
+  for (size_t l = 0; l < n.shift_flow.size(); ++l) s.flow_mw[l] += n.shift_flow[l];
+  return true;
+}
+
+grid::DcOpfResult TransGrid::solve_dc_opf(GridState& s, const std::vector<double>& load) const {
+  if (!outages_.active()) return s.opf->solve(load);
+  OutageNet& n = outage_net(s);
+  const int nb = p_.grid_case.n_bus();
+  if (n.opf.empty() && n.n_refs > 0) {
+    const grid::Islands isl = grid::find_islands(n.net);
+    for (int b = 0; b < nb; ++b) {
+      if (n.net.bus[b].type != 3) continue;
+      // The island of REF bus b alone: every other bus of type 4 (what touches it goes out).
+      grid::Case sub = n.net;
+      std::vector<char> in(nb, 0);
+      for (int k = 0; k < nb; ++k) {
+        in[k] = isl.island[k] == isl.island[b];
+        if (!in[k] && sub.bus[k].type != 4) sub.bus[k].type = 4;
+        if (!in[k]) sub.bus[k].gs_mw = 0;
+      }
+      if (n.n_refs > 1) sub = grid::energize(sub);
+      n.opf.push_back(std::make_unique<grid::DcOpf>(sub));
+      n.opf_bus.push_back(std::move(in));
+    }
+  }
+  grid::DcOpfResult out;
+  if (n.opf.empty()) {  // no generator left anywhere
+    out.status = grid::DcOpfStatus::kInfeasible;
+    out.message = "no generator in service";
+    return out;
+  }
+  out.status = grid::DcOpfStatus::kOptimal;
+  out.gen_pg_mw.assign(p_.grid_case.n_gen(), 0.0);
+  out.branch_pf_mw.assign(p_.grid_case.n_branch(), 0.0);
+  thread_local std::vector<double> ld;
+  for (size_t i = 0; i < n.opf.size(); ++i) {
+    ld.assign(nb, 0.0);
+    for (int b = 0; b < nb; ++b)
+      if (n.opf_bus[i][b] && !n.dead[b]) ld[b] = load[b];
+    const grid::DcOpfResult r = n.opf[i]->solve(ld);
+    if (!r.ok()) return r;  // an island that cannot balance its load: the OPF is infeasible
+    out.objective += r.objective;
+    for (size_t g = 0; g < r.gen_pg_mw.size(); ++g) out.gen_pg_mw[g] += r.gen_pg_mw[g];
+    for (size_t l = 0; l < r.branch_pf_mw.size(); ++l) out.branch_pf_mw[l] += r.branch_pf_mw[l];
+  }
+  return out;
+}
+
+const grid::Case& TransGrid::step_case(GridState& s) const {
+  return outages_.active() ? outage_net(s).net : p_.grid_case;
+}
+
+grid::AcPowerFlow& TransGrid::step_acpf(GridState& s) const {
+  if (!outages_.active()) return *s.acpf;
+  OutageNet& n = outage_net(s);
+  if (!n.acpf) n.acpf = std::make_unique<grid::AcPowerFlow>(n.net);
+  return *n.acpf;
+}
+
+grid::AcOpf& TransGrid::step_acopf(GridState& s) const {
+  if (!outages_.active()) return *s.acopf;
+  OutageNet& n = outage_net(s);
+  if (!n.acopf) n.acopf = std::make_unique<grid::AcOpf>(n.net);
+  return *n.acopf;
+}
+
+}  // namespace pz::envs
