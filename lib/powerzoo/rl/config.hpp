@@ -37,6 +37,18 @@ enum class DualRule {
          ///< λ = clip(K_p·e + I + K_d·max(0, Ĵ_C − Ĵ_C,prev), e^±log_lambda_max), I₀ = λ₀
 };
 
+/// How PPO limits a gradient before the Adam step.
+enum class GradClip {
+  kGlobalNorm,  ///< g ← g·min(1, max_grad_norm/‖g‖) over all parameters (optax clip_by_global_norm)
+  kElement,  ///< g_i ← clamp(g_i, ±max_grad_norm) per entry (optax.clip, Rejax's PPO)
+};
+
+/// When PPO computes its GAE advantages and critic targets.
+enum class AdvantageTiming {
+  kMinibatch,  ///< per minibatch from the current critic (PowerZooJax's seed trainer nnx-ppo)
+  kRollout,    ///< once per rollout from the critic that collected it (Rejax, CleanRL, SB3)
+};
+
 /// Cost critics of a Lagrangian learner with k constraints.
 enum class CostCritic {
   kPerConstraint,  ///< k networks in → hidden → 1
@@ -54,11 +66,19 @@ struct PpoConfig {
   double clip_range = 0.2;
   double entropy_coef = 0.01;
   double critic_loss_weight = 0.5;
-  double max_grad_norm = 0.5;  ///< global-norm clip; 0 disables
-  double weight_decay = 0.0;   ///< 0 = Adam, > 0 = AdamW (decoupled, times lr)
+  double max_grad_norm = 0.5;  ///< gradient clip threshold (grad_clip decides how); 0 disables
+  GradClip grad_clip = GradClip::kGlobalNorm;
+  /// Rejax's value clipping: ½·max((V − G)², (V_old + clip(V − V_old, ±clip_range) − G)²) with
+  /// V_old the rollout-time value (the reward critic only; cost critics keep ½·(V − G)²).
+  bool clip_value_loss = false;
+  AdvantageTiming advantages = AdvantageTiming::kMinibatch;
+  double weight_decay = 0.0;  ///< 0 = Adam, > 0 = AdamW (decoupled, times lr)
   double adam_eps = 1e-8;
   std::vector<int> hidden = {64, 64};
   double init_log_std = -0.5;
+  /// Scale of the actor's output layer at initialization (CleanRL's 0.01: every mean starts near
+  /// 0); 1 keeps the plain LeCun layer, as Rejax's Gaussian policy (flax Dense defaults).
+  double init_actor_scale = 0.01;
   bool normalize_obs = true;
   bool normalize_advantages = true;
   /// Divide rewards by the running std of the discounted return before they enter the rollout

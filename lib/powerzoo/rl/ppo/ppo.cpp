@@ -94,7 +94,7 @@ PpoLearner::PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng
   s.norm = ObsNormalizer(obs_dim);
   s.reward_norm = RewardNormalizer(cfg.gamma);
 
-  s.actor.init(s.params.data(), init_rng, 0.01f);
+  s.actor.init(s.params.data(), init_rng, static_cast<float>(cfg.init_actor_scale));
   std::fill(s.params.begin() + s.log_std_off, s.params.begin() + s.log_std_off + n_log_std,
             static_cast<float>(cfg.init_log_std));
   s.critic.init(s.params.data(), init_rng, 1.0f);
@@ -275,6 +275,10 @@ std::vector<std::map<std::string, double>> PpoLearner::update_many(
   auto each = [&](auto fn) {
     for (size_t g = 0; g < G; ++g) fn(*ls[g]->impl_, *rs[g], g);
   };
+  // Rejax's (and CleanRL's) advantages: once, from the critic that collected the rollout.
+  each([&](Impl& s, const Rollout& r, size_t) {
+    if (s.cfg.advantages == AdvantageTiming::kRollout) s.rollout_gae(r);
+  });
   for (int e = 0; e < n_epochs; ++e) {
     each([&](Impl& s, const Rollout& r, size_t g) {
       std::iota(s.perm.begin(), s.perm.end(), 0);
@@ -286,10 +290,18 @@ std::vector<std::map<std::string, double>> PpoLearner::update_many(
     for (int k = 0; k < n_mb; ++k) {
       each([&](Impl& s, const Rollout& r, size_t g) {
         std::copy(s.perm.begin() + k * mb[g], s.perm.begin() + (k + 1) * mb[g], s.mb_cols.begin());
-        cnt[g] = s.prepare_setup(r, s.mb_cols.data(), mb[g], true);
+        const bool per_mb = s.cfg.advantages == AdvantageTiming::kMinibatch;
+        cnt[g] = s.prepare_setup(r, s.mb_cols.data(), mb[g], per_mb);
       });
       run_all(pool, cnt, [&](size_t g, size_t t) { ls[g]->impl_->prepare_task(t); });
-      each([&](Impl& s, const Rollout&, size_t g) { cnt[g] = s.gae_setup(); });
+      each([&](Impl& s, const Rollout&, size_t g) {
+        if (s.cfg.advantages == AdvantageTiming::kMinibatch) {
+          cnt[g] = s.gae_setup();
+        } else {
+          s.gather_rollout_gae();
+          cnt[g] = 0;
+        }
+      });
       run_all(pool, cnt, [&](size_t g, size_t t) { ls[g]->impl_->gae_task(t); });
       each([&](Impl& s, const Rollout& r, size_t g) {
         cnt[g] = s.loss_setup(r, s.mb_cols.data(), mb[g], s.grad.data());
@@ -304,7 +316,8 @@ std::vector<std::map<std::string, double>> PpoLearner::update_many(
         }
         const double gn =
             adam_step(s.params, s.grad, s.adam_m, s.adam_v, ++s.step, s.cfg.learning_rate, 0.9,
-                      0.999, s.cfg.adam_eps, s.cfg.weight_decay, s.cfg.max_grad_norm, s.pool);
+                      0.999, s.cfg.adam_eps, s.cfg.weight_decay, s.cfg.max_grad_norm, s.pool,
+                      s.cfg.grad_clip == GradClip::kElement);
         if (!std::isfinite(gn)) {
           throw core::RunError("PPO update: non-finite gradient at epoch " + std::to_string(e) +
                                ", minibatch " + std::to_string(k));

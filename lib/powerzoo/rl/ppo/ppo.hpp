@@ -25,7 +25,7 @@ namespace pz::rl {
 class PpoLearner final : public Learner {
  public:
   /// Initializes parameters from `init_rng` (orthogonal-free LeCun-uniform, zero biases, output
-  /// layers scaled by 0.01 (actor) / 1.0 (critic) as CleanRL does).
+  /// layers scaled by cfg.init_actor_scale (actor, 0.01 as CleanRL) / 1.0 (critic)).
   /// n_costs > 0 adds one cost critic per channel (PPO-Lagrangian, same hidden sizes, drawn from
   /// init_rng after the reward critic) and k dual variables log λ = log(cfg.lambda_init).
   PpoLearner(int obs_dim, int act_dim, const PpoConfig& cfg, core::Rng& init_rng, int n_costs = 0);

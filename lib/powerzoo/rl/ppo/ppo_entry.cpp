@@ -37,6 +37,10 @@ const Names<Truncation> kTruncation = {{"bootstrap", Truncation::kBootstrap},
                                        {"zero_td", Truncation::kZeroTd}};
 const Names<Squash> kSquash = {{"none", Squash::kNone}, {"tanh", Squash::kTanh}};
 const Names<Policy> kPolicy = {{"gaussian", Policy::kGaussian}, {"beta", Policy::kBeta}};
+const Names<GradClip> kGradClip = {{"global_norm", GradClip::kGlobalNorm},
+                                   {"element", GradClip::kElement}};
+const Names<AdvantageTiming> kAdvantages = {{"minibatch", AdvantageTiming::kMinibatch},
+                                            {"rollout", AdvantageTiming::kRollout}};
 const Names<DualRule> kDual = {{"log_ascent", DualRule::kLogAscent}, {"pid", DualRule::kPid}};
 
 const std::vector<Bound<PpoConfig>>& ppo_keys() {
@@ -61,8 +65,23 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
                entropy_coef),
         PZ_KEY(PpoConfig, F("critic_loss_weight", nonneg, "a number >= 0", "value loss weight"),
                critic_loss_weight),
-        PZ_KEY(PpoConfig, F("max_grad_norm", nonneg, "a number >= 0", "global-norm clip; 0 = off"),
+        PZ_KEY(PpoConfig,
+               F("max_grad_norm", nonneg, "a number >= 0",
+                 "gradient clip threshold (see grad_clip); 0 = off"),
                max_grad_norm),
+        PZ_ENUM_KEY(PpoConfig, "grad_clip",
+                    "global_norm: scale the whole gradient to norm <= max_grad_norm; element: "
+                    "clamp every entry to ±max_grad_norm (Rejax's PPO)",
+                    grad_clip, kGradClip),
+        PZ_KEY(PpoConfig,
+               B("clip_value_loss",
+                 "Rejax's value clipping: max of the plain and the clipped (rollout value ± "
+                 "clip_range) squared error, reward critic"),
+               clip_value_loss),
+        PZ_ENUM_KEY(PpoConfig, "advantages",
+                    "minibatch: GAE per minibatch from the current critic (nnx-ppo); rollout: "
+                    "once per rollout from the collecting critic (Rejax, CleanRL)",
+                    advantages, kAdvantages),
         PZ_KEY(PpoConfig, F("weight_decay", nonneg, "a number >= 0", "0 = Adam, > 0 = AdamW"),
                weight_decay),
         PZ_KEY(PpoConfig, F("adam_eps", pos, "a number > 0", "Adam ε (outside the sqrt)"),
@@ -73,6 +92,10 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
                    "init_log_std", [](double x) { return x >= -10 && x <= 5; },
                    "a number in [-10, 5]", "initial log σ of the Gaussian policy"),
                init_log_std),
+        PZ_KEY(PpoConfig,
+               F("init_actor_scale", pos, "a number > 0",
+                 "scale of the actor's output layer at init (0.01; Rejax: 1)"),
+               init_actor_scale),
         PZ_KEY(PpoConfig, B("normalize_obs", "running mean/std observation normalizer"),
                normalize_obs),
         PZ_KEY(PpoConfig, B("normalize_advantages", "per-minibatch advantage normalization"),
@@ -101,6 +124,12 @@ std::vector<ParamDef> ppo_defs() {
       d.applies = "policy = \"gaussian\"";
       d.inapplicable = [](const core::ParamTable& t) -> std::string {
         return t.str("policy") == "beta" ? "the Gaussian policy's, found policy = \"beta\"" : "";
+      };
+    } else if (d.key == "grad_clip") {
+      d.applies = "max_grad_norm > 0";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        return t.number("max_grad_norm") > 0 ? ""
+                                             : "a clip of max_grad_norm, found max_grad_norm = 0";
       };
     } else if (d.key == "n_minibatches" || d.key == "normalize_advantages") {
       d.applies = "a single-agent learner, or [ippo] full_batch = false";

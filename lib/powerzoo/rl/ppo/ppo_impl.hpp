@@ -115,8 +115,12 @@ struct PpoLearner::Impl {
   std::vector<float> extra_obs;  // [B + n_trunc, obs] normalized next_obs / final_obs rows
   std::vector<int> trunc_row;    // [T·B] row of final_obs value in extra batch, or −1
   std::vector<float> values_mb, values_next, adv, targets, adv_n, dv;  // [T·B]
-  std::vector<float> dmu;                                              // [T·B, head]
-  std::vector<float> act_mb;                                           // [T·B, act] actions
+  std::vector<float> values_old;  // [T·B] rollout-time values (clip_value_loss)
+  // AdvantageTiming::kRollout: advantages and targets of the whole rollout, (1 + k) blocks of
+  // [T, N], computed before the first epoch.
+  std::vector<float> adv_all, targets_all;
+  std::vector<float> dmu;                     // [T·B, head]
+  std::vector<float> act_mb;                  // [T·B, act] actions
   std::vector<float> act_obs, act_mu, act_v;  // [n, obs], [n, head], [n] for act()
   std::vector<double> inv_sigma, act_sigma;   // [act]
   std::vector<int> perm, mb_cols;
@@ -183,6 +187,12 @@ struct PpoLearner::Impl {
   void prepare_task(size_t task);
   /// GAE advantages/targets of the prepared minibatch on blocks of its columns (prepare's tail).
   int gae_setup();
+  /// AdvantageTiming::kRollout: GAE of every column of r from the current critic into adv_all,
+  /// targets_all (before the first epoch, so from the critic that collected r).
+  void rollout_gae(const Rollout& r);
+  /// AdvantageTiming::kRollout: the prepared minibatch's rows of adv_all, targets_all into adv,
+  /// targets.
+  void gather_rollout_gae();
   void gae_task(size_t b);
   int loss_setup(const Rollout& r, const int* cols, int B, float* g);
   void loss_task(size_t b);

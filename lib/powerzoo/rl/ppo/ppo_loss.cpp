@@ -56,11 +56,12 @@ void PpoLearner::Impl::check_rollout(const Rollout& r) const {
   }
   if (r.T <= 0 || r.N <= 0) throw core::ConfigError("PPO rollout must have T > 0 and N > 0");
   const size_t tn = static_cast<size_t>(r.T) * r.N;
-  const bool ok = r.obs.size() == tn * obs_dim && r.actions.size() == tn * act_dim &&
-                  r.logp.size() == tn && r.rewards.size() == tn && r.dones.size() == tn &&
-                  r.truncated.size() == tn &&
-                  r.next_obs.size() == static_cast<size_t>(r.N) * obs_dim &&
-                  (cfg.truncation != Truncation::kBootstrap || r.final_obs.size() == tn * obs_dim);
+  const bool ok =
+      r.obs.size() == tn * obs_dim && r.actions.size() == tn * act_dim && r.logp.size() == tn &&
+      r.rewards.size() == tn && r.dones.size() == tn && r.truncated.size() == tn &&
+      r.next_obs.size() == static_cast<size_t>(r.N) * obs_dim &&
+      (cfg.truncation != Truncation::kBootstrap || r.final_obs.size() == tn * obs_dim) &&
+      (!cfg.clip_value_loss || r.values.size() == tn);
   if (!ok) throw core::ConfigError("PPO rollout arrays do not match T, N, obs_dim, act_dim");
   if (n_costs > 0 && (r.n_costs != n_costs || r.costs.size() != tn * n_costs)) {
     throw core::ConfigError("PPO-Lagrangian rollout has " + std::to_string(r.n_costs) +
@@ -98,6 +99,7 @@ int PpoLearner::Impl::prepare_setup(const Rollout& r, const int* cols, int B, bo
   grow(obs_mb, tb * obs_dim);
   grow(act_mb, tb * act_dim);
   grow(values_mb, tb);
+  if (cfg.clip_value_loss) grow(values_old, tb);
   grow(cvals, tb * n_costs);
   grow(adv, nblk);
   grow(targets, nblk);
@@ -123,6 +125,7 @@ void PpoLearner::Impl::prepare_task(size_t task) {
     const size_t src = (i / B) * N + cols[i % B];
     std::copy_n(&r.obs[src * od], od, &obs_mb[i * od]);
     std::copy_n(&r.actions[src * A], A, &act_mb[i * A]);
+    if (cfg.clip_value_loss) values_old[i] = r.values[src];
   }
   float* x = &obs_mb[r0 * od];
   normalize_rows(x, static_cast<int>(n), x);
@@ -184,6 +187,32 @@ void PpoLearner::Impl::bootstrap_values(int n_extra) {
   for (int c = 0; c < K && !shared_cost; ++c) {
     const float* vc = cost_critics[c].forward(params.data(), extra_obs.data(), n_extra, ws_extra);
     std::copy(vc, vc + n_extra, ext_v.begin() + static_cast<size_t>(c + 1) * n_extra);
+  }
+}
+
+void PpoLearner::Impl::rollout_gae(const Rollout& r) {
+  std::vector<int> all(r.N);
+  for (int j = 0; j < r.N; ++j) all[j] = j;
+  prepare(r, all.data(), r.N, nullptr, nullptr);
+  // With B = N and the identity columns, row t·N + j of each block is the rollout's own layout.
+  const size_t n = (1 + static_cast<size_t>(n_costs)) * r.T * r.N;
+  adv_all.assign(adv.begin(), adv.begin() + n);
+  targets_all.assign(targets.begin(), targets.begin() + n);
+}
+
+void PpoLearner::Impl::gather_rollout_gae() {
+  const Rollout& r = *ph.r;
+  const int B = ph.B;
+  const size_t tb = static_cast<size_t>(r.T) * B, tn = static_cast<size_t>(r.T) * r.N;
+  for (int c = 0; c <= n_costs; ++c) {
+    for (int t = 0; t < r.T; ++t) {
+      for (int j = 0; j < B; ++j) {
+        const size_t src = c * tn + static_cast<size_t>(t) * r.N + ph.cols[j];
+        const size_t dst = c * tb + static_cast<size_t>(t) * B + j;
+        adv[dst] = adv_all[src];
+        targets[dst] = targets_all[src];
+      }
+    }
   }
 }
 
@@ -291,7 +320,18 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
     if (std::abs(rho - 1.0) > eps) s.clip += 1.0;
     s.kl += (rho - 1.0) - log_ratio;
     const double err = double(values_mb[i]) - double(targets[i]);
-    s.critic += err * err;
+    double err_sq = err * err, derr = err;  // the critic's squared error and ∂(½·err²)/∂V
+    if (cfg.clip_value_loss) {
+      // Rejax: ½·max(err², err_c²) with V_c = V_old + clip(V − V_old, ±ε); the clipped branch's
+      // gradient passes only while V − V_old is inside the clip.
+      const double v_old = values_old[i], dvo = double(values_mb[i]) - v_old;
+      const double err_c = v_old + std::clamp(dvo, -eps, eps) - double(targets[i]);
+      if (err_c * err_c > err_sq) {
+        err_sq = err_c * err_c;
+        derr = std::abs(dvo) < eps ? err_c : 0.0;
+      }
+    }
+    s.critic += err_sq;
     s.g += targets[i];
     s.g_sq += double(targets[i]) * double(targets[i]);
     if (want_grad && beta) {
@@ -301,7 +341,7 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
       const double* p = blk.beta_partials.data();
       for (int k = 0; k < 2 * A; ++k)
         dmu[i * head + k] = static_cast<float>(dl * p[k] - wh * p[2 * A + k]);
-      dv[i] = static_cast<float>(cfg.critic_loss_weight * err * inv_m);
+      dv[i] = static_cast<float>(cfg.critic_loss_weight * derr * inv_m);
     } else if (want_grad) {
       const double dl = (s1 <= s2) ? -rho * adv_i * inv_m : 0.0;  // ∂L/∂ℓ_i
       for (int d = 0; d < A; ++d) {
@@ -309,7 +349,7 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
         dmu[i * A + d] = static_cast<float>(dl * z * inv_sigma[d]);
         blk.dlog_std[d] += dl * (z * z - 1.0);
       }
-      dv[i] = static_cast<float>(cfg.critic_loss_weight * err * inv_m);
+      dv[i] = static_cast<float>(cfg.critic_loss_weight * derr * inv_m);
     }
   }
   // Cost critics: ½·MSE each against their own targets, summed over channels.

@@ -16,7 +16,7 @@ struct Rollout {
   std::vector<float> obs;          ///< [T, N, obs_dim] observation the action was taken on
   std::vector<float> actions;      ///< [T, N, act_dim]
   std::vector<float> logp;         ///< [T, N] log-likelihood at rollout time
-  std::vector<float> values;       ///< [T, N] critic value at rollout time (logging only)
+  std::vector<float> values;       ///< [T, N] critic value at rollout time (clip_value_loss)
   std::vector<float> rewards;      ///< [T, N]
   std::vector<uint8_t> dones;      ///< [T, N] terminated OR truncated
   std::vector<uint8_t> truncated;  ///< [T, N] time-limit truncation (implies done)
