@@ -16,13 +16,13 @@
 namespace pz::envs {
 namespace {
 constexpr double kUnlimited = 1e6;
-constexpr double kVoll = 1000.0;  // $/MWh for unserved load / spilled generation in the OPF
+constexpr double kVoll = kUcVoll;  // $/MWh for unserved load / spilled generation in the OPF
 // $/MWh of line overload in the dispatch OPF (soft line limits): what an operator does when the
 // committed units cannot meet the ratings is redispatch to the least overload, not drop the
 // limits. 100 × kVoll and ~700 × the costliest unit's marginal cost (case118 UC table: ≤ 140
 // $/MWh), so the LP removes overload first (shedding or spilling at kVoll where that relieves a
 // line), then cost; where the ratings can be met it is the hard-limit OPF (docs/tasks/tso.md).
-constexpr double kOverloadPrice = 1e5;
+constexpr double kOverloadPrice = kUcOverloadPrice;
 // $/MWh added per unit index to the dispatch LP's costs: units of equal cost (case118 has 22 at
 // 70 $/MWh) make the optimum a face, and the vertex a solver returns then depends on its path
 // (warm basis, lazy rows, a checkpoint's cold start). The bias orders tied units by index, far
@@ -103,6 +103,7 @@ UnitCommitment::UnitCommitment(UnitCommitmentParams p)
                              "step_feasibility_rate", "unserved_energy_mwh", "spilled_energy_mwh"};
   spec_.network = network_view(c);
   spec_.trace_vectors = {{"unit_on", nu}, {"unit_p_mw", nu}, {"branch_p_mw", c.n_branch()}};
+  setup_outages();
 }
 
 void UnitCommitment::write_trace(const State& st, std::span<float> out) const {
@@ -110,7 +111,9 @@ void UnitCommitment::write_trace(const State& st, std::span<float> out) const {
   const int nu = n_units();
   for (int u = 0; u < nu && u < static_cast<int>(out.size()); ++u)
     out[u] = static_cast<float>(s.status[u]);
-  put_trace(out, put_trace(out, nu, s.last, nu), s.flow, static_cast<int>(cap_.size()));
+  const int o =
+      put_trace(out, put_trace(out, nu, s.last, nu), s.flow, static_cast<int>(cap_.size()));
+  trace_outages(s, out, o);
 }
 
 double UnitCommitment::unit_cost(int u, double p) const {
@@ -139,6 +142,7 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->opf->set_dispatch_only(true);          // the env reads the dispatch and flows, never the LMPs
   s->opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
   if (lp_) s->lp = *lp_;
+  outages_.make_state(s->out);
   return s;
 }
 
@@ -166,6 +170,7 @@ void UnitCommitment::observe(UcState& s, std::span<float> obs) const {
   for (int h = 1; h <= p_.forecast_horizon; ++h) fc[h - 1] = total_load(index(s, s.t + h));
   forecast_.apply(fc, s.forecast, fc);
   for (double v : fc) obs[k++] = static_cast<float>(v / denom);
+  observe_outages(s, obs, k);
 }
 
 void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
@@ -175,9 +180,14 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.start = choose_episode_start(p_.episode_starts, rng, opt);
   forecast_.begin_episode(s.forecast, rng, s.start);
   s.t = 0;
+  outages_.reset(s.out, rng);  // draws nothing when no outages are configured
   for (int u = 0; u < nu; ++u) {
     s.status[u] = p_.units[u].status0;
     s.tis[u] = p_.units[u].tis0;
+    if (unit_out(s, u) && s.status[u]) {  // out from step 0: it has just gone off
+      s.status[u] = 0;
+      s.tis[u] = 1;
+    }
   }
   // Reset dispatch: OPF of the initial commitment with unbiased costs (as unit_commitment.py's
   // reset).
@@ -192,7 +202,11 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
     o.pmax_mw[u] = p_.units[u].pmax * s.status[u];
     o.linear_cost_delta[u] = kTieBreak * u;
   }
-  dispatch(s, p_.load_scale * p_.net[static_cast<size_t>(index(s, 0))], o);
+  const double f0 = p_.load_scale * p_.net[static_cast<size_t>(index(s, 0))];
+  if (outages_.active())
+    dispatch_outages(s, f0, o);
+  else
+    dispatch(s, f0, o);
   const grid::DcOpfResult& r = s.opf_result;
   if (r.ok()) {
     for (int u = 0; u < nu; ++u) s.last[u] = r.gen_pg_mw[u];
@@ -239,7 +253,7 @@ void UnitCommitment::dispatch(UcState& s, double f, const grid::DcOpfOverrides& 
   }
 }
 
-Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
+Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng& rng,
                           std::span<float> obs, std::span<float> costs, Info* info) const {
   auto& s = static_cast<UcState&>(st);
   const int nu = n_units();
@@ -259,6 +273,7 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     int on = a_c > 0.0f ? 1 : 0;  // NaN → off
     if (s.status[u] == 1 && s.tis[u] < un.min_up) on = 1;
     if (s.status[u] == 0 && s.tis[u] < un.min_down) on = 0;
+    if (unit_out(s, u)) on = 0;  // unavailable: off whatever the action and min up time
     u_on[u] = on;
     if (on && !s.status[u]) startup += un.startup_cost;
     noload += on * un.no_load_cost_per_step;
@@ -273,7 +288,10 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     o.linear_cost_delta[u] = -p_.dispatch_preference * target + kTieBreak * u;
   }
   const int64_t k = index(s, s.t);
-  dispatch(s, p_.load_scale * p_.net[static_cast<size_t>(k)], o);
+  if (outages_.active())
+    dispatch_outages(s, p_.load_scale * p_.net[static_cast<size_t>(k)], o);
+  else
+    dispatch(s, p_.load_scale * p_.net[static_cast<size_t>(k)], o);
   const grid::DcOpfResult& r = s.opf_result;
   const double total_load_mw = total_load(k);
   double on_cap = 0;
@@ -291,7 +309,8 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   double gen_cost = 0, c_th = 0, shed = 0;
   int n_th = 0;
   if (r.ok()) {
-    shed = std::max(r.balance_slack_mw, 0.0);
+    // Under outages: summed over the islands, with the load of de-energized buses.
+    shed = outages_.active() ? s.shed_mw : std::max(r.balance_slack_mw, 0.0);
     for (int u = 0; u < nu; ++u) {
       s.last[u] = r.gen_pg_mw[u];
       gen_cost += unit_cost(u, s.last[u]);
@@ -315,6 +334,10 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
   costs[0] = static_cast<float>(p_.cost_thermal_weight * c_th);
   costs[1] = static_cast<float>(p_.enable_reserve ? short_mw : 0.0);
   costs[2] = 0.0f;
+  if (outages_.active()) {
+    costs[3] = static_cast<float>(shed);
+    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
+  }
   observe(s, obs);
   out.reward = static_cast<float>(-p_.reward_scale * (op_cost + kVoll * shed + fail_cost));
   out.truncated = !out.terminated && s.t >= p_.horizon;
@@ -328,7 +351,8 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng&,
     info->sums[1] = switches;
     info->sums[2] = safe ? 1.0 / p_.horizon : 0.0;
     info->sums[3] = shed * p_.dt_hours;
-    info->sums[4] = r.ok() ? std::max(-r.balance_slack_mw, 0.0) * p_.dt_hours : 0.0;
+    const double spill = outages_.active() ? s.spill_mw : std::max(-r.balance_slack_mw, 0.0);
+    info->sums[4] = r.ok() ? spill * p_.dt_hours : 0.0;
   }
   return out;
 }
@@ -341,6 +365,7 @@ void UnitCommitment::save_state(const State& st, std::vector<double>& out) const
   out.insert(out.end(), s.last.begin(), s.last.end());
   out.insert(out.end(), s.flow.begin(), s.flow.end());
   forecast_.save(s.forecast, out);
+  outages_.save_state(s.out, out);
 }
 
 size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
@@ -375,7 +400,7 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
   for (size_t l = 0; l < nl; ++l) s.flow[l] = in[k++];
   forecast_.load(s.forecast, in.subspan(k));
   s.opf->reset_warm_start();
-  return n;
+  return n + outages_.load_state(s.out, in.subspan(n));
 }
 
 // The registry entry: the env is built from a task preset's data, so `[env] id` alone selects

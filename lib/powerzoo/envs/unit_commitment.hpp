@@ -9,6 +9,8 @@
 
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/envs/forecast.hpp"
+#include "powerzoo/envs/outages.hpp"
+#include "powerzoo/envs/unit_commitment_outages.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/grid/uc/dispatch_lp.hpp"
@@ -51,6 +53,9 @@ struct UnitCommitmentParams {
   /// Try the merit-order economic dispatch before the LP (see UnitCommitment). false: always CLP
   /// (tests compare the two).
   bool screen_dispatch = true;
+  /// Outages (scheduled, random, N-1; docs/outages.md). Inactive by default: nothing drawn, the
+  /// spec and numbers of the env without them.
+  OutageParams outages;
 };
 
 /// obs = [status (nu), tis/200 (nu), last/max(pmax,1) (nu), mc_b/max(max|mc_b|,1) (nu),
@@ -59,6 +64,13 @@ struct UnitCommitmentParams {
 /// with forecast_noise > 0 each value carries the error of envs/forecast.hpp, drawn afresh at
 /// every observation)]; action [commit (nu) | dispatch (nu)] ∈ [−1,1].
 /// costs = [thermal_overload (MW), reserve_shortfall (MW), min_updown (0: masked)].
+/// With outages configured (docs/outages.md): obs gains branch_status [n_branch] and/or
+/// gen_status [nu] (1 in service, 0 out; the status the next step solves) after the forecast,
+/// costs gain unserved_load (MW: the islands' unserved load and the load of de-energized buses),
+/// traces gain the same status vectors. A unit out is off whatever its action and min up time (no
+/// start-up or no-load cost; its time in state counts the outage as time off, so min down is
+/// served by an outage at least that long); the dispatch solves the network without the out
+/// branches, island by island (unit_commitment_outages.hpp).
 /// The exact DC-OPF dispatches within the ramp windows of the committed units with the biased
 /// linear cost. Screening: the OPF without flow limits is a continuous knapsack solved exactly by
 /// merit order; when its flows (PTDF) are within every rating it is also the optimum with the
@@ -93,6 +105,9 @@ class UnitCommitment final : public Env {
     /// of this state were found: merit order, DispatchLp, CLP (counts, for tests and profiling).
     std::optional<grid::DispatchLp> lp;
     int64_t n_merit = 0, n_lp = 0, n_clp = 0;
+    OutageState out;                   ///< element status (outages active only)
+    std::unique_ptr<UcOutageNet> net;  ///< the network of out's status (built when it changes)
+    double shed_mw = 0, spill_mw = 0;  ///< outages: the last dispatch's unserved / spilled MW
   };
 
   const EnvSpec& spec() const override { return spec_; }
@@ -123,6 +138,14 @@ class UnitCommitment final : public Env {
   /// The dispatch LP at loads f·base_pd with unit bounds o.pmin_mw/pmax_mw and costs
   /// mc_c + o.linear_cost_delta: merit order, else DispatchLp, else CLP (soft line limits).
   void dispatch(UcState& s, double f, const grid::DcOpfOverrides& o) const;
+  // Outages (unit_commitment_outages.cpp).
+  void setup_outages();  ///< constructor: the process and the spec's additions
+  const UcOutageNet& outage_net(UcState& s) const;
+  /// dispatch() on the network of s.out (per island); sets s.shed_mw, s.spill_mw.
+  void dispatch_outages(UcState& s, double f, const grid::DcOpfOverrides& o) const;
+  void observe_outages(const UcState& s, std::span<float> obs, size_t k) const;
+  int trace_outages(const UcState& s, std::span<float> out, int o) const;
+  bool unit_out(const UcState& s, int u) const { return outages_.active() && !s.out.gen_on[u]; }
 
   UnitCommitmentParams p_;
   Forecast forecast_;
@@ -133,6 +156,7 @@ class UnitCommitment final : public Env {
   // The same screen's LP with the violated ratings as soft limits (copied into every state).
   std::optional<grid::DispatchLp> lp_;
   double sum_pmax_ = 1, max_abs_b_ = 1, sum_base_pd_ = 0, max_step_cost_ = 0;
+  OutageProcess outages_;  // inactive unless [env] outages / outage_rate / outage_n1
 };
 
 }  // namespace pz::envs

@@ -17,6 +17,7 @@
 #include "powerzoo/data/unit_commitment_table.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/forecast.hpp"
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/case/energized.hpp"
@@ -30,6 +31,12 @@ constexpr double kPi = std::numbers::pi;
 // 30 min, 6 % at the fourth step (2 h). A stress level for net load (demand less wind and solar),
 // whose forecast errors exceed demand's ~1-2 %, not a calibrated value (docs/tasks/tso.md).
 constexpr double kSplitForecastNoise = 0.03;
+// The n1_branch / n1_gen splits' outage length: 16 steps of 30 min, an 8-hour forced outage (a
+// line or unit that trips and is back within the working day; transmission forced outages
+// mostly last hours, e.g. the mean repair times of the IEEE RTS-96 tables, C. Grigg et al.,
+// IEEE Trans. Power Systems 14(3), 1999: 10-11 h for lines). The spec's outage_n1_steps wins
+// when it sets outage_n1 to the split's kind.
+constexpr int kSplitN1Steps = 16;
 
 struct TsoBase {
   grid::Case c;
@@ -133,11 +140,29 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   } else if (split == "line_tightening") {
     window = "iid";
     rating_mult = 0.85;
+  } else if (split == "n1_branch" || split == "n1_gen") {
+    window = "iid";
   } else if (split != "train" && split != "iid") {
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid, load_stress, "
-                            "line_tightening, forecast_error, found '" +
+                            "line_tightening, forecast_error, n1_branch, n1_gen, found '" +
                             core::echo(split) + "'");
+  }
+  envs::OutageParams outages;
+  try {
+    outages = envs::outage_params_from(e);
+  } catch (const core::ConfigError& err) {
+    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + err.what());
+  }
+  if (split == "n1_branch" || split == "n1_gen") {
+    const auto kind =
+        split == "n1_branch" ? envs::OutageParams::N1::kBranch : envs::OutageParams::N1::kGen;
+    if (outages.n1 != envs::OutageParams::N1::kNone && outages.n1 != kind)
+      throw core::ConfigError(ctx.at("outage_n1") + "[env] outage_n1: split \"" + split +
+                              "\" sets outage_n1 = \"" + split.substr(3) + "\", found \"" +
+                              e.str("outage_n1") + "\"");
+    if (outages.n1 == envs::OutageParams::N1::kNone) outages.n1_steps = kSplitN1Steps;
+    outages.n1 = kind;
   }
   const TsoBase* base = nullptr;
   try {
@@ -196,6 +221,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   p.forecast_horizon = fc.horizon;
   p.forecast_noise = forecast_noise;
   p.reward_scale = e.number("reward_scale");
+  p.outages = std::move(outages);
   try {
     return std::make_shared<envs::UnitCommitment>(std::move(p));
   } catch (const core::ConfigError& err) {
@@ -260,14 +286,18 @@ envs::TaskPreset tso_preset() {
   e.description =
       "TSO benchmark: unit commitment on case118 with GB demand net of synthetic wind/solar, "
       "synthetic 8° line ratings; splits train, iid, load_stress (×1.15), line_tightening (×0.85), "
-      "forecast_error (load forecast error 3 % · sqrt(lead) unless forecast_noise is set)";
+      "forecast_error (load forecast error 3 % · sqrt(lead) unless forecast_noise is set), "
+      "n1_branch "
+      "and n1_gen (one random branch / unit out for 16 steps = 8 h per episode)";
   e.params = envs::concat(envs::concat(envs::data_params("case118"), envs::episode_params()),
                           envs::forecast_params(4, "load_forecast"));
+  e.params = envs::concat(e.params, envs::outage_params());
   for (auto& d : e.params) {
     if (d.key == "reward_scale") d.def = 1e-4;  // the benchmark's frozen scale (its task.yaml)
     if (d.key == "forecast_noise") d.doc += "; split forecast_error uses 0.03 when this is 0";
   }
-  e.splits = {"train", "iid", "load_stress", "line_tightening", "forecast_error"};
+  e.splits = {"train",          "iid",       "load_stress", "line_tightening",
+              "forecast_error", "n1_branch", "n1_gen"};
   e.make = make_tso_env;
   e.baselines = envs::named_baselines({"all_on", "merit_order", "scopf"}, "tso task", tso_baseline);
   e.describe_data = [](const core::ParamTable& p) {
