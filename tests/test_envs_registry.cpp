@@ -111,7 +111,8 @@ TEST_SUITE("envs_registry") {
     // A key of another env is unknown for this one, with the valid keys listed.
     CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\ntask = \"dso\"\ncase = \"case5\"\n", "x.toml"),
                          "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
-                         "horizon, dt_hours)",
+                         "outages, outage_rate, outage_duration_steps, outage_elements, "
+                         "outage_n1, outage_n1_steps, horizon, dt_hours)",
                          core::ConfigError);
   }
 
