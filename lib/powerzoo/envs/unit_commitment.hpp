@@ -156,6 +156,8 @@ class UnitCommitment final : public Env {
   // The same screen's LP with the violated ratings as soft limits (copied into every state).
   std::optional<grid::DispatchLp> lp_;
   double sum_pmax_ = 1, max_abs_b_ = 1, sum_base_pd_ = 0, max_step_cost_ = 0;
+  // Branch outages: the LODF for the rank-1 update of the screen when one branch is out.
+  std::optional<grid::Lodf> lodf_;
   OutageProcess outages_;  // inactive unless [env] outages / outage_rate / outage_n1
 };
 

@@ -15,29 +15,49 @@ namespace pz::envs {
 void build_uc_outage_net(const grid::Case& c, const std::vector<double>& base_pd,
                          const std::vector<double>& rating, double voll, double overload_price,
                          const std::vector<uint8_t>& branch_on, const std::vector<uint8_t>& gen_on,
-                         UcOutageNet& out) {
+                         UcOutageNet& out, const UcIntactNet& intact) {
   out.branch_on = branch_on;
   out.gen_on = gen_on;
   out.islands.clear();
   out.dead_buses.clear();
   out.dead_base_mw = 0;
-  grid::Case e = c;
-  bool branch_out = false;
+  int n_out = 0, k_out = -1;
   for (int l = 0; l < c.n_branch(); ++l)
     if (!branch_on[l] && c.branch[l].status > 0) {
-      e.branch[l].status = 0;
-      branch_out = true;
+      ++n_out;
+      k_out = l;
     }
+  bool gen_out = false;
+  for (int g = 0; g < c.n_gen(); ++g) gen_out = gen_out || (!gen_on[g] && c.gen[g].status > 0);
+  const int nu = c.n_gen();
+  // `c` is energized: without an edit it is its own single-island reading.
+  out.intact = n_out == 0 && !gen_out;
+  if (out.intact) return;
+  // One branch out that does not island, every unit on: one island, the case's reference, every
+  // bus and unit in it; the screen by the LODF update instead of a factorization.
+  if (n_out == 1 && !gen_out && intact.merit && intact.lp && intact.lodf &&
+      !intact.lodf->islands(k_out)) {
+    UcIsland is;
+    is.ref_bus = c.ref_bus_idx;
+    is.has_unit.assign(nu, 1);
+    is.merit.emplace_back(*intact.merit, k_out, intact.lodf->column(k_out));
+    is.lp.emplace_back(*intact.lp, k_out, intact.lodf->column(k_out));
+    out.islands.push_back(std::move(is));
+    return;
+  }
+  grid::Case e = c;
+  for (int l = 0; l < c.n_branch(); ++l)
+    if (!branch_on[l] && c.branch[l].status > 0) e.branch[l].status = 0;
   for (int g = 0; g < c.n_gen(); ++g)
     if (!gen_on[g]) e.gen[g].status = 0;
   std::vector<int> dead;
   e = grid::energize(e, &dead);
-  out.intact = !branch_out && dead.empty() && e.ref_bus_idx == c.ref_bus_idx;
+  out.intact = n_out == 0 && dead.empty() && e.ref_bus_idx == c.ref_bus_idx;
   if (out.intact) return;
   out.dead_buses = dead;
   for (int b : dead) out.dead_base_mw += base_pd[b];
+  const int nb = e.n_bus();
   const grid::Islands isl = grid::find_islands(e);
-  const int nb = e.n_bus(), nu = e.n_gen();
   for (int i = 0; i < isl.n; ++i) {
     int ref = -1;
     for (int b = 0; b < nb && ref < 0; ++b)
@@ -76,6 +96,7 @@ void UnitCommitment::setup_outages() {
           "[env] outages: the outage dispatch uses PTDF flows, which need a network without phase "
           "shifters; case '" +
           c.name + "' has one");
+  if (outages_.tracks_branches()) lodf_.emplace(c);
   const int nl = c.n_branch(), nu = n_units();
   // Appended after the forecast, so every field of the env without outages keeps its offset.
   if (outages_.tracks_branches()) {
@@ -114,8 +135,9 @@ int UnitCommitment::trace_outages(const UcState& s, std::span<float> out, int o)
 const UcOutageNet& UnitCommitment::outage_net(UcState& s) const {
   if (!s.net || s.net->branch_on != s.out.branch_on || s.net->gen_on != s.out.gen_on) {
     if (!s.net) s.net = std::make_unique<UcOutageNet>();
-    build_uc_outage_net(p_.grid_case, p_.base_pd, cap_, kUcVoll, kUcOverloadPrice, s.out.branch_on,
-                        s.out.gen_on, *s.net);
+    build_uc_outage_net(
+        p_.grid_case, p_.base_pd, cap_, kUcVoll, kUcOverloadPrice, s.out.branch_on, s.out.gen_on,
+        *s.net, {merit_ ? &*merit_ : nullptr, lp_ ? &*lp_ : nullptr, lodf_ ? &*lodf_ : nullptr});
   }
   return *s.net;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/dc/lodf.hpp"
 #include "powerzoo/grid/uc/dispatch_lp.hpp"
 #include "powerzoo/grid/uc/merit_order.hpp"
 
@@ -37,15 +38,26 @@ struct UcOutageNet {
   double dead_base_mw = 0;      ///< Σ base_pd over dead_buses (MW at load factor 1)
 };
 
+/// The intact network's screen (MeritOrder, DispatchLp at the case's reference bus) and LODF:
+/// with them a set of one branch out that neither islands nor moves the reference takes their
+/// LODF update (MeritOrder(intact, k, LODF column k)) instead of a factorization of the edited
+/// network.
+struct UcIntactNet {
+  const grid::MeritOrder* merit = nullptr;
+  const grid::DispatchLp* lp = nullptr;
+  const grid::Lodf* lodf = nullptr;
+};
+
 /// Builds the net of the status (branch_on [n_branch], gen_on [n_gen] = units) on `c` (the env's
 /// case, energized, no phase shifters): edits the out rows to status 0, reads the result with
 /// grid::energize (an island without an in-service unit is de-energized; an island whose case
 /// reference lost its units takes its first PV bus with one), then per island PtdfFlow, MeritOrder
-/// and DispatchLp on the base loads of its buses. Throws core::ConfigError only if a reactance is
-/// zero (refused when the env was built).
+/// and DispatchLp on the base loads of its buses (one branch out with `intact` given: the LODF
+/// update of the intact screen, equal to the factorization's to rounding). Throws core::ConfigError
+/// only if a reactance is zero (refused when the env was built).
 void build_uc_outage_net(const grid::Case& c, const std::vector<double>& base_pd,
                          const std::vector<double>& rating, double voll, double overload_price,
                          const std::vector<uint8_t>& branch_on, const std::vector<uint8_t>& gen_on,
-                         UcOutageNet& out);
+                         UcOutageNet& out, const UcIntactNet& intact = {});
 
 }  // namespace pz::envs

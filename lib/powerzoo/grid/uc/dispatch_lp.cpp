@@ -69,6 +69,13 @@ DispatchLp::DispatchLp(const PtdfFlow& ptdf, std::vector<int> unit_bus,
   in_rows_.assign(nl_, 0);
 }
 
+DispatchLp::DispatchLp(const DispatchLp& intact, int k, const double* lodf_col)
+    : DispatchLp(intact) {
+  auto net = std::make_shared<Net>(*intact.net_);
+  lodf_update(net->g, net->flow_base, nu_, nl_, k, lodf_col);
+  net_ = std::move(net);
+}
+
 // Columns: units [0, nu), unserved nu, spilled nu + 1, then per row i the block nu + 2 + 3i of
 // its logical (−e_i), overload (−e_i) and underload (+e_i); row 0's pair is fixed at 0.
 double DispatchLp::entry(int j, int i) const {

@@ -6,9 +6,9 @@
 #include <span>
 #include <vector>
 
-#include "powerzoo/grid/uc/merit_order.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "powerzoo/grid/linalg/dense_lu.hpp"
+#include "powerzoo/grid/uc/merit_order.hpp"
 
 namespace pz::grid {
 
@@ -40,6 +40,9 @@ class DispatchLp {
   /// share the network data and have their own work areas (one per thread or env state).
   DispatchLp(const PtdfFlow& ptdf, std::vector<int> unit_bus, std::vector<double> base_load,
              std::vector<double> rating, double voll, double overload_price);
+  /// The LP of the same network without branch k, from this one by the LODF column (as
+  /// MeritOrder's outage constructor); the network data is this one's, updated, in a new copy.
+  DispatchLp(const DispatchLp& intact, int k, const double* lodf_col);
 
   int n_units() const { return nu_; }
 

@@ -45,6 +45,25 @@ MeritOrder::MeritOrder(const PtdfFlow& ptdf, std::vector<int> unit_bus,
   for (double v : base_load) sum_base_ += v;
 }
 
+void lodf_update(std::vector<double>& g, std::vector<double>& flow_base, int n_units, int n_branch,
+                 int k, const double* lodf_col) {
+  const size_t nl = static_cast<size_t>(n_branch);
+  for (int u = 0; u < n_units; ++u) {
+    double* gu = &g[u * nl];
+    const double a = gu[k];
+    for (size_t l = 0; l < nl; ++l) gu[l] += lodf_col[l] * a;
+    gu[k] = 0.0;
+  }
+  const double fk = flow_base[k];
+  for (size_t l = 0; l < nl; ++l) flow_base[l] += lodf_col[l] * fk;
+  flow_base[k] = 0.0;
+}
+
+MeritOrder::MeritOrder(const MeritOrder& intact, int k, const double* lodf_col)
+    : MeritOrder(intact) {
+  lodf_update(ptdf_unit_, flow_base_, n_units(), n_branch(), k, lodf_col);
+}
+
 MeritOrderStatus MeritOrder::solve(double load_factor, std::span<const double> lo,
                                    std::span<const double> hi, std::span<const double> cost,
                                    MeritOrderResult& out) const {

@@ -38,12 +38,25 @@ struct MeritOrderResult {
 /// load is spilled. The balance slack acts at the PTDF's slack bus. Flows are
 /// G·p − load_factor·(PTDF·base_load) with G the PTDF columns at the unit buses. Valid only for
 /// networks without phase shifters (flows linear in P through the PTDF alone).
+/// The LODF update of a unit-major PTDF g [n_units x n_branch] and base flows [n_branch] for the
+/// outage of branch k: g[u, l] += LODF[l, k]·g[u, k], flow_base[l] += LODF[l, k]·flow_base[k],
+/// then column k (and flow_base[k]) exactly 0. lodf_col [n_branch] = grid::Lodf::column(k).
+void lodf_update(std::vector<double>& g, std::vector<double>& flow_base, int n_units, int n_branch,
+                 int k, const double* lodf_col);
+
 class MeritOrder {
  public:
   /// ptdf: the network; unit_bus [n_units] bus index of each unit; base_load [n_bus] MW;
   /// rating [n_branch] MW, a flow is accepted if |flow| ≤ rating; voll $/MWh of the balance slack.
   MeritOrder(const PtdfFlow& ptdf, std::vector<int> unit_bus, std::vector<double> base_load,
              std::vector<double> rating, double voll);
+  /// The merit order of the same network without branch k (0-based, in service, not a bridge),
+  /// from this network's by its LODF column lodf_col [n_branch] (grid::Lodf::column(k)):
+  /// G'[u, l] = G[u, l] + LODF[l, k]·G[u, k] and the base flows likewise, row k exactly 0, the
+  /// rank-1 PTDF update of Wood & Wollenberg, "Power Generation, Operation, and Control", 2nd ed.,
+  /// §11.3. O(n_units · n_branch), against a factorization of the edited network; equal to
+  /// MeritOrder(PtdfFlow(edited case), ...) to rounding.
+  MeritOrder(const MeritOrder& intact, int k, const double* lodf_col);
 
   int n_units() const { return static_cast<int>(unit_bus_.size()); }
   int n_branch() const { return static_cast<int>(rating_.size()); }
