@@ -58,7 +58,8 @@ OfferMarket::OfferMarket(const grid::Case& c, std::vector<OfferUnit> units, int 
   case_.finalize();
 }
 
-Clearing::Clearing(const OfferMarket& m) : m_(&m), opf_(m.offer_case()), lp_(m) {
+Clearing::Clearing(const OfferMarket& m, bool lazy_opf) : m_(&m), lp_(m) {
+  if (!lazy_opf) opf_.emplace(m.offer_case());
   const int nu = m.n_units();
   o_.balance_slack_cost = kVoll;
   o_.pmin_mw.resize(m.offer_case().n_gen());
@@ -149,11 +150,12 @@ void Clearing::clear_clp(std::span<const double> prices, double load, ClearingRe
     for (int s = 0; s < k; ++s) o_.pwl_prices[j * k + s] = prices[u * k + s];
   }
   o_.line_limits = true;
-  opf_.solve_into(pd_, o_, r_);
+  if (!opf_) opf_.emplace(m.offer_case());  // lazy_opf: the case was checked by its builder
+  opf_->solve_into(pd_, o_, r_);
   out.lines_relaxed = false;
   if (!r_.ok()) {  // the ratings cannot be met even with shedding at the slack bus
     o_.line_limits = false;
-    opf_.solve_into(pd_, o_, r_);
+    opf_->solve_into(pd_, o_, r_);
     out.lines_relaxed = true;
   }
   out.status = r_.status;

@@ -4,6 +4,7 @@
 // by OfferLp, the same LP in segment form (offer_lp.hpp).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -69,7 +70,11 @@ class Clearing {
   /// Value of lost load ($/MWh): the price of shed load and of spilled generation.
   static constexpr double kVoll = 1000.0;
 
-  explicit Clearing(const OfferMarket& m);
+  /// Throws core::ConfigError as grid::DcOpf does on the market's case (zero reactance, ...).
+  /// lazy_opf: the DC-OPF is built at the first clearing OfferLp does not settle instead (for a
+  /// network already checked, e.g. an island of a checked case: most clearings of a small market
+  /// never need it, and building CLP's model is most of a Clearing's construction).
+  explicit Clearing(const OfferMarket& m, bool lazy_opf = false);
 
   /// Clears bus loads bus_pd_mw [n_bus] (MW) against offers prices [U·K] ($/MWh, non-decreasing
   /// per unit) within unit windows [lo, hi] (MW, [U] each; empty = [pmin, pmax], the static
@@ -86,7 +91,9 @@ class Clearing {
              std::span<const double> lo, std::span<const double> hi, ClearingResult& out);
 
   /// Forgets the warm start (the next clearing starts cold).
-  void reset_warm_start() { opf_.reset_warm_start(); }
+  void reset_warm_start() {
+    if (opf_) opf_->reset_warm_start();
+  }
 
   /// false: every clearing goes to CLP (the fast path's reference in the tests). Default true:
   /// OfferLp first, CLP for what it does not settle (docs/tasks/gencos.md, "Speed").
@@ -99,7 +106,7 @@ class Clearing {
   void clear_clp(std::span<const double> prices, double load, ClearingResult& out);
 
   const OfferMarket* m_;
-  grid::DcOpf opf_;
+  std::optional<grid::DcOpf> opf_;  // built at construction, or at first use (lazy_opf)
   grid::DcOpfOverrides o_;
   grid::DcOpfResult r_;
   std::vector<double> pd_;

@@ -70,7 +70,9 @@ IslandClearing::IslandClearing(const grid::Case& c, const std::vector<OfferUnit>
       }
     s.finalize();
     is->market = std::make_unique<OfferMarket>(s, std::move(su), k);
-    is->clearing = std::make_unique<Clearing>(*is->market);
+    // The island is part of a case DcOpf has checked (the env's intact market): its DC-OPF is
+    // built only if OfferLp leaves a clearing to CLP.
+    is->clearing = std::make_unique<Clearing>(*is->market, /*lazy_opf=*/true);
     is->pd.resize(is->buses.size());
     is->prices.resize(is->units.size() * static_cast<size_t>(k));
     is->lo.resize(is->units.size());

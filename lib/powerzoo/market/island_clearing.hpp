@@ -28,8 +28,9 @@ class IslandClearing {
  public:
   /// `c`: the market's case (energized, as OfferMarket's), `units` and `k` as OfferMarket's;
   /// branch_on [n_branch], gen_on [n_gen]: 1 in service. A unit is live if its gen row is on and
-  /// its bus energized. Throws core::ConfigError as OfferMarket and grid::DcOpf do (zero
-  /// reactance, …).
+  /// its bus energized. Throws core::ConfigError as OfferMarket does. Each island's DC-OPF is
+  /// built at its first clearing that OfferLp does not settle (Clearing's lazy_opf): `c` must be
+  /// a case grid::DcOpf accepts (the env's checked market case), so its islands are too.
   IslandClearing(const grid::Case& c, const std::vector<OfferUnit>& units, int k,
                  std::span<const uint8_t> branch_on, std::span<const uint8_t> gen_on);
   ~IslandClearing();
