@@ -280,22 +280,34 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng& rng, s
     c_th += v;
     n_viol += v > kViolationTolMw;  // an exact OPF binds lines at cap ± 1e-13
   }
+  StepEnd e;
+  e.thermal = c_th;
+  e.n_violations = n_viol;
+  e.failed = p_.opf_dispatch && !opf.ok();
+  // An infeasible OPF ended the episode as "feasible": it is unsafe whatever the flows.
+  e.failed_unsafe = true;
+  e.gap_ok = p_.report_opf_gap && opf.ok();
+  e.gap_cost = opf.objective;
+  return finish_step(s, e, rng, obs, costs, info);
+}
+
+// The end of a step of every mode: unit-limit violations and generation cost of s.p_mw (an out
+// unit has neither: no limits, no cost, a constant gencost term included), the cost vector, the
+// outage status the next step solves, the observation, reward, termination and info.
+Step TransGrid::finish_step(GridState& s, const StepEnd& e, core::Rng& rng, std::span<float> obs,
+                            std::span<float> costs, Info* info) const {
   double c_bal = 0, gen_cost = 0;
-  if (outages_.active()) {  // out units: no limits, no cost (a constant gencost term included)
-    for (int u = 0; u < n_units(); ++u) {
-      if (!unit_on(s, u)) continue;
-      c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
+  for (int u = 0; u < n_units(); ++u) {
+    if (!unit_on(s, u)) continue;
+    c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
+    if (outages_.active())
       gen_cost += grid::gen_cost(p_.grid_case.gencost[unit_gen_[u]], s.p_mw[u]);
-    }
-  } else {
-    for (int u = 0; u < n_units(); ++u)
-      c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
-    gen_cost = generation_cost(s.p_mw);
   }
+  if (!outages_.active()) gen_cost = generation_cost(s.p_mw);
   s.episode_cost += gen_cost;
   s.t += 1;
-  costs[0] = static_cast<float>(p_.cost_thermal_weight * c_th);
-  costs[1] = 0.0f;
+  costs[0] = static_cast<float>(p_.cost_thermal_weight * e.thermal);
+  costs[1] = static_cast<float>(e.voltage);
   costs[2] = static_cast<float>(c_bal);
   costs[3] = 0.0f;
   if (outages_.active()) {
@@ -306,21 +318,21 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng& rng, s
   Step out;
   out.reward = static_cast<float>(-p_.reward_scale * gen_cost);
   out.truncated = s.t >= p_.horizon;
-  const bool finite = std::isfinite(gen_cost) && std::isfinite(c_th);
-  const bool opf_failed = p_.opf_dispatch && !opf.ok();
-  if (!finite || opf_failed) out.terminated = true;
+  const bool finite = std::isfinite(gen_cost) && std::isfinite(e.thermal);
+  if (!finite || e.failed) out.terminated = true;
   if (info) {
     info->gen_cost = gen_cost;
-    info->n_violations = n_viol;
-    // Safe = every constraint of the cost vector holds (thermal limits and unit limits), and in
-    // OPF mode the OPF found a dispatch: an infeasible OPF ended the episode as "feasible".
-    info->is_safe = !opf_failed && n_viol == 0 && c_bal <= 1e-6 && s.unserved_mw <= 1e-6;
-    info->status = !finite      ? StepStatus::kNonFinite
-                   : opf_failed ? StepStatus::kSolverFailed
-                                : StepStatus::kOk;
-    if (p_.report_opf_gap && opf.ok()) {
+    info->n_violations = e.n_violations;
+    // Safe = every constraint of the cost vector holds (thermal, voltage and unit limits, no
+    // unserved load).
+    info->is_safe = !(e.failed && e.failed_unsafe) && e.n_violations == 0 && c_bal <= 1e-6 &&
+                    s.unserved_mw <= 1e-6;
+    info->status = !finite    ? StepStatus::kNonFinite
+                   : e.failed ? StepStatus::kSolverFailed
+                              : StepStatus::kOk;
+    if (e.gap_ok) {
       info->sums[0] = gen_cost * p_.dt_hours;
-      info->sums[1] = opf.objective * p_.dt_hours;
+      info->sums[1] = e.gap_cost * p_.dt_hours;
     }
   }
   return out;

@@ -134,6 +134,17 @@ class TransGrid final : public Env {
   void reset_ac(GridState& s, int64_t k, const std::vector<double>& load) const;
   Step step_ac(GridState& s, std::span<const float> action, core::Rng& rng, std::span<float> obs,
                std::span<float> costs, Info* info) const;
+  /// What a mode's step leaves to finish_step: its thermal (MW or MVA over the ratings) and
+  /// voltage (p.u.) violations and their count, whether its solve failed (ends the episode;
+  /// failed_unsafe: also marks the step unsafe) and the OPF objective of the opf_gap sums.
+  struct StepEnd {
+    double thermal = 0, voltage = 0;
+    int n_violations = 0;
+    bool failed = false, failed_unsafe = false, gap_ok = false;
+    double gap_cost = 0;
+  };
+  Step finish_step(GridState& s, const StepEnd& e, core::Rng& rng, std::span<float> obs,
+                   std::span<float> costs, Info* info) const;
   /// Reactive bus loads (MVAr) at absolute profile index k: QD × the active loads' factor.
   void bus_qload(int64_t k, std::vector<double>& q) const;
   struct AcCosts {

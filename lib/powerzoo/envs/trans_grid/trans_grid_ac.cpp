@@ -225,44 +225,15 @@ Step TransGrid::step_ac(GridState& s, std::span<const float> action, core::Rng& 
     opf_ok = r.ok();
     opf_cost = r.objective;
   }
-  double c_bal = 0, gen_cost = 0;
-  for (int u = 0; u < n_units(); ++u) {
-    if (!unit_on(s, u)) continue;  // out units: no limits, no cost (as the DC mode)
-    c_bal += std::max(s.p_mw[u] - pmax_[u], 0.0) + std::max(pmin_[u] - s.p_mw[u], 0.0);
-    if (outages_.active())
-      gen_cost += grid::gen_cost(p_.grid_case.gencost[unit_gen_[u]], s.p_mw[u]);
-  }
-  if (!outages_.active()) gen_cost = generation_cost(s.p_mw);
-  s.episode_cost += gen_cost;
-  s.t += 1;
-  costs[0] = static_cast<float>(p_.cost_thermal_weight * ac.thermal_mva);
-  costs[1] = static_cast<float>(ac.voltage_pu);
-  costs[2] = static_cast<float>(c_bal);
-  costs[3] = 0.0f;
-  if (outages_.active()) {
-    costs[4] = static_cast<float>(s.unserved_mw);
-    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
-  }
-  observe(s, obs);
-  Step out;
-  out.reward = static_cast<float>(-p_.reward_scale * gen_cost);
-  out.truncated = s.t >= p_.horizon;
-  const bool finite = std::isfinite(gen_cost) && std::isfinite(ac.thermal_mva);
-  const bool failed = !ac.ok || dispatch_failed;
-  if (!finite || failed) out.terminated = true;
-  if (info) {
-    info->gen_cost = gen_cost;
-    info->n_violations = ac.n_thermal + ac.n_voltage;
-    info->is_safe = info->n_violations == 0 && c_bal <= 1e-6 && s.unserved_mw <= 1e-6;
-    info->status = !finite  ? StepStatus::kNonFinite
-                   : failed ? StepStatus::kSolverFailed
-                            : StepStatus::kOk;
-    if (p_.report_opf_gap && opf_ok) {
-      info->sums[0] = gen_cost * p_.dt_hours;
-      info->sums[1] = opf_cost * p_.dt_hours;
-    }
-  }
-  return out;
+  StepEnd e;
+  e.thermal = ac.thermal_mva;
+  e.voltage = ac.voltage_pu;
+  e.n_violations = ac.n_thermal + ac.n_voltage;
+  e.failed = !ac.ok || dispatch_failed;
+  e.failed_unsafe = false;  // a failed solve counts every bus as a voltage violation already
+  e.gap_ok = p_.report_opf_gap && opf_ok;
+  e.gap_cost = opf_cost;
+  return finish_step(s, e, rng, obs, costs, info);
 }
 
 }  // namespace pz::envs
