@@ -339,7 +339,10 @@ def task_table(args, task, cond=None):
                 data = {}
             else:
                 data, _ = summarize(args.binary, directory, split, metrics)
-            first = data.get((kind, task["primary"]))
+            # A run's other splits are named "<split>/<metric>" in summary.csv, its main bare.
+            def get(m, data=data, split=split, kind=kind):
+                return data.get((kind, m)) or data.get((kind, f"{split}/{m}"))
+            first = get(task["primary"])
             label = row["label"] + ("" if "spec" in row else " (rule)")
             if first is None:
                 seeds, steps = "no runs yet", "—"
@@ -348,7 +351,7 @@ def task_table(args, task, cond=None):
                 steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
             cells = [label, split, seeds, steps]
             for m in metrics:
-                r = data.get((kind, m))
+                r = get(m)
                 cells += [cell(r) if r else "—", fmt(pzj[m]) if m in pzj else "—"]
             lines.append("| " + " | ".join(cells) + " |")
     lines.append("")

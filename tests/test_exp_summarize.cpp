@@ -196,4 +196,29 @@ TEST_SUITE("exp_summarize") {
     CHECK(t.find("\n  ppo.learning_rate=0.001 ") != std::string::npos);
     CHECK(t.find("configurations:\n  config 1: " + a.label + "\n") != std::string::npos);
   }
+
+  // Guards against eval files of one split (`powerzoo eval CKPT --split cooling_stress`, whose
+  // spec lists iid first) summarized as iid: their main split is the file's eval_splits.
+  TEST_CASE(
+      "regression: an eval file of another split than the spec's first is read as that split") {
+    const fs::path d = test::tmp_dir("summarize", "eval_split");
+    for (int64_t seed : {1, 2}) {
+      const fs::path f = d / ("trial_" + std::to_string(seed) + ".h5");
+      auto rf = io::RunFile::create(
+          f.string(),
+          {{"status", "finished"}, {"checkpoint", "ckpt.h5"}, {"eval_splits", "stress"}}, {},
+          "[experiment]\nseed = " + std::to_string(seed) +
+              "\n\n[eval]\nsplits = [\"iid\", \"stress\"]\n");
+      rf.append_row("metrics/eval", {{"global_step", 10}, {"stress/return_mean", -1.0 * seed}});
+      rf.close();
+    }
+    const auto runs = exp::find_runs(d.string());
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].kind == "eval");
+    CHECK(runs[0].splits == std::vector<std::string>{"stress"});
+    const exp::Summary s = exp::summarize_runs(runs, {"return_mean"}, "stress");
+    CHECK(s.configs.at(0).stats.at("return_mean").mean == doctest::Approx(-1.5));
+    CHECK(exp::summary_csv(s).find(",return_mean,stress,-1.5,") != std::string::npos);
+    CHECK_THROWS_AS(exp::summarize_runs(runs, {"return_mean"}, "iid"), core::ConfigError);
+  }
 }

@@ -248,6 +248,7 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
     try {
       r.resolved = io::read_string(f, "config/resolved");
       const EvalLayout layout = read_eval_layout(f);  // tables use flat names (main split bare)
+      if (layout.per_split) r.splits = layout.splits;
       for (const auto& c : cols) {
         const auto v = io::read_column(f, "metrics/eval/" + c);
         r.last_eval[flat_eval_name(layout, c)] = v.empty() ? kNaN : v.back();
@@ -274,6 +275,7 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
 // The eval splits of a run's spec, main first (eval.splits as canonical TOML: ["iid", "x"]; the
 // spec's default when absent).
 std::vector<std::string> splits_of(const RunRecord& r) {
+  if (!r.splits.empty()) return r.splits;
   const auto flat = flat_keys(r.resolved);
   const auto it = flat.find("eval.splits");
   if (it == flat.end()) return {"iid"};

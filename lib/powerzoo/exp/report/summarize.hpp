@@ -37,6 +37,10 @@ struct RunRecord {
   std::string resolved;    ///< /config/resolved as stored
   double final_step = 0;   ///< global_step of the last eval row (NaN for baselines)
   std::map<std::string, double> last_eval;  ///< every /metrics/eval column at its last row
+  /// The file's eval splits, its main (bare-named) split first: the file's own eval_splits
+  /// attribute (an eval or baseline file of one split lists that split, whatever the spec's
+  /// [eval] splits say); empty for files from before it, whose splits are the spec's.
+  std::vector<std::string> splits;
   /// run.h5 status attribute (running, finished, failed, interrupted; "" in files from before it
   /// was recorded, and in baseline files) and its reason.
   std::string status, status_reason;
