@@ -4,6 +4,8 @@
 // The env solves the exact radial AC power flow; the reference's sweep takes losses from lossless
 // flows and underestimates them slightly (case33bw: 0.2015607 vs exact 0.2026771 MW, −0.55 %),
 // so losses are compared to ~1 % and voltage counts exactly where the margins are wide.
+// The feeder's load forecast: perfect = the next steps' demand; noisy = seeded, spread σ₁·sqrt(k),
+// only the forecast moves, a resume continues it.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -271,6 +273,84 @@ TEST_SUITE("envs_dist_grid") {
     CHECK(tp.v_slack == 1.045);
     CHECK_THROWS_AS(dso_env("ood"), core::ConfigError);
     CHECK(tasks::dso_baseline("nope", train) == std::nullopt);
+  }
+
+  TEST_CASE("DSO load_forecast: perfect = the next steps' feeder demand, held past the last step") {
+    const auto env = exp::make_env(
+        exp::parse_spec("[env]\ntask = \"dso\"\nforecast_horizon = 4\n", "dso.toml"), "iid");
+    const auto& sp = env->spec();
+    REQUIRE(sp.obs_dim == 195 + 4);
+    const envs::Slice fc = sp.obs_field("load_forecast"), pl = sp.obs_field("bus_p_load");
+    CHECK(fc.offset == 195);
+    CHECK(sp.obs_field("pv_forecast").size == 0);  // the dso feeder has no PV
+    auto st = env->make_state();
+    core::Rng rng(2, 7);
+    std::vector<float> obs(sp.obs_dim), costs(sp.cost_names.size()), act(sp.act_dim, 0.2f);
+    env->reset(*st, rng, obs, {3, 10});
+    std::vector<std::vector<float>> seen{obs};
+    for (int t = 0; t < 48; ++t) {
+      env->step(*st, act, rng, obs, costs, nullptr);
+      seen.push_back(obs);
+    }
+    // Σ bus_p_load of the observation at t + k (at 48: step 47's demand, the held value).
+    auto demand = [&](int t) {
+      double d = 0;
+      for (int b = 0; b < pl.size; ++b) d += seen[std::min(t, 48)][pl.offset + b];
+      return d;
+    };
+    for (int t = 0; t <= 48; ++t)
+      for (int k = 1; k <= 4; ++k) {
+        CAPTURE(t);
+        CAPTURE(k);
+        CHECK(seen[t][fc.offset + k - 1] == doctest::Approx(demand(t + k)).epsilon(1e-5));
+      }
+    CHECK(demand(1) != doctest::Approx(demand(20)).epsilon(1e-3));  // the demand does move
+  }
+
+  TEST_CASE("DSO forecast noise: spread 0.05*sqrt(k), only the forecast moves, resumes exactly") {
+    const auto spec = exp::parse_spec("[env]\ntask = \"dso\"\nforecast_horizon = 4\n", "d.toml");
+    const auto clean = exp::make_env(spec, "iid"), noisy = exp::make_env(spec, "forecast_error");
+    const auto& ng = dynamic_cast<const envs::DistGrid&>(*noisy);
+    CHECK(ng.params().forecast.noise == 0.05);  // the split's sigma_1
+    const auto& sp = clean->spec();
+    REQUIRE(sp.obs_dim == noisy->spec().obs_dim);
+    const int f0 = sp.obs_field("load_forecast").offset;
+    auto sa = clean->make_state(), sb = noisy->make_state(), sr = noisy->make_state();
+    std::vector<float> oa(sp.obs_dim), ob(sp.obs_dim), orr(sp.obs_dim), ca(3), cb(3), cr(3);
+    std::vector<float> act(sp.act_dim, 0.3f);
+    double sum2[4] = {0, 0, 0, 0};
+    int n = 0;
+    for (int ep = 0; ep < 20; ++ep) {
+      core::Rng ra(40 + ep, 1), rb(40 + ep, 1), rr;
+      clean->reset(*sa, ra, oa, {});
+      noisy->reset(*sb, rb, ob, {});
+      for (int t = 0; t < 48; ++t) {
+        for (int i = 0; i < f0; ++i) REQUIRE(oa[i] == ob[i]);
+        for (int k = 0; k < 4; ++k) {
+          const double e = static_cast<double>(ob[f0 + k]) / oa[f0 + k] - 1.0;
+          sum2[k] += e * e;
+        }
+        ++n;
+        REQUIRE(ra == rb);  // the errors have their own stream
+        if (ep == 0 && t == 20) {
+          std::vector<double> saved;
+          noisy->save_state(*sb, saved);
+          CHECK(noisy->load_state(*sr, saved) == saved.size());
+          rr = rb;
+        }
+        const auto x = clean->step(*sa, act, ra, oa, ca, nullptr);
+        const auto y = noisy->step(*sb, act, rb, ob, cb, nullptr);
+        REQUIRE(x.reward == y.reward);
+        if (ep == 0 && t >= 20) {
+          noisy->step(*sr, act, rr, orr, cr, nullptr);
+          CHECK(orr == ob);
+        }
+      }
+    }
+    for (int k = 1; k <= 4; ++k) {
+      CAPTURE(k);
+      CHECK(std::sqrt(sum2[k - 1] / n) == doctest::Approx(0.05 * std::sqrt(k)).epsilon(0.1));
+    }
   }
 
   TEST_CASE("DSO baselines on hand-made observations") {

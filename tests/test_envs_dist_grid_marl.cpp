@@ -1,7 +1,9 @@
 // DistGrid with Battery / Renewable / FlexLoad bundles and its multi-agent view (the DERs task's
 // env): a step's P and Q injections satisfy the branch-flow equations at every bus and branch and
 // give the AC power flow's voltages, BFS neighbour lists hand-checked on case141, agent order, the
-// local observation layout, the team reward, a save/load round trip, and no heap allocation.
+// local observation layout, the team reward, a save/load round trip, and no heap allocation; the
+// feeder's load and PV forecasts every agent sees (perfect: the next steps' values; noisy:
+// seeded, resumable).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -349,6 +351,86 @@ TEST_SUITE("envs_dist_grid_marl") {
 
   // Regression guard of the hot path (DistFlow on 141 buses, ×N envs per vector step): after the
   // first step sized the state's scratch buffers, a step and a reset allocate nothing.
+  TEST_CASE("forecasts: every agent sees the feeder's next-step demand and available PV") {
+    const auto env = ders_env("forecast_horizon = 3\n");
+    const auto& sp = env->spec();
+    const envs::DistGrid& g = env->grid();
+    REQUIRE(env->agent_obs_dim() == 15 + 6);
+    const std::string a0 = sp.agents[0].name, a5 = sp.agents[5].name;
+    CHECK(sp.obs_field(a0 + "/load_forecast").offset == 15);
+    CHECK(sp.obs_field(a0 + "/pv_forecast").offset == 18);
+    CHECK(sp.obs_field(a5 + "/pv_forecast").offset == 5 * 21 + 18);
+    double p_ref = 0;
+    for (const auto& b : g.params().grid_case.bus) p_ref += b.pd_mw;
+    auto st = env->make_state();
+    core::Rng rng(6, 2);
+    std::vector<float> obs(sp.obs_dim), costs(3);
+    const std::vector<float> act = busy_action(sp);
+    env->reset(*st, rng, obs, {4, 30});
+    const int64_t s0 = static_cast<GridState&>(*st).start;
+    std::vector<double> pl, ql, cf;
+    double pv_seen = 0;
+    for (int t = 0; t <= 48; ++t) {
+      CAPTURE(t);
+      for (int k = 1; k <= 3; ++k) {
+        const int64_t step = s0 + std::min(t + k, 47);
+        g.bus_load(step, pl, ql);
+        double load = 0, pv = 0;
+        for (double x : pl) load += x;
+        g.capacity_factors(step, cf);
+        for (size_t d = 0; d < cf.size(); ++d) pv += g.params().renewables[d].cap_mw * cf[d];
+        pv_seen += pv;
+        for (size_t i = 0; i < sp.agents.size(); ++i) {
+          const int o = static_cast<int>(i) * 21;
+          CHECK(obs[o + 15 + k - 1] == doctest::Approx(load / p_ref).epsilon(1e-6));
+          CHECK(obs[o + 18 + k - 1] == doctest::Approx(pv / p_ref).epsilon(1e-6));
+        }
+      }
+      if (t < 48) env->step(*st, act, rng, obs, costs, nullptr);
+    }
+    CHECK(pv_seen > 0);
+  }
+
+  TEST_CASE("forecast_error split: noisy forecasts, the same for every agent, resume exactly") {
+    const auto clean = ders_env("forecast_horizon = 3\n");
+    const auto noisy = ders_env("forecast_horizon = 3\n", "forecast_error");
+    CHECK(noisy->grid().params().forecast.noise == 0.05);
+    const auto& sp = clean->spec();
+    auto sa = clean->make_state(), sb = noisy->make_state(), sr = noisy->make_state();
+    std::vector<float> oa(sp.obs_dim), ob(sp.obs_dim), orr(sp.obs_dim), ca(3), cb(3), cr(3);
+    const std::vector<float> act = busy_action(sp);
+    core::Rng ra(3, 3), rb(3, 3), rr;
+    clean->reset(*sa, ra, oa, {});
+    noisy->reset(*sb, rb, ob, {});
+    int differ = 0;
+    for (int t = 0; t < 30; ++t) {
+      CAPTURE(t);
+      for (size_t i = 0; i < sp.agents.size(); ++i) {
+        const int o = static_cast<int>(i) * 21;
+        for (int j = 0; j < 15; ++j) CHECK(oa[o + j] == ob[o + j]);
+        for (int j = 15; j < 21; ++j) {
+          differ += oa[o + j] != ob[o + j];
+          CHECK(ob[o + j] == ob[j]);
+        }
+      }
+      CHECK(ra == rb);
+      if (t == 10) {
+        std::vector<double> saved;
+        noisy->save_state(*sb, saved);
+        CHECK(noisy->load_state(*sr, saved) == saved.size());
+        rr = rb;
+      }
+      const auto x = clean->step(*sa, act, ra, oa, ca, nullptr);
+      const auto y = noisy->step(*sb, act, rb, ob, cb, nullptr);
+      CHECK(x.reward == y.reward);
+      if (t >= 10) {
+        noisy->step(*sr, act, rr, orr, cr, nullptr);
+        CHECK(orr == ob);
+      }
+    }
+    CHECK(differ > 12 * 3 * 30);  // the load forecasts at least (PV is 0 at night)
+  }
+
   TEST_CASE("a step and a reset allocate no heap memory once the buffers are sized") {
     const auto env = ders_env();
     const auto& sp = env->spec();

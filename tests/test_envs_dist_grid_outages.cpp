@@ -279,10 +279,19 @@ TEST_SUITE("envs_dist_grid_outages") {
     }
   }
 
-  TEST_CASE("n1_branch refuses a spec that sets outage_n1 itself") {
+  TEST_CASE("n1_branch: a spec's own outage_n1 = branch keeps its length, gen is refused") {
+    // The split settings every task shares (tasks/split_settings): the split's kind, the spec's
+    // outage_n1_steps when it set outage_n1 to that kind.
+    const auto own = exp::make_env(
+        exp::parse_spec("[env]\ntask = \"dso\"\noutage_n1 = \"branch\"\noutage_n1_steps = 5\n",
+                        "d.toml"),
+        "n1_branch");
+    const auto& o = dynamic_cast<const envs::DistGrid&>(*own).params().outages;
+    CHECK(o.n1 == envs::OutageParams::N1::kBranch);
+    CHECK(o.n1_steps == 5);
     CHECK_THROWS_WITH_AS(
-        exp::make_env(exp::parse_spec("[env]\ntask = \"dso\"\noutage_n1 = \"branch\"\n", "d.toml"),
+        exp::make_env(exp::parse_spec("[env]\ntask = \"dso\"\noutage_n1 = \"gen\"\n", "d.toml"),
                       "n1_branch"),
-        doctest::Contains("n1_branch split sets it"), core::ConfigError);
+        doctest::Contains("split \"n1_branch\" sets outage_n1 = \"branch\""), core::ConfigError);
   }
 }

@@ -1,4 +1,5 @@
-// GencosMarket: agent order and slices, a hand-checked profit step, save/load, checkpoint width.
+// GencosMarket: agent order and slices, a hand-checked profit step, save/load, checkpoint width,
+// the load forecast (perfect: the next rows' totals; noisy: seeded, resumable, forecast only).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -194,6 +195,99 @@ TEST_SUITE("envs_gencos_market") {
     } catch (const core::ConfigError& e) {
       CHECK(std::string(e.what()).find("8 episode sums") != std::string::npos);
     }
+  }
+
+  TEST_CASE("a perfect load forecast of H steps is the next rows' total load / sum pmax") {
+    // Row totals 300, 600, 900, 1200 MW; Σ pmax = 1530 MW.
+    auto p = case5_params({100, 100, 100, 200, 200, 200, 300, 300, 300, 400, 400, 400});
+    p.forecast = {3, 0.0};
+    const envs::GencosMarket env(p);
+    const auto& sp = env.spec();
+    const int per = 12 + 2;  // the one-step layout plus two more leads
+    CHECK(sp.obs_dim == 5 * per);
+    const envs::Slice fc = sp.obs_field("genco_2/load_forecast");
+    CHECK(fc.offset == 2 * per + 5);
+    CHECK(fc.size == 3);
+    CHECK(sp.obs_field("genco_2/time_of_day").offset == 2 * per + 8);
+    CHECK(sp.obs_field("genco_2/lmp_history").offset == 2 * per + 10);
+    auto st = env.make_state();
+    core::Rng rng(3, 1);
+    std::vector<float> obs(sp.obs_dim), a(15, -1.0f);
+    env.reset(*st, rng, obs, {0, 1});
+    std::vector<double> saved;
+    env.save_state(*st, saved);
+    const int64_t s0 = static_cast<int64_t>(saved[1]);
+    const double total[4] = {300, 600, 900, 1200};
+    float cost = 0;
+    for (int t = 0; t < 3; ++t) {
+      CAPTURE(t);
+      for (int ag = 0; ag < 5; ++ag)
+        for (int k = 1; k <= 3; ++k)
+          CHECK(obs[ag * per + 5 + k - 1] ==
+                doctest::Approx(total[(s0 + t + k) % 4] / 1530.0).epsilon(1e-6));
+      env.step(*st, a, rng, obs, {&cost, 1}, nullptr);
+    }
+    // Without a forecast the field is gone and the layout closes up.
+    p.forecast = {0, 0.0};
+    const envs::GencosMarket none(p);
+    CHECK(none.spec().obs_dim == 5 * 11);
+    CHECK(none.spec().obs_field("genco_0/time_of_day").offset == 5);
+  }
+
+  TEST_CASE("forecast noise: only load_forecast moves, one draw for all agents, resumes exactly") {
+    const std::vector<double> rows = {250, 300, 200, 300, 350, 250, 200, 250, 150, 280, 320, 240};
+    auto pc = case5_params(rows, 6), pn = pc;
+    pc.forecast = {4, 0.0};
+    pn.forecast = {4, 0.1};
+    const envs::GencosMarket clean(pc), noisy(pn);
+    const auto& sp = clean.spec();
+    REQUIRE(sp.obs_dim == noisy.spec().obs_dim);
+    const int per = sp.agents[0].obs.size, f0 = sp.obs_field("genco_0/load_forecast").offset;
+    auto sa = clean.make_state(), sb = noisy.make_state(), sr = noisy.make_state();
+    std::vector<float> oa(sp.obs_dim), ob(sp.obs_dim), orr(sp.obs_dim), a(15, 0.0f);
+    core::Rng ra(9, 4), rb(9, 4), rr;
+    clean.reset(*sa, ra, oa, {});
+    noisy.reset(*sb, rb, ob, {});
+    float ca = 0, cb = 0, cr = 0;
+    int differ = 0;
+    for (int t = 0; t < 6; ++t) {
+      CAPTURE(t);
+      for (int ag = 0; ag < 5; ++ag)
+        for (int i = 0; i < per; ++i) {
+          const bool in_fc = i >= f0 && i < f0 + 4;
+          if (in_fc) {
+            differ += oa[ag * per + i] != ob[ag * per + i];
+            CHECK(ob[ag * per + i] == ob[i]);  // the same forecast in every agent's block
+          } else {
+            CHECK(oa[ag * per + i] == ob[ag * per + i]);
+          }
+        }
+      CHECK(ra == rb);  // the errors have their own stream
+      if (t == 2) {
+        std::vector<double> saved;
+        noisy.save_state(*sb, saved);
+        std::vector<double> saved_clean;
+        clean.save_state(*sa, saved_clean);
+        CHECK(saved.size() == saved_clean.size() + 8);  // the error stream's four words
+        CHECK(noisy.load_state(*sr, saved) == saved.size());
+        rr = rb;
+      }
+      const envs::Step x = clean.step(*sa, a, ra, oa, {&ca, 1}, nullptr);
+      const envs::Step y = noisy.step(*sb, a, rb, ob, {&cb, 1}, nullptr);
+      CHECK(x.reward == y.reward);
+      if (t >= 2) {
+        noisy.step(*sr, a, rr, orr, {&cr, 1}, nullptr);
+        CHECK(orr == ob);
+      }
+    }
+    CHECK(differ == 5 * 4 * 6);
+    // The same seed gives the same errors.
+    auto sc = noisy.make_state();
+    std::vector<float> oc(sp.obs_dim), od(sp.obs_dim);
+    core::Rng rc(9, 4), rd(9, 4);
+    noisy.reset(*sc, rc, oc, {});
+    noisy.reset(*sb, rd, od, {});
+    CHECK(oc == od);
   }
 
   TEST_CASE("inconsistent sizes are configuration errors") {

@@ -238,8 +238,9 @@ TEST_SUITE("envs_gencos_outages") {
                     "n1_branch");
       FAIL("expected a ConfigError");
     } catch (const core::ConfigError& err) {
-      CHECK(std::string(err.what()).find("outage_n1: expected \"none\" or \"branch\"") !=
-            std::string::npos);
+      CHECK(std::string(err.what())
+                .find("outage_n1: split \"n1_branch\" sets outage_n1 = "
+                      "\"branch\" (expected \"none\" or \"branch\")") != std::string::npos);
     }
   }
 }

@@ -118,11 +118,12 @@ TEST_SUITE("exp_validate") {
     }
     CHECK(n > 70);
     // With the default learner (ppo) and dual rule (log_ascent); the random and N-1 outage keys
-    // without a rate or an N-1 kind.
-    CHECK(refused == std::vector<std::string>{
-                         "env.outage_duration_steps", "env.outage_elements", "env.outage_n1_steps",
-                         "ippo.cost_critic", "lagrangian.pid_kp", "lagrangian.pid_ki",
-                         "lagrangian.pid_kd", "safety.thresholds", "safety.cost_scale"});
+    // without a rate or an N-1 kind, the forecast noise without a forecast.
+    CHECK(refused == std::vector<std::string>{"env.outage_duration_steps", "env.outage_elements",
+                                              "env.outage_n1_steps", "env.forecast_noise",
+                                              "ippo.cost_critic", "lagrangian.pid_kp",
+                                              "lagrangian.pid_ki", "lagrangian.pid_kd",
+                                              "safety.thresholds", "safety.cost_scale"});
   }
 
   TEST_CASE("an unknown section is named with a did-you-mean") {

@@ -113,6 +113,7 @@ DistGrid::DistGrid(DistGridParams p)
   p_ref_ = std::max(sp, 1e-8 * c.base_mva);
   q_ref_ = std::max(sq, 1e-8 * c.base_mva);
 
+  forecast_ = Forecast(p_.forecast);
   const int nl = n_lines();
   n_der_ = p_.include_der ? nb - 1 : 0;
   spec_.id = "dist_grid";
@@ -148,6 +149,16 @@ DistGrid::DistGrid(DistGridParams p)
   add("flexload_curtailed_mw", flex_.n_devices());
   add("flexload_shift_out_mw", flex_.n_devices());
   setup_outages();
+  // After branch_status, so every field of the env without forecasts keeps its offset.
+  if (forecast_.horizon() > 0) {
+    const int h = forecast_.horizon();
+    spec_.obs_fields.push_back({"load_forecast", {spec_.obs_dim, h}});
+    spec_.obs_dim += h;
+    if (ren_.n_devices() > 0) {
+      spec_.obs_fields.push_back({"pv_forecast", {spec_.obs_dim, h}});
+      spec_.obs_dim += h;
+    }
+  }
 }
 
 void DistGrid::write_trace(const State& st, std::span<float> out) const {
@@ -233,7 +244,31 @@ bool DistGrid::solve(GridState& s, const grid::RadialNetwork& net) const {
   return true;
 }
 
-void DistGrid::observe(const GridState& s, std::span<float> obs) const {
+void DistGrid::write_forecasts(GridState& s, std::span<float> out) const {
+  const int h = forecast_.horizon();
+  if (h == 0) return;
+  thread_local std::vector<double> fc, pl, ql, cf;
+  fc.resize(static_cast<size_t>(h));
+  for (int k = 1; k <= h; ++k) {
+    bus_load(s.start + std::min(s.t + k, p_.horizon - 1), pl, ql);
+    double tot = 0;
+    for (double x : pl) tot += x;
+    fc[k - 1] = tot / p_ref_;
+  }
+  forecast_.apply(fc, s.forecast, fc);
+  for (int k = 0; k < h; ++k) out[k] = static_cast<float>(fc[k]);
+  if (ren_.n_devices() == 0) return;
+  for (int k = 1; k <= h; ++k) {
+    capacity_factors(s.start + std::min(s.t + k, p_.horizon - 1), cf);
+    double avail = 0;
+    for (size_t d = 0; d < cf.size(); ++d) avail += p_.renewables[d].cap_mw * cf[d];
+    fc[k - 1] = avail / p_ref_;
+  }
+  forecast_.apply(fc, s.forecast, fc);
+  for (int k = 0; k < h; ++k) out[h + k] = static_cast<float>(fc[k]);
+}
+
+void DistGrid::observe(GridState& s, std::span<float> obs) const {
   thread_local std::vector<double> pl, ql;
   bus_load(s.start + std::min(s.t, p_.horizon - 1), pl, ql);
   size_t k = 0;
@@ -253,12 +288,14 @@ void DistGrid::observe(const GridState& s, std::span<float> obs) const {
   k += flex_.obs_dim();
   if (outages_.tracks_branches())
     for (int line : lines_) obs[k++] = s.out.branch_on[line];
+  write_forecasts(s, obs.subspan(k, forecast_obs_dim()));
 }
 
 void DistGrid::reset_state(GridState& s, core::Rng& rng, const ResetOptions& opt) const {
   s.t = 0;
   const bool train_draw = opt.episode < 0 && !p_.train_starts.empty();
   s.start = choose_episode_start(train_draw ? p_.train_starts : p_.episode_starts, rng, opt);
+  forecast_.begin_episode(s.forecast, rng, s.start);  // does not advance rng
   bat_.reset(s.battery);
   if (ren_.n_devices() > 0) capacity_factors(s.start, s.cf);
   ren_.reset(s.renewable, s.cf);
@@ -410,6 +447,7 @@ void DistGrid::save_state(const State& st, std::vector<double>& out) const {
         &s.renewable.cf, &s.renewable.p_mw, &s.renewable.q_mvar, &s.renewable.curtail_frac})
     out.insert(out.end(), v->begin(), v->end());
   outages_.save_state(s.out, out);
+  forecast_.save(s.forecast, out);  // nothing without forecast noise
 }
 
 size_t DistGrid::load_state(State& st, std::span<const double> in) const {
@@ -463,6 +501,7 @@ size_t DistGrid::load_state(State& st, std::span<const double> in) const {
   take(s.renewable.q_mvar, nren);
   take(s.renewable.curtail_frac, nren);
   k += outages_.load_state(s.out, in.subspan(k));
+  k += forecast_.load(s.forecast, in.subspan(k));
   // Energized in the last solved network: exactly the buses with a voltage (0 when cut off).
   s.live.resize(nb);
   for (size_t b = 0; b < nb; ++b) s.live[b] = s.v[b] > 0 ? 1 : 0;

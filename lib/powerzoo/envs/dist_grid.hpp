@@ -12,6 +12,7 @@
 #include "powerzoo/devices/flexload.hpp"
 #include "powerzoo/devices/renewable.hpp"
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/forecast.hpp"
 #include "powerzoo/envs/outages.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
@@ -56,6 +57,9 @@ struct DistGridParams {
   /// [env] outage keys (docs/outages.md). Branch outages only: the feeders' only case gen is the
   /// substation, and the DERs are bundle devices, not case gens (gen outages are refused).
   OutageParams outages;
+  /// [env] forecast_horizon / forecast_noise: the feeder's load (and PV) forecast over H steps
+  /// (default 0: no forecast fields).
+  ForecastParams forecast;
 };
 
 /// What one transition did (DistGrid::advance), before any observation is written.
@@ -95,6 +99,14 @@ struct DistGridOutcome {
 /// [n_line] (1 in service, 0 out: the status the next step solves), as do the traces. Tie lines
 /// the case has out of service stay out (no reconfiguration).
 ///
+/// Forecasts (DistGridParams::forecast, H = horizon > 0; docs/design.md §4.12): the observation
+/// then ends with load_forecast [H] = the feeder's total demand Σ_b P_b of steps t+1..t+H / p_ref
+/// (t the step the observation's bus loads are of; past the episode's last step that step's
+/// demand is held) and, with renewables, pv_forecast [H] = their available power Σ_d cap_d·cf_d of
+/// the same steps / p_ref: what a DSO's control room forecasts for its feeder, aggregate rather
+/// than per bus. With noise each observation draws one error path per forecast (load first) from
+/// the forecast's own stream, seeded at reset and saved after the outage state.
+///
 /// The case is read as `powerzoo grid distflow` reads it (grid::read_feeder): the substation
 /// (first type-3 bus with a gen in service) is the slack at v_slack; the case's other gens in
 /// service are fixed injections (PG, QG) at their buses; a bus of type 4, or cut off from the
@@ -117,6 +129,7 @@ class DistGrid final : public Env {
     std::vector<double> q_line_mvar;  ///< [n_line] sending-end Q
     double loss_mw = 0;
     OutageState out;         ///< element status of the step to solve (OutageProcess)
+    ForecastState forecast;  ///< the forecasts' error stream (noise > 0)
     std::vector<char> live;  ///< [n_bus] energized in the last solved network
     devices::BatteryState battery;
     devices::RenewableState renewable;
@@ -153,8 +166,14 @@ class DistGrid final : public Env {
   /// random outages are configured) and writes costs [3, or 4 with outages]. Never throws.
   DistGridOutcome advance(GridState& s, std::span<const float> action, std::span<float> costs,
                           core::Rng& rng) const;
-  /// The flat observation [obs_dim] of a state.
-  void observe(const GridState& s, std::span<float> obs) const;
+  /// The flat observation [obs_dim] of a state; draws forecast errors (noise > 0).
+  void observe(GridState& s, std::span<float> obs) const;
+  /// Forecast values per observation: H (load) + H with renewables; 0 without a forecast.
+  int forecast_obs_dim() const { return forecast_.horizon() * (ren_.n_devices() > 0 ? 2 : 1); }
+  /// Writes load_forecast [H] then pv_forecast [H] (with renewables) of state s into out
+  /// [forecast_obs_dim()], drawing their errors from s.forecast.
+  void write_forecasts(GridState& s, std::span<float> out) const;
+  const Forecast& forecast() const { return forecast_; }
 
   const DistGridParams& params() const { return p_; }
   /// The network of the case as energized (no outage).
@@ -206,6 +225,7 @@ class DistGrid final : public Env {
   OutageProcess outages_;
   // [n_branch] the network with that one line out (null for rows out in the case).
   std::vector<std::shared_ptr<const grid::RadialNetwork>> single_out_;
+  Forecast forecast_{ForecastParams{}};
 };
 
 }  // namespace pz::envs

@@ -116,7 +116,8 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
                             " devices, at most " + std::to_string(Step::kMaxAgents) + " agents");
   const int K = p_.n_neighbours;
   n_status_ = g.outages().tracks_branches() ? g.n_lines() : 0;
-  agent_obs_ = 1 + K + 3 + 2 + pad_ + n_status_;
+  n_forecast_ = g.forecast_obs_dim();
+  agent_obs_ = 1 + K + 3 + 2 + pad_ + n_status_ + n_forecast_;
   spec_.id = "dist_grid_marl";
   spec_.obs_dim = agent_obs_ * static_cast<int>(agents_.size());
   std::vector<std::pair<std::string, int>> fields;
@@ -126,15 +127,17 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
     const Agent& a = agents_[i];
     const std::string type = device_type_name(a.type);
     const std::string name = type + "_" + std::to_string(count[static_cast<int>(a.type)]++);
-    for (const auto& [f, n] :
-         std::vector<std::pair<std::string, int>>{{"own_voltage", 1},
-                                                  {"neighbour_voltage", K},
-                                                  {"voltage_min", 1},
-                                                  {"voltage_max", 1},
-                                                  {"voltage_mean", 1},
-                                                  {"time_of_day", 2},
-                                                  {"device", pad_},
-                                                  {"branch_status", n_status_}})
+    for (const auto& [f, n] : std::vector<std::pair<std::string, int>>{
+             {"own_voltage", 1},
+             {"neighbour_voltage", K},
+             {"voltage_min", 1},
+             {"voltage_max", 1},
+             {"voltage_mean", 1},
+             {"time_of_day", 2},
+             {"device", pad_},
+             {"branch_status", n_status_},
+             {"load_forecast", g.forecast().horizon()},
+             {"pv_forecast", n_forecast_ - g.forecast().horizon()}})
       if (n > 0) fields.emplace_back(name + "/" + f, n);
     spec_.agents.push_back(AgentSpec{
         name, type, Slice{static_cast<int>(i) * agent_obs_, agent_obs_}, Slice{act, a.act_dim}});
@@ -170,7 +173,7 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
   spec_.reduction_names[4] = "cost_reduction_pct";
 }
 
-void DistGridMarl::observe(const DistGrid::GridState& s, std::span<float> obs) const {
+void DistGridMarl::observe(DistGrid::GridState& s, std::span<float> obs) const {
   const DistGrid& g = *grid_;
   // The bundles' own observations, device-major (small: a few floats per device).
   thread_local std::vector<float> bat, ren, flex;
@@ -196,6 +199,9 @@ void DistGridMarl::observe(const DistGrid::GridState& s, std::span<float> obs) c
   }
   float tod[2];
   time_of_day_features(s.t, g.params().dt_hours, tod);
+  thread_local std::vector<float> fc;  // the feeder's forecasts, the same for every agent
+  fc.resize(static_cast<size_t>(n_forecast_));
+  g.write_forecasts(s, fc);
   const float stats[3] = {norm_v(vmin), norm_v(vmax), norm_v(vsum / static_cast<double>(n_live))};
   for (size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];
@@ -211,6 +217,7 @@ void DistGridMarl::observe(const DistGrid::GridState& s, std::span<float> obs) c
     o = std::fill_n(o, pad_ - a.dev_obs_dim, 0.0f);
     if (n_status_ > 0)
       for (int k : g.line_rows()) *o++ = s.out.branch_on[k];
+    std::copy(fc.begin(), fc.end(), o);
   }
 }
 

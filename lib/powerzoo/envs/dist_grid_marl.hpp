@@ -93,15 +93,16 @@ class DistGridMarl final : public Env {
   int agent_obs_dim() const { return agent_obs_; }
 
  private:
-  void observe(const DistGrid::GridState& s, std::span<float> obs) const;
+  void observe(DistGrid::GridState& s, std::span<float> obs) const;  // draws forecast errors
   void action_stats(const DistGrid::GridState& s, double* sums) const;
 
   std::shared_ptr<const DistGrid> grid_;
   DistGridMarlParams p_;
   std::vector<Agent> agents_;
   int agent_obs_ = 0, pad_ = 0;
-  int n_status_ = 0;   ///< branch_status entries per agent (the grid's lines, when tracked)
-  int sum_stats_ = 0;  ///< index of the first action statistic in Info::sums
+  int n_status_ = 0;    ///< branch_status entries per agent (the grid's lines, when tracked)
+  int n_forecast_ = 0;  ///< the grid's forecast values per agent (DistGrid::forecast_obs_dim)
+  int sum_stats_ = 0;   ///< index of the first action statistic in Info::sums
   EnvSpec spec_;
 };
 

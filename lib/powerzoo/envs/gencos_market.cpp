@@ -40,10 +40,11 @@ struct GencosMarket::GState : State {
   std::vector<uint8_t> net_key;
   std::unique_ptr<market::IslandClearing> net, net_planner;
   market::IslandLosses losses;
-  bool on_net = false;  // the last (non-planner) clearing was that of `net`
+  bool on_net = false;     // the last (non-planner) clearing was that of `net`
+  ForecastState forecast;  // the load forecast's error stream (noise > 0)
 };
 
-GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
+GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)), forecast_(p_.forecast) {
   const int nu = n_units(), nd = static_cast<int>(p_.load_bus_idx.size());
   const int max_units = std::min((Info::kMaxSums - kTail - kSumAgentProfit) / 2, Step::kMaxAgents);
   if (nu == 0 || nu > max_units)
@@ -90,7 +91,7 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)) {
                                {"dispatch", 1},
                                {"profit", 1},
                                {"ramp_headroom", 1},
-                               {"load_forecast", 1},
+                               {"load_forecast", forecast_.horizon()},
                                {"time_of_day", 2},
                                {"lmp_history", p_.lmp_history},
                                {"branch_status", outages_.active() ? nl : 0},
@@ -134,7 +135,7 @@ double GencosMarket::mean_lmp(const GState& s, const market::ClearingResult& r) 
 }
 
 int GencosMarket::per_agent_obs() const {
-  return kPerAgentObs + p_.lmp_history +
+  return kPerAgentObs - 1 + forecast_.horizon() + p_.lmp_history +
          (outages_.active() ? p_.grid_case.n_branch() + n_units() : 0);
 }
 
@@ -223,10 +224,13 @@ std::unique_ptr<State> GencosMarket::make_state() const {
   return s;
 }
 
-void GencosMarket::write_obs(const GState& s, std::span<float> obs) const {
-  const int nu = n_units(), per = per_agent_obs();
+void GencosMarket::write_obs(GState& s, std::span<float> obs) const {
+  const int nu = n_units(), per = per_agent_obs(), nf = forecast_.horizon();
   const double dt = p_.dt_hours, sc = p_.lmp_scale;
-  const double fc = total_load(s.start + s.t + 1) / (sum_pmax_ + 1e-6);
+  thread_local std::vector<double> fc;
+  fc.resize(static_cast<size_t>(nf));
+  for (int k = 1; k <= nf; ++k) fc[k - 1] = total_load(s.start + s.t + k) / (sum_pmax_ + 1e-6);
+  forecast_.apply(fc, s.forecast, fc);  // one market-wide forecast for every agent
   float tod[2];
   time_of_day_features(s.t, dt, tod);  // within-episode t, as the reference
   for (int i = 0; i < nu; ++i) {
@@ -238,11 +242,11 @@ void GencosMarket::write_obs(const GState& s, std::span<float> obs) const {
     o[3] = static_cast<float>(s.profit[i] / (sc * u.pmax_mw * dt + 1e-6));
     o[4] = static_cast<float>(std::min(u.pmax_mw - s.p_prev[i], p_.ramp_up_mw[i]) /
                               (u.pmax_mw + 1e-6));
-    o[5] = static_cast<float>(fc);
-    o[6] = tod[0];
-    o[7] = tod[1];
-    for (int h = 0; h < p_.lmp_history; ++h) o[8 + h] = static_cast<float>(s.lmp_hist[h] / sc);
-    int k = kPerAgentObs + p_.lmp_history;
+    int k = 5;
+    for (int h = 0; h < nf; ++h) o[k++] = static_cast<float>(fc[h]);
+    o[k++] = tod[0];
+    o[k++] = tod[1];
+    for (int h = 0; h < p_.lmp_history; ++h) o[k++] = static_cast<float>(s.lmp_hist[h] / sc);
     if (!outages_.active()) continue;
     for (uint8_t on : s.out.branch_on) o[k++] = on;
     for (const auto& v : p_.units) o[k++] = s.out.gen_on[v.gen_row];
@@ -254,6 +258,7 @@ void GencosMarket::reset(State& st, core::Rng& rng, std::span<float> obs,
   auto& s = static_cast<GState&>(st);
   s.start = choose_episode_start(starts_, rng, opt);  // every row, wrapping around
   s.t = 0;
+  forecast_.begin_episode(s.forecast, rng, s.start);  // does not advance rng
   outages_.reset(s.out, rng);  // draws nothing when no outages are configured
   thread_local std::vector<double> pd;
   bus_loads(s.start, pd);
@@ -372,6 +377,7 @@ void GencosMarket::save_state(const State& st, std::vector<double>& out) const {
   out.insert(out.end(), s.lmp_hist.begin(), s.lmp_hist.end());
   out.insert(out.end(), {s.lmp_sum, s.lmp_sq, s.true_cost, s.planner_cost});
   outages_.save_state(s.out, out);  // nothing when no outages are configured
+  forecast_.save(s.forecast, out);  // nothing without forecast noise
 }
 
 size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
@@ -412,7 +418,7 @@ size_t GencosMarket::load_state(State& st, std::span<const double> in) const {
   s.net.reset();
   s.net_planner.reset();
   s.on_net = false;
-  return n + n_out;
+  return n + n_out + forecast_.load(s.forecast, in.subspan(n + n_out));
 }
 
 // The registry entry: the env is built from a task preset's data, so `[env] id` alone selects

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
+#include "powerzoo/envs/forecast.hpp"
 #include "powerzoo/envs/outages.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/market/clearing.hpp"
@@ -28,11 +29,16 @@ struct GencosParams {
   int lmp_history = 4;
   double lmp_scale = 100;  ///< observation normalizer of prices ($/MWh)
   OutageParams outages;    ///< [env] outage keys (default: none)
+  /// [env] forecast_horizon / forecast_noise: H steps of load_forecast (the reference's one
+  /// perfect step by default; 0: no field).
+  ForecastParams forecast{1, 0.0};
 };
 
-/// Agents genco_0.. in unit order. Per agent: obs 8 + H floats (as PowerZooJax's market_marl.py:
-/// own base price / lmp_scale, pmax share, last dispatch, last profit, ramp headroom, next-step
-/// total load / Σpmax, sin/cos time of day, H mean LMPs / lmp_scale oldest first), action [K] in
+/// Agents genco_0.. in unit order. Per agent: obs 7 + F + H floats (as PowerZooJax's
+/// market_marl.py: own base price / lmp_scale, pmax share, last dispatch, last profit, ramp
+/// headroom, load_forecast [F = forecast.horizon] = total load of the next F steps / Σpmax (rows
+/// of the load table, wrapping; F = 1 and no noise: the reference's next-step load), sin/cos
+/// time of day, H mean LMPs / lmp_scale oldest first), action [K] in
 /// [−1, 1] (offer markups, market::offer_prices), reward = profit LMP_bus·P·dt − TC(P)·dt ($ per
 /// step, true cost); Step::reward = mean over agents. Cost channel thermal_overload = Σ MW over the
 /// ratings. Info::sums: spec().episode_sum_names (episode sums; per-step means are pre-divided by
@@ -45,6 +51,10 @@ struct GencosParams {
 /// status the next step clears; both whichever kinds can go out), the costs gain unserved_load (MW:
 /// load of de-energized buses + load an island sheds) and spilled_generation (MW), and the traces
 /// gain branch_status and gen_status. Without outages nothing of this exists.
+///
+/// Forecast errors (forecast.noise > 0, docs/design.md §4.12): each observation draws one error
+/// path from the forecast's own stream (seeded at reset, saved after the outage state); every
+/// agent sees the same market-wide forecast.
 class GencosMarket final : public Env {
  public:
   /// Throws core::ConfigError for inconsistent sizes (ramps, loads, load buses) and for a
@@ -72,6 +82,7 @@ class GencosMarket final : public Env {
   const market::ClearingResult& last_clearing(const State& s) const;
   /// The outage status of state s: the one the next step clears.
   const OutageState& outage_state(const State& s) const;
+  /// Per-agent observation size without lmp history and outages, with a one-step forecast.
   static constexpr int kPerAgentObs = 8;
 
  private:
@@ -86,7 +97,7 @@ class GencosMarket final : public Env {
   double mean_lmp(const GState& s, const market::ClearingResult& r) const;
   void bus_loads(int64_t row, std::vector<double>& pd) const;
   double total_load(int64_t row) const;
-  void write_obs(const GState& s, std::span<float> obs) const;
+  void write_obs(GState& s, std::span<float> obs) const;  // draws forecast errors
   void finish_metrics(GState& s, const market::ClearingResult& r, double planner_cost,
                       Info* info) const;
 
@@ -98,6 +109,7 @@ class GencosMarket final : public Env {
   std::vector<int64_t> starts_;  ///< [n_rows] every row of the load table starts an episode
   OutageProcess outages_;
   OutageState intact_;  ///< every row as the case has it
+  Forecast forecast_;
 };
 
 }  // namespace pz::envs

@@ -14,6 +14,7 @@
 #include "powerzoo/data/dc_microgrid_data.hpp"
 #include "powerzoo/data/outage_schedule.hpp"
 #include "powerzoo/envs/forecast.hpp"
+#include "powerzoo/tasks/split_settings.hpp"
 
 namespace pz::tasks {
 namespace {
@@ -25,6 +26,11 @@ constexpr int kDays = 365;    // days of 2025
 constexpr int kIidEvery = 4;  // day d ≡ 0 (mod 4) is iid
 constexpr double kSlaTightenSlack = 1.2;
 constexpr int kN1Steps = 72;  // n1_component: the outage lasts 6 h of the 24-h episode
+// The forecast_error split's relative error of the solar and price forecasts one 5-min step ahead
+// when the spec sets none: 2 % at 5 min, 6.9 % an hour (12 steps) ahead, 9.8 % at two hours.
+// Intraday PV and price forecasts err by several per cent an hour ahead; a chosen stress level,
+// not a calibration (docs/tasks/dc_microgrid.md).
+constexpr double kSplitForecastNoise = 0.02;
 
 // Loaded once per process; every env of the process shares the same arrays.
 Series cached_series(const std::string& key, const std::function<std::vector<double>()>& load) {
@@ -49,7 +55,7 @@ int step_of_day(const float* tod) {
 const std::vector<std::string>& dcmg_splits() {
   static const std::vector<std::string> s = {
       "train",          "iid",         "cooling_stress", "renewable_drought", "workload_swap",
-      "workload_shock", "dg_derating", "sla_tighten",    "n1_component"};
+      "workload_shock", "dg_derating", "sla_tighten",    "n1_component",      "forecast_error"};
   return s;
 }
 
@@ -141,7 +147,8 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
   }
   p.shaping = k.boolean("reward_shaping");
   p.dg_autobalance = k.boolean("dg_autobalance");
-  p.forecast = envs::forecast_from(k);
+  const envs::ForecastParams fc = envs::forecast_from(k);
+  p.forecast = {fc.horizon, split_forecast_noise(ctx, fc, kSplitForecastNoise)};
   dcmg_outages(ctx, p);
   return p;
 }
@@ -292,7 +299,9 @@ envs::TaskPreset dcmg_preset() {
   e.description =
       "DC microgrid benchmark: an AI data centre with PV, battery, diesel and a 1.5 MW capped "
       "import, 288 five-minute steps, shaped reward with diesel autobalance; Google/Azure/"
-      "Alibaba workload, GB price and solar of 2025; costs sla, overtemp, power_deficit";
+      "Alibaba workload, GB price and solar of 2025; costs sla, overtemp, power_deficit; split "
+      "forecast_error: iid days, solar and price forecast error 2 % · sqrt(lead) (needs "
+      "forecast_horizon > 0)";
   auto window = [](double x) { return x >= 0 && x <= 1; };
   auto positive = [](double x) { return x > 0; };
   core::ParamDef workload = core::str_param(
@@ -322,8 +331,10 @@ envs::TaskPreset dcmg_preset() {
                          "every 4th day iid; reference: the reference's windows (any step, "
                          "price from 2023-07-05, train = iid), to reproduce its numbers"),
   };
-  for (core::ParamDef& d : envs::forecast_params(0, "solar_forecast and price_forecast"))
+  for (core::ParamDef& d : envs::forecast_params(0, "solar_forecast and price_forecast")) {
+    if (d.key == "forecast_noise") d.doc += "; split forecast_error uses 0.02 when this is 0";
     e.params.push_back(std::move(d));
+  }
   for (core::ParamDef& d : dcmg_outage_keys()) e.params.push_back(std::move(d));
   e.splits = dcmg_splits();
   e.make = [](const envs::BuildContext& ctx) -> std::shared_ptr<const envs::Env> {

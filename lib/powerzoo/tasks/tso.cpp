@@ -21,6 +21,7 @@
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/case/energized.hpp"
+#include "powerzoo/tasks/split_settings.hpp"
 #include "powerzoo/tasks/tso_scopf.hpp"
 
 namespace pz::tasks {
@@ -125,23 +126,16 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
                             "\"tso\" (case118 or case14), found 'case5' (set case = \"case118\")");
   double load_mult = 1.0, rating_mult = 1.0;
   const envs::ForecastParams fc = envs::forecast_from(e);
-  double forecast_noise = fc.noise;
+  const double forecast_noise = split_forecast_noise(ctx, fc, kSplitForecastNoise);
   std::string window = split;
-  if (split == "forecast_error") {
-    if (fc.horizon == 0)
-      throw core::ConfigError(ctx.at("forecast_horizon") +
-                              "[env] forecast_horizon: expected a forecast (> 0) for split = "
-                              "\"forecast_error\", found 0");
+  if (split == "forecast_error" || is_n1_split(split)) {
     window = "iid";
-    if (forecast_noise == 0) forecast_noise = kSplitForecastNoise;
   } else if (split == "load_stress") {
     window = "iid";
     load_mult = 1.15;
   } else if (split == "line_tightening") {
     window = "iid";
     rating_mult = 0.85;
-  } else if (split == "n1_branch" || split == "n1_gen") {
-    window = "iid";
   } else if (split != "train" && split != "iid") {
     throw core::ConfigError(ctx.at("split") +
                             "[env] split: expected one of train, iid, load_stress, "
@@ -154,16 +148,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   } catch (const core::ConfigError& err) {
     throw core::ConfigError(ctx.at("outages") + "[env] outages: " + err.what());
   }
-  if (split == "n1_branch" || split == "n1_gen") {
-    const auto kind =
-        split == "n1_branch" ? envs::OutageParams::N1::kBranch : envs::OutageParams::N1::kGen;
-    if (outages.n1 != envs::OutageParams::N1::kNone && outages.n1 != kind)
-      throw core::ConfigError(ctx.at("outage_n1") + "[env] outage_n1: split \"" + split +
-                              "\" sets outage_n1 = \"" + split.substr(3) + "\", found \"" +
-                              e.str("outage_n1") + "\"");
-    if (outages.n1 == envs::OutageParams::N1::kNone) outages.n1_steps = kSplitN1Steps;
-    outages.n1 = kind;
-  }
+  apply_n1_split(ctx, outages, kSplitN1Steps);
   const TsoBase* base = nullptr;
   try {
     base = &cached_base(case_name, e.str("profile"), dt_hours);
