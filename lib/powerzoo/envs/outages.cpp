@@ -6,6 +6,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::envs {
 namespace {
@@ -196,6 +197,16 @@ size_t OutageProcess::load_state(OutageState& s, std::span<const double> in) con
     s.n1_start = state_int(in[k++], 0, horizon_ - p_.n1_steps, "N-1 outage start");
   }
   return n;
+}
+
+grid::Case outage_case(const grid::Case& c, const std::vector<uint8_t>& branch_on,
+                       const std::vector<uint8_t>& gen_on, std::vector<int>* dead) {
+  grid::Case e = c;
+  for (int l = 0; l < e.n_branch(); ++l)
+    if (!branch_on[l]) e.branch[l].status = 0;
+  for (int g = 0; g < e.n_gen(); ++g)
+    if (!gen_on[g]) e.gen[g].status = 0;
+  return grid::energize(e, dead);
 }
 
 std::vector<core::ParamDef> outage_params() {

@@ -108,6 +108,13 @@ class OutageProcess {
   std::vector<int> n1_rows_;                           // rows the N-1 outage picks from
 };
 
+/// The case of an outage set: `c` with every row that is out (branch_on[l] / gen_on[g] = 0) out of
+/// service, read as MATPOWER reads it (grid::energize: each island with an in-service generator
+/// gets its own reference, an island without one is de-energized; rows kept in place).
+/// branch_on [n_branch], gen_on [n_gen]; `dead` (if not null) receives the de-energized buses.
+grid::Case outage_case(const grid::Case& c, const std::vector<uint8_t>& branch_on,
+                       const std::vector<uint8_t>& gen_on, std::vector<int>* dead);
+
 /// The [env] keys of the outage process: outages, outage_rate, outage_duration_steps,
 /// outage_elements (duration and elements refused without a rate), outage_n1, outage_n1_steps
 /// (refused without outage_n1).

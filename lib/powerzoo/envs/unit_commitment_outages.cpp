@@ -21,17 +21,11 @@ void build_uc_outage_net(const grid::Case& c, const std::vector<double>& base_pd
   out.islands.clear();
   out.dead_buses.clear();
   out.dead_base_mw = 0;
-  grid::Case e = c;
   bool branch_out = false;
   for (int l = 0; l < c.n_branch(); ++l)
-    if (!branch_on[l] && c.branch[l].status > 0) {
-      e.branch[l].status = 0;
-      branch_out = true;
-    }
-  for (int g = 0; g < c.n_gen(); ++g)
-    if (!gen_on[g]) e.gen[g].status = 0;
+    branch_out = branch_out || (!branch_on[l] && c.branch[l].status > 0);
   std::vector<int> dead;
-  e = grid::energize(e, &dead);
+  const grid::Case e = outage_case(c, branch_on, gen_on, &dead);
   out.intact = !branch_out && dead.empty() && e.ref_bus_idx == c.ref_bus_idx;
   if (out.intact) return;
   out.dead_buses = dead;
