@@ -112,7 +112,7 @@ TEST_SUITE("envs_registry") {
     CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\ntask = \"dso\"\ncase = \"case5\"\n", "x.toml"),
                          "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
                          "outages, outage_rate, outage_duration_steps, outage_elements, "
-                         "outage_n1, outage_n1_steps, horizon, dt_hours)",
+                         "outage_n1, outage_n1_steps, outage_status_obs, horizon, dt_hours)",
                          core::ConfigError);
   }
 
