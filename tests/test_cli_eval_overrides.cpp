@@ -114,4 +114,34 @@ TEST_SUITE("cli_eval_overrides") {
                        "', 'r').attrs['global_step'])\"");
     CHECK_MESSAGE(py.out.find("gs 0") != std::string::npos, py.out);
   }
+
+  // Guards issue 36: a checkpoint trained without outages was refused on the n1 splits (the
+  // split added branch_status to the observation). outage_status_obs = auto keeps its
+  // observation there; the outage is in the physics and the unserved_load channel.
+  TEST_CASE("a checkpoint trained without outages evaluates on n1_branch, blind to the outage") {
+    const fs::path d = pz::test::tmp_dir("pz_cli", "eval_n1_blind");
+    const auto spec = write(d / "dso.toml",
+                            "[experiment]\nname = \"dso_n1\"\nseed = 2\n[env]\ntask = \"dso\"\n"
+                            "[vec]\nn_envs = 2\n[learner]\ntotal_steps = 192\nrollout_length = 48\n"
+                            "[ppo]\nn_minibatches = 2\nhidden = [8, 8]\n[eval]\nevery_steps = 192\n"
+                            "n_episodes = 1\n[output]\ncheckpoint_every_steps = 192\n");
+    const auto r = sh(kBin + " run " + spec + " --quiet --threads 1 --out " + (d / "run").string());
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string ck = (d / "run" / "ckpt" / "step_192.h5").string();
+    CHECK(pz::io::read_string(ck, "config/resolved").find("outage_status_obs = \"false\"") !=
+          std::string::npos);
+    const std::string n1 = (d / "n1.h5").string();
+    const auto e =
+        sh(kBin + " eval " + ck + " --split n1_branch --episodes 4 --threads 1 --out " + n1);
+    REQUIRE_MESSAGE(e.code == 0, e.out);
+    const auto unserved = pz::io::read_column(n1, "metrics/eval/n1_branch/cost/unserved_load");
+    REQUIRE(unserved.size() == 1);
+    CHECK(unserved[0] > 0);  // every line of the radial feeder cuts off some load
+    // Showing the status changes the observation the policy was trained on: refused as before.
+    const auto seeing = sh(kBin + " eval " + ck + " env.outage_status_obs=true --split n1_branch " +
+                           "--episodes 1 --threads 1 --out " + (d / "seeing.h5").string());
+    CHECK(seeing.code == 2);
+    CHECK_MESSAGE(seeing.out.find("observation") != std::string::npos, seeing.out);
+    CHECK(!fs::exists(d / "seeing.h5"));
+  }
 }

@@ -13,6 +13,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/dc_microgrid.hpp"
 #include "powerzoo/exp/spec/build.hpp"
+#include "status_obs_util.hpp"
 #include "test_util.hpp"
 
 using namespace pz;
@@ -209,7 +210,9 @@ TEST_SUITE("envs_dc_microgrid_outages") {
 
   TEST_CASE("n1_component: one component out for exactly 72 steps per episode, observed") {
     const auto iid = exp::make_env(dcmg_spec(), "iid");
-    const auto base = exp::make_env(dcmg_spec(), "n1_component");
+    // Without outage keys the split keeps the training observation (outage_status_obs = auto).
+    CHECK(exp::make_env(dcmg_spec(), "n1_component")->spec().obs_dim == 24);
+    const auto base = exp::make_env(dcmg_spec("outage_status_obs = true\n"), "n1_component");
     const auto* env = dynamic_cast<const DcMicrogrid*>(base.get());
     REQUIRE(env);
     REQUIRE(env->spec().obs_dim == 28);
@@ -250,6 +253,15 @@ TEST_SUITE("envs_dc_microgrid_outages") {
       ++seen[comp];
     }
     for (int n : seen) CHECK(n > 0);  // every component is drawn in 40 episodes
+  }
+
+  TEST_CASE("outage_status_obs = false: no component_status, the same steps as with it") {
+    const std::string keys = "outage_rate = 0.01\noutage_duration_steps = 12\n";
+    const auto seeing = exp::make_env(dcmg_spec(keys + "outage_status_obs = true\n"), "iid");
+    const auto blind = exp::make_env(dcmg_spec(keys + "outage_status_obs = false\n"), "iid");
+    CHECK(blind->spec().obs_dim == 24);
+    CHECK(seeing->spec().obs_dim == 28);
+    CHECK(test::check_blind_steps_as_seeing(*blind, *seeing, 288) > 0);
   }
 
   TEST_CASE("the task's outage keys: bad values and scenario files are named") {

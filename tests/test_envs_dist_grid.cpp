@@ -282,7 +282,7 @@ TEST_SUITE("envs_dist_grid") {
     REQUIRE(sp.obs_dim == 195 + 4);
     const envs::Slice fc = sp.obs_field("load_forecast"), pl = sp.obs_field("bus_p_load");
     CHECK(fc.offset == 195);
-    CHECK(sp.obs_field("pv_forecast").size == 0);  // the dso feeder has no PV
+    CHECK_THROWS_AS(sp.obs_field("pv_forecast"), core::ConfigError);  // the dso feeder has no PV
     auto st = env->make_state();
     core::Rng rng(2, 7);
     std::vector<float> obs(sp.obs_dim), costs(sp.cost_names.size()), act(sp.act_dim, 0.2f);

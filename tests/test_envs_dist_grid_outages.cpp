@@ -14,8 +14,10 @@
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/envs/dist_grid_marl.hpp"
 #include "powerzoo/exp/spec/build.hpp"
+#include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
+#include "status_obs_util.hpp"
 
 using namespace pz;
 
@@ -239,11 +241,47 @@ TEST_SUITE("envs_dist_grid_outages") {
     CHECK(unserved >= 0);
   }
 
+  TEST_CASE("outage_status_obs = false: no branch_status, the same steps as with it") {
+    for (const char* task : {"dso", "ders"}) {
+      CAPTURE(task);
+      const auto spec = [&](const char* v) {
+        return exp::parse_spec(std::string("[env]\ntask = \"") + task +
+                                   "\"\noutage_rate = 0.02\noutage_duration_steps = 4\n"
+                                   "outage_status_obs = " +
+                                   v + "\n",
+                               "t.toml");
+      };
+      const auto seeing = exp::make_env(spec("true"), "iid");
+      const auto blind = exp::make_env(spec("false"), "iid");
+      const auto plain = exp::make_env(
+          exp::parse_spec(std::string("[env]\ntask = \"") + task + "\"\n", "t.toml"), "iid");
+      CHECK(blind->spec().obs_dim == plain->spec().obs_dim);
+      CHECK(blind->spec().obs_feature_names() == plain->spec().obs_feature_names());
+      CHECK(seeing->spec().obs_dim > blind->spec().obs_dim);
+      CHECK(test::check_blind_steps_as_seeing(*blind, *seeing, 48) > 0);
+    }
+  }
+
+  TEST_CASE("n1_branch without outage keys keeps the training observation (status_obs auto)") {
+    for (const char* task : {"dso", "ders"}) {
+      CAPTURE(task);
+      const auto spec = exp::parse_spec(std::string("[env]\ntask = \"") + task + "\"\n", "t.toml");
+      const auto train = exp::make_env(spec, "train");
+      const auto n1 = exp::make_env(spec, "n1_branch");
+      CHECK(n1->spec().obs_dim == train->spec().obs_dim);
+      CHECK(n1->spec().obs_feature_names() == train->spec().obs_feature_names());
+      CHECK(n1->spec().cost_names.back() == "unserved_load");  // the outage is there, unseen
+      CHECK(exp::to_toml(spec).find("outage_status_obs = \"false\"") != std::string::npos);
+    }
+  }
+
   TEST_CASE("n1_branch splits: exactly one line out for 12 consecutive steps") {
     for (const char* task : {"dso", "ders"}) {
       CAPTURE(task);
       const auto env = exp::make_env(
-          exp::parse_spec(std::string("[env]\ntask = \"") + task + "\"\n", "t.toml"), "n1_branch");
+          exp::parse_spec(std::string("[env]\ntask = \"") + task + "\"\noutage_status_obs = true\n",
+                          "t.toml"),
+          "n1_branch");
       const envs::EnvSpec& sp = env->spec();
       REQUIRE(sp.cost_names.back() == "unserved_load");
       const auto* marl = dynamic_cast<const envs::DistGridMarl*>(env.get());

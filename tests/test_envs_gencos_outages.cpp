@@ -16,6 +16,7 @@
 #include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/market/clearing.hpp"
+#include "status_obs_util.hpp"
 
 using namespace pz;
 
@@ -220,8 +221,14 @@ TEST_SUITE("envs_gencos_outages") {
     CHECK(plain->spec().cost_names.size() == 1);
     CHECK(!plain->outages().active());
     for (const char* split : {"n1_branch", "n1_gen"}) {
-      auto e = std::dynamic_pointer_cast<const envs::GencosMarket>(
-          exp::make_env(exp::parse_spec("[env]\ntask = \"gencos\"\n", "s.toml"), split));
+      // Without outage keys the status stays out of the observation (outage_status_obs = auto),
+      // so a policy trained without outages evaluates on the split; true shows it.
+      CHECK(exp::make_env(exp::parse_spec("[env]\ntask = \"gencos\"\n", "s.toml"), split)
+                ->spec()
+                .obs_dim == 5 * 12);
+      auto e = std::dynamic_pointer_cast<const envs::GencosMarket>(exp::make_env(
+          exp::parse_spec("[env]\ntask = \"gencos\"\noutage_status_obs = true\n", "s.toml"),
+          split));
       CHECK(e->spec().obs_dim == 5 * (12 + 6 + 5));
       CHECK(e->params().outages.n1_steps == 24);
       auto st = e->make_state();
@@ -242,5 +249,20 @@ TEST_SUITE("envs_gencos_outages") {
                 .find("outage_n1: split \"n1_branch\" sets outage_n1 = "
                       "\"branch\" (expected \"none\" or \"branch\")") != std::string::npos);
     }
+  }
+
+  TEST_CASE("outage_status_obs = false: no status in any agent's block, the same steps") {
+    const auto spec = [](const char* v) {
+      return exp::parse_spec(std::string("[env]\ntask = \"gencos\"\noutage_rate = 0.05\n"
+                                         "outage_elements = \"branch,gen\"\n"
+                                         "outage_duration_steps = 3\noutage_status_obs = ") +
+                                 v + "\n",
+                             "s.toml");
+    };
+    const auto seeing = exp::make_env(spec("true"), "iid");
+    const auto blind = exp::make_env(spec("false"), "iid");
+    CHECK(blind->spec().obs_dim == 5 * 12);
+    CHECK(seeing->spec().obs_dim == 5 * (12 + 6 + 5));
+    CHECK(test::check_blind_steps_as_seeing(*blind, *seeing, 48) > 0);
   }
 }

@@ -109,12 +109,13 @@ TEST_SUITE("envs_registry") {
                          doctest::Contains("command line override 'env.id=nope': [env] id:"),
                          core::ConfigError);
     // A key of another env is unknown for this one, with the valid keys listed.
-    CHECK_THROWS_WITH_AS(exp::parse_spec("[env]\ntask = \"dso\"\ncase = \"case5\"\n", "x.toml"),
-                         "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
-                         "outages, outage_rate, outage_duration_steps, outage_elements, "
-                         "outage_n1, outage_n1_steps, horizon, dt_hours, forecast_horizon, "
-                         "forecast_noise)",
-                         core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        exp::parse_spec("[env]\ntask = \"dso\"\ncase = \"case5\"\n", "x.toml"),
+        "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
+        "outages, outage_rate, outage_duration_steps, outage_elements, "
+        "outage_n1, outage_n1_steps, outage_status_obs, horizon, dt_hours, forecast_horizon, "
+        "forecast_noise)",
+        core::ConfigError);
   }
 
   TEST_CASE(

@@ -11,6 +11,7 @@
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dc.hpp"
+#include "status_obs_util.hpp"
 
 using namespace pz;
 
@@ -148,5 +149,23 @@ TEST_SUITE("envs_trans_grid_outages") {
     CHECK(out.spec().obs_fields.back().slice.offset == 16);
     CHECK(out.spec().cost_names.back() == "unserved_load");
     CHECK(out.spec().trace_vectors.back().name == "branch_status");
+  }
+
+  TEST_CASE("outage_status_obs = false: no status field, the same steps as with it") {
+    envs::TransGridParams p;
+    p.grid_case = grid::load_case(grid::resolve_case_path("case14"));
+    p.horizon = 24;
+    p.outages.rate = 0.05;  // about 0.05 · (20 branches + 5 units) · 24 element-steps fail
+    p.outages.duration_steps = 3;
+    p.outages.random_branch = p.outages.random_gen = true;
+    const envs::TransGrid seeing(p);
+    p.outages.status_obs = false;
+    const envs::TransGrid blind(p);
+    CHECK(seeing.spec().obs_dim == blind.spec().obs_dim + 20 + 5);
+    for (const auto& f : blind.spec().obs_fields)
+      CHECK(f.name.find("_status") == std::string::npos);
+    CHECK(blind.spec().cost_names.back() == "unserved_load");  // physics and costs unchanged
+    CHECK(blind.spec().trace_vectors.back().name == "gen_status");
+    CHECK(test::check_blind_steps_as_seeing(blind, seeing, 24) > 0);
   }
 }

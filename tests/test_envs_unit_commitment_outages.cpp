@@ -16,6 +16,7 @@
 #include "powerzoo/grid/dc/lodf.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "powerzoo/tasks/tso.hpp"
+#include "status_obs_util.hpp"
 #include "test_grid_util.hpp"
 
 using namespace pz;
@@ -189,6 +190,22 @@ TEST_SUITE("envs_unit_commitment_outages") {
     CHECK(out.spec().cost_names.back() == "unserved_load");
     CHECK(out.spec().obs_field("branch_status").offset == plain.spec().obs_dim);
     CHECK(out.spec().obs_field("gen_status").offset == plain.spec().obs_dim + nl);
+  }
+
+  TEST_CASE("outage_status_obs = false: the plain env's observation, the same steps as with it") {
+    auto p = case118_params();
+    p.horizon = 12;
+    const envs::UnitCommitment plain(p);
+    p.outages.rate = 0.01;  // about 0.01 · (186 branches + 54 units) · 12 element-steps fail
+    p.outages.duration_steps = 4;
+    p.outages.random_branch = p.outages.random_gen = true;
+    const envs::UnitCommitment seeing(p);
+    p.outages.status_obs = false;
+    const envs::UnitCommitment blind(p);
+    CHECK(blind.spec().obs_dim == plain.spec().obs_dim);
+    CHECK(blind.spec().obs_feature_names() == plain.spec().obs_feature_names());
+    CHECK(blind.spec().cost_names.back() == "unserved_load");
+    CHECK(test::check_blind_steps_as_seeing(blind, seeing, 12) > 0);
   }
 
   TEST_CASE("random outages: a saved and restored state continues as the uninterrupted run") {

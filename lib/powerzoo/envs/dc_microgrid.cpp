@@ -187,10 +187,12 @@ DcMicrogrid::DcMicrogrid(DcMicrogridParams p)
   if (n_price_fc > 0) spec_.obs_fields.push_back({"price_forecast", {kObsDim + h, n_price_fc}});
   spec_.episode_sum_names.assign(kSumNames, kSumNames + kNumSums);
   spec_.trace_names.assign(kTraceNames, kTraceNames + kNumTrace);
-  if (outages_.active()) {  // after every other field: their offsets stay those without outages
+  if (outages_.observes_status()) {  // last: the other fields keep their offsets without outages
     status_offset_ = spec_.obs_dim;
     spec_.obs_fields.push_back({"component_status", {status_offset_, kNumComponents}});
     spec_.obs_dim += kNumComponents;
+  }
+  if (outages_.active()) {  // traced whatever outage_status_obs says
     spec_.trace_vectors.push_back({"component_status", kNumComponents});
   }
 }
@@ -435,7 +437,7 @@ void DcMicrogrid::write_obs(McState& s, std::span<float> obs) const {
   for (int j = 0; j < kActDim; ++j) o[17 + j] = s.last_action[j];
   for (int j = 0; j < 22; ++j) obs[j] = static_cast<float>(o[j]);
   time_of_day_features(t, p_.dt_hours, &obs[22]);
-  if (outages_.active())
+  if (outages_.observes_status())
     for (int c = 0; c < kNumComponents; ++c) obs[status_offset_ + c] = s.out.gen_on[c];
   const int h = forecast_.horizon();
   if (h == 0) return;

@@ -286,7 +286,7 @@ void DistGrid::observe(GridState& s, std::span<float> obs) const {
   k += ren_.obs_dim();
   flex_.observe(s.flex, obs.subspan(k, flex_.obs_dim()));
   k += flex_.obs_dim();
-  if (outages_.tracks_branches())
+  if (outages_.observes_branches())
     for (int line : lines_) obs[k++] = s.out.branch_on[line];
   write_forecasts(s, obs.subspan(k, forecast_obs_dim()));
 }

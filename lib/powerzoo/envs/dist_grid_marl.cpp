@@ -115,7 +115,7 @@ DistGridMarl::DistGridMarl(std::shared_ptr<const DistGrid> grid, DistGridMarlPar
     throw core::ConfigError("DistGridMarl: " + std::to_string(agents_.size()) +
                             " devices, at most " + std::to_string(Step::kMaxAgents) + " agents");
   const int K = p_.n_neighbours;
-  n_status_ = g.outages().tracks_branches() ? g.n_lines() : 0;
+  n_status_ = g.outages().observes_branches() ? g.n_lines() : 0;
   n_forecast_ = g.forecast_obs_dim();
   agent_obs_ = 1 + K + 3 + 2 + pad_ + n_status_ + n_forecast_;
   spec_.id = "dist_grid_marl";

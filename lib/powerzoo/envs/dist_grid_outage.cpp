@@ -60,8 +60,10 @@ void DistGrid::setup_outages() {
   const grid::Case& c = p_.grid_case;
   if (outages_.tracks_branches()) {
     const int nl = n_lines();
-    spec_.obs_fields.push_back({"branch_status", {spec_.obs_dim, nl}});
-    spec_.obs_dim += nl;
+    if (outages_.observes_branches()) {  // unless outage_status_obs = false; traced always
+      spec_.obs_fields.push_back({"branch_status", {spec_.obs_dim, nl}});
+      spec_.obs_dim += nl;
+    }
     spec_.trace_vectors.push_back({"branch_status", nl});
     single_out_.assign(c.n_branch(), nullptr);
     std::vector<uint8_t> on(c.n_branch(), 1);

@@ -94,8 +94,8 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)), forecast_(p_.fore
                                {"load_forecast", forecast_.horizon()},
                                {"time_of_day", 2},
                                {"lmp_history", p_.lmp_history},
-                               {"branch_status", outages_.active() ? nl : 0},
-                               {"gen_status", outages_.active() ? nu : 0}})
+                               {"branch_status", outages_.observes_status() ? nl : 0},
+                               {"gen_status", outages_.observes_status() ? nu : 0}})
       if (n > 0) fields.push_back({name + "/" + f, n});
   }
   spec_.obs_fields = tile_obs_fields(fields);
@@ -116,7 +116,7 @@ GencosMarket::GencosMarket(GencosParams p) : p_(std::move(p)), forecast_(p_.fore
 // The outage channels and traces exist only when outages are configured (the shapes of the env
 // without them are unchanged). Both statuses are observed whatever kinds can fail: one
 // observation for every outage setting, so a learner trained under outages of one kind evaluates
-// on both n1 splits.
+// on both n1 splits. outage_status_obs = false leaves them out of the observation (traced still).
 void GencosMarket::setup_outages() {
   if (!outages_.active()) return;
   spec_.cost_names.push_back("unserved_load");
@@ -136,7 +136,7 @@ double GencosMarket::mean_lmp(const GState& s, const market::ClearingResult& r) 
 
 int GencosMarket::per_agent_obs() const {
   return kPerAgentObs - 1 + forecast_.horizon() + p_.lmp_history +
-         (outages_.active() ? p_.grid_case.n_branch() + n_units() : 0);
+         (outages_.observes_status() ? p_.grid_case.n_branch() + n_units() : 0);
 }
 
 void GencosMarket::clear_network(GState& s, std::span<const double> pd,
@@ -247,7 +247,7 @@ void GencosMarket::write_obs(GState& s, std::span<float> obs) const {
     o[k++] = tod[0];
     o[k++] = tod[1];
     for (int h = 0; h < p_.lmp_history; ++h) o[k++] = static_cast<float>(s.lmp_hist[h] / sc);
-    if (!outages_.active()) continue;
+    if (!outages_.observes_status()) continue;
     for (uint8_t on : s.out.branch_on) o[k++] = on;
     for (const auto& v : p_.units) o[k++] = s.out.gen_on[v.gen_row];
   }

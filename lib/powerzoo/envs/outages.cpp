@@ -6,6 +6,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/envs/episode.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 
 namespace pz::envs {
 namespace {
@@ -198,6 +199,16 @@ size_t OutageProcess::load_state(OutageState& s, std::span<const double> in) con
   return n;
 }
 
+grid::Case outage_case(const grid::Case& c, const std::vector<uint8_t>& branch_on,
+                       const std::vector<uint8_t>& gen_on, std::vector<int>* dead) {
+  grid::Case e = c;
+  for (int l = 0; l < e.n_branch(); ++l)
+    if (!branch_on[l]) e.branch[l].status = 0;
+  for (int g = 0; g < e.n_gen(); ++g)
+    if (!gen_on[g]) e.gen[g].status = 0;
+  return grid::energize(e, dead);
+}
+
 std::vector<core::ParamDef> outage_params() {
   std::vector<core::ParamDef> out = {
       core::str_param("outages", "",
@@ -225,6 +236,13 @@ std::vector<core::ParamDef> outage_params() {
     return t.str("outage_n1") != "none" ? ""
                                         : "only the N-1 outage reads it, found outage_n1 = none";
   };
+  out.push_back(core::choice_param(
+      "outage_status_obs", "auto", {"auto", "true", "false"},
+      "the observation carries the outage status fields (branch_status, gen_status, "
+      "component_status): true, false (the policy acts blind to outages; physics, costs and "
+      "traces unchanged) or auto = true iff this spec configures outages (outages, "
+      "outage_rate > 0, outage_n1), decided before an n1 split adds its outage, so a policy "
+      "trained without outages evaluates on the n1 splits; the resolved spec records true/false"));
   out[0].is_path = true;
   for (size_t i = 2; i < 4; ++i) {
     out[i].applies = "outage_rate > 0";
@@ -248,7 +266,17 @@ OutageParams outage_params_from(const core::ParamTable& e) {
   p.n1 = n1 == "branch" ? OutageParams::N1::kBranch
                         : (n1 == "gen" ? OutageParams::N1::kGen : OutageParams::N1::kNone);
   p.n1_steps = static_cast<int>(e.integer("outage_n1_steps"));
+  p.status_obs = outage_status_obs_resolved(e);
   return p;
+}
+
+bool outage_status_obs_resolved(const core::ParamTable& e) {
+  const std::string v = e.has("outage_status_obs") ? e.str("outage_status_obs") : "auto";
+  if (v != "auto") return v == "true";
+  const auto set = [&](const char* k) { return e.has(k); };
+  return (set("outages") && !e.str("outages").empty()) ||
+         (set("outage_rate") && e.number("outage_rate") > 0) ||
+         (set("outage_n1") && e.str("outage_n1") != "none");
 }
 
 }  // namespace pz::envs

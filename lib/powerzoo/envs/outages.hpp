@@ -27,6 +27,10 @@ struct OutageParams {
   /// kComponent: of the components of an env built with OutageComponent kinds.
   enum class N1 { kNone, kBranch, kGen, kComponent } n1 = N1::kNone;
   int n1_steps = 1;  ///< [env] outage_n1_steps: steps the N-1 outage lasts
+  /// [env] outage_status_obs, resolved: the observation carries the status of the tracked kinds.
+  /// False: the policy acts blind to outages (physics, costs and traces unchanged), so a policy
+  /// trained without outages keeps its observation on an N-1 split.
+  bool status_obs = true;
 };
 
 /// A kind of component of an env without a grid::Case (the DC microgrid's pv, battery, diesel,
@@ -84,6 +88,11 @@ class OutageProcess {
   /// The observation and the traces carry the branch (gen) status: some branch (gen) can go out.
   bool tracks_branches() const { return track_branch_; }
   bool tracks_gens() const { return track_gen_; }
+  /// The observation carries the branch (gen) status: tracked and [env] outage_status_obs.
+  bool observes_branches() const { return track_branch_ && p_.status_obs; }
+  bool observes_gens() const { return track_gen_ && p_.status_obs; }
+  /// Active and [env] outage_status_obs (for envs that observe every kind once active).
+  bool observes_status() const { return active_ && p_.status_obs; }
 
   void make_state(OutageState& s) const;
   /// Every row back to the case's status, then step 0's changes (draws only if random).
@@ -108,10 +117,24 @@ class OutageProcess {
   std::vector<int> n1_rows_;                           // rows the N-1 outage picks from
 };
 
+/// The case of an outage set: `c` with every row that is out (branch_on[l] / gen_on[g] = 0) out of
+/// service, read as MATPOWER reads it (grid::energize: each island with an in-service generator
+/// gets its own reference, an island without one is de-energized; rows kept in place).
+/// branch_on [n_branch], gen_on [n_gen]; `dead` (if not null) receives the de-energized buses.
+grid::Case outage_case(const grid::Case& c, const std::vector<uint8_t>& branch_on,
+                       const std::vector<uint8_t>& gen_on, std::vector<int>* dead);
+
 /// The [env] keys of the outage process: outages, outage_rate, outage_duration_steps,
 /// outage_elements (duration and elements refused without a rate), outage_n1, outage_n1_steps
-/// (refused without outage_n1).
+/// (refused without outage_n1), outage_status_obs ("auto", "true", "false"; a TOML boolean is
+/// read as "true"/"false"; "auto" resolves by outage_status_obs_resolved).
 std::vector<core::ParamDef> outage_params();
+
+/// [env] outage_status_obs of a section as true/false: "auto" (or the key absent, as in a spec
+/// written before it existed) is true iff the section itself configures outages (outages file,
+/// outage_rate > 0 or outage_n1 != "none"). A task's N-1 split adds its outage after this, so
+/// a spec without outage keys keeps its observation on the n1 splits (docs/outages.md).
+bool outage_status_obs_resolved(const core::ParamTable& e);
 
 /// OutageParams from an env's keys (reads the scenario file; its rows are checked against the
 /// case by OutageProcess).

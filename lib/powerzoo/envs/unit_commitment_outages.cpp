@@ -45,13 +45,8 @@ void build_uc_outage_net(const grid::Case& c, const std::vector<double>& base_pd
     out.islands.push_back(std::move(is));
     return;
   }
-  grid::Case e = c;
-  for (int l = 0; l < c.n_branch(); ++l)
-    if (!branch_on[l] && c.branch[l].status > 0) e.branch[l].status = 0;
-  for (int g = 0; g < c.n_gen(); ++g)
-    if (!gen_on[g]) e.gen[g].status = 0;
   std::vector<int> dead;
-  e = grid::energize(e, &dead);
+  const grid::Case e = outage_case(c, branch_on, gen_on, &dead);
   out.intact = n_out == 0 && dead.empty() && e.ref_bus_idx == c.ref_bus_idx;
   if (out.intact) return;
   out.dead_buses = dead;
@@ -99,23 +94,24 @@ void UnitCommitment::setup_outages() {
   if (outages_.tracks_branches()) lodf_.emplace(c);
   const int nl = c.n_branch(), nu = n_units();
   // Appended after the forecast, so every field of the env without outages keeps its offset.
-  if (outages_.tracks_branches()) {
+  // The traces always carry the tracked kinds; the observation unless outage_status_obs = false.
+  if (outages_.observes_branches()) {
     spec_.obs_fields.push_back({"branch_status", {spec_.obs_dim, nl}});
     spec_.obs_dim += nl;
-    spec_.trace_vectors.push_back({"branch_status", nl});
   }
-  if (outages_.tracks_gens()) {
+  if (outages_.observes_gens()) {
     spec_.obs_fields.push_back({"gen_status", {spec_.obs_dim, nu}});
     spec_.obs_dim += nu;
-    spec_.trace_vectors.push_back({"gen_status", nu});
   }
+  if (outages_.tracks_branches()) spec_.trace_vectors.push_back({"branch_status", nl});
+  if (outages_.tracks_gens()) spec_.trace_vectors.push_back({"gen_status", nu});
   spec_.cost_names.push_back("unserved_load");
 }
 
 void UnitCommitment::observe_outages(const UcState& s, std::span<float> obs, size_t k) const {
-  if (outages_.tracks_branches())
+  if (outages_.observes_branches())
     for (uint8_t on : s.out.branch_on) obs[k++] = on;
-  if (outages_.tracks_gens())
+  if (outages_.observes_gens())
     for (uint8_t on : s.out.gen_on) obs[k++] = on;
 }
 

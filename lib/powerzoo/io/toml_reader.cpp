@@ -243,6 +243,11 @@ class Reader {
         return s->get();
       }
       case ParamKind::kChoice: {
+        // A choice among "true"/"false" (and others, e.g. "auto") takes a TOML boolean too.
+        if (auto* b = n.as_boolean()) {
+          const std::string bs = b->get() ? "true" : "false";
+          if (std::find(d.choices.begin(), d.choices.end(), bs) != d.choices.end()) return bs;
+        }
         auto* s = n.as_string();
         if (!s || std::find(d.choices.begin(), d.choices.end(), s->get()) == d.choices.end()) {
           const std::string dym = s ? did_you_mean(s->get(), d.choices) : std::string();

@@ -171,6 +171,7 @@ void dcmg_outages(const envs::BuildContext& ctx, envs::DcMicrogridParams& p) {
   const std::string& kinds = k.str("outage_elements");
   for (size_t c = 0; c < p.outage_random.size(); ++c)
     p.outage_random[c] = kinds == "all" || kinds == envs::DcMicrogrid::kComponents[c];
+  o.status_obs = envs::outage_status_obs_resolved(k);  // before the split adds its outage
   const bool spec_n1 = k.str("outage_n1") == "component";
   if (spec_n1 || ctx.split == "n1_component") o.n1 = envs::OutageParams::N1::kComponent;
   o.n1_steps = spec_n1 ? static_cast<int>(k.integer("outage_n1_steps")) : kN1Steps;

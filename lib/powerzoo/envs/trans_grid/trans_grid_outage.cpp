@@ -22,23 +22,24 @@ void TransGrid::setup_outages(const grid::Case& c) {
   if (outages_.tracks_branches()) lodf_.emplace(c);
   const int nl = c.n_branch(), nu = n_units();
   // Appended after time_of_day, so every field of the env without outages keeps its offset.
-  if (outages_.tracks_branches()) {
+  // The traces always carry the tracked kinds; the observation unless outage_status_obs = false.
+  if (outages_.observes_branches()) {
     spec_.obs_fields.push_back({"branch_status", {spec_.obs_dim, nl}});
     spec_.obs_dim += nl;
-    spec_.trace_vectors.push_back({"branch_status", nl});
   }
-  if (outages_.tracks_gens()) {
+  if (outages_.observes_gens()) {
     spec_.obs_fields.push_back({"gen_status", {spec_.obs_dim, nu}});
     spec_.obs_dim += nu;
-    spec_.trace_vectors.push_back({"gen_status", nu});
   }
+  if (outages_.tracks_branches()) spec_.trace_vectors.push_back({"branch_status", nl});
+  if (outages_.tracks_gens()) spec_.trace_vectors.push_back({"gen_status", nu});
   spec_.cost_names.push_back("unserved_load");
 }
 
 void TransGrid::observe_outages(const GridState& s, std::span<float> obs, size_t k) const {
-  if (outages_.tracks_branches())
+  if (outages_.observes_branches())
     for (uint8_t on : s.out.branch_on) obs[k++] = on;
-  if (outages_.tracks_gens())
+  if (outages_.observes_gens())
     for (int u = 0; u < n_units(); ++u) obs[k++] = s.out.gen_on[unit_gen_[u]];
 }
 

@@ -6,6 +6,7 @@
 // rundcopf does with its per-bus balance (each island balances its own load).
 #include "powerzoo/envs/trans_grid/trans_grid_outage_net.hpp"
 
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/grid/case/energized.hpp"
 
@@ -17,14 +18,10 @@ OutageNet& TransGrid::outage_net(GridState& s) const {
   n->branch_on = s.out.branch_on;
   n->gen_on = s.out.gen_on;
   // The env's unit limits where the OPF modes set them (opf_case_); the flows do not read them.
-  grid::Case e = opf_case_.n_bus() > 0 ? opf_case_ : p_.grid_case;
-  for (int l = 0; l < e.n_branch(); ++l)
-    if (!n->branch_on[l]) e.branch[l].status = 0;
-  for (int g = 0; g < e.n_gen(); ++g)
-    if (!n->gen_on[g]) e.gen[g].status = 0;
+  const grid::Case& c = opf_case_.n_bus() > 0 ? opf_case_ : p_.grid_case;
   std::vector<int> dead;
-  n->net = grid::energize(e, &dead);
-  n->dead.assign(e.n_bus(), 0);
+  n->net = outage_case(c, n->branch_on, n->gen_on, &dead);
+  n->dead.assign(c.n_bus(), 0);
   for (int b : dead) n->dead[b] = 1;
   for (const auto& b : n->net.bus) n->n_refs += b.type == 3;
   s.net = std::move(n);

@@ -14,6 +14,7 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/core/paths.hpp"
+#include "powerzoo/envs/outages.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/spec/spec_fields.hpp"
 #include "powerzoo/io/toml_schema.hpp"
@@ -231,11 +232,20 @@ void check_unread_sections(Spec& s, const io::SectionValues& v, bool sweep_trial
   }
 }
 
+// outage_status_obs = "auto" is recorded decided on the spec as read (before a split adds an
+// outage), so /config/resolved says what the policy saw; a stored spec without it resolves so.
+void resolve_auto_keys(core::ParamTable& env) {
+  if (env.has("outage_status_obs"))
+    env.set("outage_status_obs",
+            std::string(envs::outage_status_obs_resolved(env) ? "true" : "false"));
+}
+
 }  // namespace
 
 Spec::Spec() {
   env.id = envs::default_env_id();
   env.params = core::ParamTable::defaults(default_entry().params);
+  resolve_auto_keys(env.params);  // a default spec is a resolved one
   set_learner(rl::default_learner());
 }
 
@@ -324,6 +334,7 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
                              ? core::ParamValue(relative_to_cwd(std::get<std::string>(val)))
                              : core::ParamValue(relative_to_spec(std::get<std::string>(val), file,
                                                                  v.at("env." + key), key)));
+  resolve_auto_keys(s.env.params);
   if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;
   if (!v.find("env", "id")) s.env.id = entry->id;  // a task preset names its env
   if (entry->is_task()) s.env.task = entry->task;  // `id` alone may select a preset: record it
