@@ -277,38 +277,6 @@ std::string dcmg_outage_spec() {
                             "total_steps = 46080\n", "total_steps = 23040\n");
 }
 
-// Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
-// LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
-// mid-episode with outages in progress.
-const char* kOutageSpec = R"([experiment]
-name = "resume_outages"
-seed = 6
-[env]
-case = "case14"
-horizon = 48
-reward_scale = 1e-4
-outage_rate = 0.02
-outage_duration_steps = 6
-outage_elements = "branch,gen"
-[vec]
-n_envs = 16
-threads = 2
-[learner]
-total_steps = 30720
-rollout_length = 32
-
-[ppo]
-hidden = [32, 32]
-[reward]
-penalty = { power_balance = 0.02, thermal_overload = 0.02, unserved_load = 0.05 }
-[eval]
-every_steps = 10240
-n_episodes = 8
-[output]
-checkpoint_every_steps = 1536
-keep_checkpoints = 2
-)";
-
 }  // namespace
 
 TEST_SUITE("exp_resume") {
@@ -397,7 +365,10 @@ TEST_SUITE("exp_resume") {
   }
 
   TEST_CASE("a SIGKILLed run under random outages resumes byte-identical, outage states included") {
-    CHECK(check_kill_and_resume("resume_outages", kOutageSpec, 30720, {15000}) == 1);
+    CHECK(check_kill_and_resume(
+              "resume_outages",
+              pz::test::case14_outage_spec("resume_outages", "threads = 2\n", 30720, 10240, 1536),
+              30720, {15000}) == 1);
   }
   TEST_CASE("a SIGKILLed GenCos IPPO run under random outages resumes byte-identical") {
     CHECK(check_kill_and_resume("resume_ippo_outages", gencos_outage_spec(), 27648, {12000}) == 1);

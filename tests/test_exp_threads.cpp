@@ -233,37 +233,6 @@ std::string dcmg_outage_spec() {
       "seed = 7\n", "seed = 8\n");
 }
 
-// Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
-// LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
-// mid-episode with outages in progress.
-const char* kOutageSpec = R"([experiment]
-name = "threads_outages"
-seed = 6
-[env]
-case = "case14"
-horizon = 48
-reward_scale = 1e-4
-outage_rate = 0.02
-outage_duration_steps = 6
-outage_elements = "branch,gen"
-[vec]
-n_envs = 16
-[learner]
-total_steps = 4608
-rollout_length = 32
-
-[ppo]
-hidden = [32, 32]
-[reward]
-penalty = { power_balance = 0.02, thermal_overload = 0.02, unserved_load = 0.05 }
-[eval]
-every_steps = 2048
-n_episodes = 8
-[output]
-checkpoint_every_steps = 4608
-keep_checkpoints = 2
-)";
-
 }  // namespace
 
 TEST_SUITE("exp_threads") {
@@ -303,7 +272,9 @@ TEST_SUITE("exp_threads") {
     check_thread_invariance("threads_dcmg_outages", dcmg_outage_spec(), 4608);
   }
   TEST_CASE("training under random outages (trans_grid) is byte-identical for 1, 2, 3 threads") {
-    check_thread_invariance("threads_outages", kOutageSpec, 4608);
+    check_thread_invariance("threads_outages",
+                            pz::test::case14_outage_spec("threads_outages", "", 4608, 2048, 4608),
+                            4608);
   }
   TEST_CASE(
       "IPPO on the GenCos market under random outages is byte-identical for 1, 2, 3 threads") {

@@ -66,6 +66,23 @@ inline const std::string kDcmgOutageKeys =
     "outage_rate = 0.005\noutage_duration_steps = 12\noutage_n1 = \"component\"\n"
     "outage_n1_steps = 72\n";
 
+/// The PPO run under random branch and generator outages on case14 (its bridge 7-8 islands a
+/// generator bus, so LODF steps and full re-solves both occur), 16 envs, rollouts of 32 steps so
+/// that checkpoints fall mid-episode with outages in progress. `vec_keys` are extra [vec] lines;
+/// the budget, the evaluation period and the checkpoint period are in env steps.
+inline std::string case14_outage_spec(const std::string& name, const std::string& vec_keys,
+                                      long total_steps, long eval_every, long checkpoint_every) {
+  return "[experiment]\nname = \"" + name +
+         "\"\nseed = 6\n[env]\ncase = \"case14\"\nhorizon = 48\nreward_scale = 1e-4\n" +
+         kGridOutageKeys + "[vec]\nn_envs = 16\n" + vec_keys +
+         "[learner]\ntotal_steps = " + std::to_string(total_steps) +
+         "\nrollout_length = 32\n\n[ppo]\nhidden = [32, 32]\n[reward]\n"
+         "penalty = { power_balance = 0.02, thermal_overload = 0.02, unserved_load = 0.05 }\n"
+         "[eval]\nevery_steps = " +
+         std::to_string(eval_every) + "\nn_episodes = 8\n[output]\ncheckpoint_every_steps = " +
+         std::to_string(checkpoint_every) + "\nkeep_checkpoints = 2\n";
+}
+
 /// `spec` (whose [experiment] name is `name`) as `<name>_outages` with `keys` inserted after the
 /// line `task_line` of its [env] section.
 inline std::string outage_variant(const std::string& spec, const std::string& name,
