@@ -10,6 +10,7 @@
 
 #include "powerzoo/envs/dc_microgrid.hpp"
 #include "powerzoo/exp/spec/build.hpp"
+#include "test_dc_microgrid_util.hpp"
 
 using namespace pz;
 using envs::DcMicrogrid;
@@ -17,38 +18,9 @@ using envs::DcMicrogridParams;
 
 namespace {
 
-using Vec = std::vector<double>;
-
-// The reference factory's island, with a flat 0.5 inference fraction, a constant PV capacity
-// factor and a constant price: every number below can be computed by hand.
-DcMicrogridParams flat(double cf, double price) {
-  DcMicrogridParams p;
-  p.cpu = std::make_shared<const Vec>(Vec{0.5});
-  p.solar = std::make_shared<const Vec>(Vec{cf});
-  p.price = std::make_shared<const Vec>(Vec{price});
-  return p;
-}
-
-struct Stepped {
-  std::vector<float> obs = std::vector<float>(DcMicrogrid::kObsDim);
-  std::vector<float> costs = std::vector<float>(3);
-  envs::Info info;
-  envs::Step step;
-};
-
-Stepped step(const envs::Env& env, envs::State& s, core::Rng& rng, std::vector<float> a) {
-  Stepped r;
-  r.step = env.step(s, a, rng, r.obs, r.costs, &r.info);
-  return r;
-}
-
-// Index of a traced quantity.
-int tr(const envs::Env& env, const std::string& name) {
-  const auto& n = env.spec().trace_names;
-  const auto it = std::find(n.begin(), n.end(), name);
-  REQUIRE(it != n.end());
-  return static_cast<int>(it - n.begin());
-}
+using test::flat;
+using test::step;
+using test::tr;
 
 int sum(const envs::Env& env, const std::string& name) {
   const auto& n = env.spec().episode_sum_names;

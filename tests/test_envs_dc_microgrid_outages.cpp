@@ -14,6 +14,7 @@
 #include "powerzoo/envs/dc_microgrid.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "status_obs_util.hpp"
+#include "test_dc_microgrid_util.hpp"
 #include "test_util.hpp"
 
 using namespace pz;
@@ -22,37 +23,17 @@ using envs::DcMicrogridParams;
 
 namespace {
 
-using Vec = std::vector<double>;
+using test::step;
+using test::tr;
 
+// The plain island of test::flat with an import cap of 0.3 MW and a 1.2 MW diesel that balances
+// the bus (dg_autobalance).
 DcMicrogridParams flat(double cf, double price) {
-  DcMicrogridParams p;
-  p.cpu = std::make_shared<const Vec>(Vec{0.5});
-  p.solar = std::make_shared<const Vec>(Vec{cf});
-  p.price = std::make_shared<const Vec>(Vec{price});
+  DcMicrogridParams p = test::flat(cf, price);
   p.grid_import_max_mw = 0.3;
   p.dg.p_max_mw = 1.2;
   p.dg_autobalance = true;
   return p;
-}
-
-struct Stepped {
-  std::vector<float> obs, costs = std::vector<float>(3);
-  envs::Info info;
-  envs::Step step;
-};
-
-Stepped step(const envs::Env& env, envs::State& s, core::Rng& rng, std::vector<float> a) {
-  Stepped r;
-  r.obs.resize(static_cast<size_t>(env.spec().obs_dim));
-  r.step = env.step(s, a, rng, r.obs, r.costs, &r.info);
-  return r;
-}
-
-int tr(const envs::Env& env, const std::string& name) {
-  const auto& n = env.spec().trace_names;
-  const auto it = std::find(n.begin(), n.end(), name);
-  REQUIRE(it != n.end());
-  return static_cast<int>(it - n.begin());
 }
 
 // `from`'s state loaded into `to` (the microgrid part: a plain env reads the prefix it knows).

@@ -17,9 +17,9 @@
 #include "powerzoo/envs/trans_grid/trans_grid_baselines.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
-#include "powerzoo/grid/dc/dc.hpp"
-#include "powerzoo/grid/dc/n1_screen.hpp"
 #include "powerzoo/grid/dc/scopf.hpp"
+#include "test_grid_util.hpp"
+#include "test_scopf_util.hpp"
 
 using namespace pz;
 
@@ -33,30 +33,8 @@ std::shared_ptr<const envs::TransGrid> case5_env(const std::string& extra) {
   return env;
 }
 
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-
-/// Post-contingency overloads of pg on c by a full DC power flow without each in-service branch
-/// whose outage does not island.
-int brute_force_n1_overloads(grid::Case c, const std::vector<double>& pg, double tol) {
-  for (int g = 0; g < c.n_gen(); ++g) c.gen[g].pg_mw = pg[g];
-  int bad = 0;
-  for (const auto& o : grid::screen_n1(c).outages) {
-    if (o.islands) continue;
-    grid::Case out = c;
-    out.branch[o.branch].status = 0;
-    const grid::DcPfResult r = grid::run_dcpf(out);
-    REQUIRE(r.success);
-    for (int l = 0; l < c.n_branch(); ++l) {
-      const double rate = c.branch[l].rate_a_mva;
-      if (l != o.branch && rate > 0 && std::abs(r.branch_pf_mw[l]) > rate + tol) ++bad;
-    }
-  }
-  return bad;
-}
+using test::brute_force_n1_overloads;
+using test::max_abs_diff;
 
 /// The unit outputs of a DC trans_grid state (slack-adjusted) as [n_gen].
 std::vector<double> realized(const envs::TransGrid& env, const envs::State& st) {

@@ -10,13 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "powerzoo/io/hdf5.hpp"
-#include "powerzoo/io/hdf5_array.hpp"
 #include "test_run_util.hpp"
 #include "test_util.hpp"
 
@@ -77,30 +75,15 @@ long long last_progress_step(const fs::path& csv) {
   return last.empty() ? -1 : std::atoll(last.c_str());
 }
 
-using pz::test::datasets;
-using pz::test::timing_column;
-
 // Runs `spec_text` uninterrupted, then once per kill point: starts it, SIGKILLs it once its
-// progress passes the point, resumes it, and compares every metric column and the final
-// checkpoint's learner tensors with the uninterrupted run byte for byte. Returns how many kills
-// landed mid-run.
+// progress passes the point, resumes it, and compares the run with the uninterrupted one byte for
+// byte (pz::test::check_same_run). Returns how many kills landed mid-run.
 int check_kill_and_resume(const std::string& tag, const std::string& spec_text, long long total,
                           const std::vector<long long>& kill_points) {
-  const fs::path d = fs::temp_directory_path() / ("pz_" + tag + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
+  const fs::path d = pz::test::spec_dir(tag, spec_text);
   const std::string spec = (d / "spec.toml").string();
-  std::ofstream(spec) << spec_text;
   const std::string ref = (d / "ref").string();
   REQUIRE(wait_exit(spawn({kBin, "run", spec, "--quiet", "--out", ref})) == 0);
-  const std::string ref_h5 = ref + "/run.h5";
-  const auto train_cols = datasets(ref_h5, "metrics/train");
-  const auto eval_cols = datasets(ref_h5, "metrics/eval");
-  REQUIRE(train_cols.size() > 10);
-  REQUIRE(eval_cols.size() > 10);
-  const std::string last_ckpt = "/ckpt/step_" + std::to_string(total) + ".h5";
-  std::string ref_resolved;
-  const auto ref_ckpt = pz::io::read_checkpoint(ref + last_ckpt, &ref_resolved);
 
   int killed_mid_run = 0;
   for (long long kill_at : kill_points) {
@@ -119,48 +102,12 @@ int check_kill_and_resume(const std::string& tag, const std::string& spec_text, 
     wait_exit(pid);
     // Resume (twice is harmless: the second finds the run complete).
     REQUIRE(wait_exit(spawn({kBin, "run", spec, "--quiet", "--resume", "--out", run})) == 0);
-    const std::string h5 = run + "/run.h5";
-    for (const auto& cols : {train_cols, eval_cols}) {
-      for (const auto& c : cols) {
-        if (timing_column(c)) continue;
-        const auto a = pz::io::read_column(ref_h5, c);
-        const auto b = pz::io::read_column(h5, c);
-        CAPTURE(c);
-        REQUIRE(a.size() == b.size());
-        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-      }
-    }
-    // The evaluations' trajectories: the same evaluations kept ([output] trajectory_evals),
-    // with the same values (a resume copies those the uninterrupted run still holds).
-    const auto ref_traj = datasets(ref_h5, "trajectories");
-    CHECK(datasets(h5, "trajectories") == ref_traj);
-    for (const auto& t : ref_traj) {
-      CAPTURE(t);
-      const auto a = pz::io::read_array(ref_h5, t), b = pz::io::read_array(h5, t);
-      CHECK(a.shape == b.shape);
-      CHECK(a.data == b.data);
-    }
-    std::string resolved;
-    const auto ck = pz::io::read_checkpoint(run + last_ckpt, &resolved);
-    CHECK(resolved == ref_resolved);
-    int compared = 0;
-    for (const auto& [name, v] : ref_ckpt.f32) {
-      if (name.rfind("learner/", 0) != 0) continue;
-      REQUIRE(ck.f32.count(name));
-      CHECK_MESSAGE(ck.f32.at(name) == v, name);
-      ++compared;
-    }
-    CHECK(compared > 6);
-    for (const auto& [name, v] : ref_ckpt.f64) {
-      if (name.rfind("learner/", 0) != 0) continue;
-      REQUIRE(ck.f64.count(name));
-      CHECK_MESSAGE(ck.f64.at(name) == v, name);
-    }
-    for (const auto& [name, v] : ref_ckpt.i64) {  // counters, Adam steps, ring positions
-      if (name.rfind("learner/", 0) != 0) continue;
-      REQUIRE(ck.i64.count(name));
-      CHECK_MESSAGE(ck.i64.at(name) == v, name);
-    }
+    // The evaluations' trajectories compared too: the same evaluations kept ([output]
+    // trajectory_evals), with the same values (a resume copies those the uninterrupted run still
+    // holds).
+    const pz::test::RunComparison cmp = pz::test::check_same_run(ref, run, total);
+    CHECK(cmp.spec == cmp.ref_spec);
+    CHECK(cmp.learner_f32 > 6);
     // keep_checkpoints = 2: only the last two periodic checkpoints remain.
     int n_step_files = 0;
     for (const auto& e : fs::directory_iterator(fs::path(run) / "ckpt"))
@@ -198,16 +145,10 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
-// The GenCos IPPO spec under random branch and unit outages (case5: two branches out can cut off
-// a bus, so islands and de-energized load occur), with the outage status observed.
+// The GenCos IPPO spec under random branch and unit outages, with the outage status observed.
 std::string gencos_outage_spec() {
-  std::string s = kIppoSpec;
-  const std::string at = "task = \"gencos\"\n";
-  s.replace(s.find("name = \"resume_ippo\""), std::string("name = \"resume_ippo\"").size(),
-            "name = \"resume_ippo_outages\"");
-  s.insert(s.find(at) + at.size(),
-           "outage_rate = 0.02\noutage_duration_steps = 6\noutage_elements = \"branch,gen\"\n");
-  return s;
+  return pz::test::outage_variant(kIppoSpec, "resume_ippo", "task = \"gencos\"",
+                                  pz::test::kGridOutageKeys);
 }
 
 // The AC power flow mode: the warm-start voltages of every env are part of the checkpoint.
@@ -327,67 +268,14 @@ checkpoint_every_steps = 1536
 keep_checkpoints = 2
 )";
 
-// The DC microgrid under random component outages and the N-1 outage of every episode:
-// checkpoints fall mid-episode with outages in progress.
-const char* kDcmgOutageSpec = R"([experiment]
-name = "resume_dcmg_outages"
-seed = 4
-[env]
-task = "dc_microgrid"
-outage_rate = 0.005
-outage_duration_steps = 12
-outage_n1 = "component"
-outage_n1_steps = 72
-[vec]
-n_envs = 8
-threads = 2
-[learner]
-total_steps = 23040
-rollout_length = 96
-
-[ppo]
-n_minibatches = 2
-hidden = [32, 32]
-[eval]
-every_steps = 7680
-n_episodes = 2
-[output]
-trajectories = "none"
-checkpoint_every_steps = 1536
-keep_checkpoints = 2
-)";
-
-// Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
-// LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
-// mid-episode with outages in progress.
-const char* kOutageSpec = R"([experiment]
-name = "resume_outages"
-seed = 6
-[env]
-case = "case14"
-horizon = 48
-reward_scale = 1e-4
-outage_rate = 0.02
-outage_duration_steps = 6
-outage_elements = "branch,gen"
-[vec]
-n_envs = 16
-threads = 2
-[learner]
-total_steps = 30720
-rollout_length = 32
-
-[ppo]
-hidden = [32, 32]
-[reward]
-penalty = { power_balance = 0.02, thermal_overload = 0.02, unserved_load = 0.05 }
-[eval]
-every_steps = 10240
-n_episodes = 8
-[output]
-checkpoint_every_steps = 1536
-keep_checkpoints = 2
-)";
+// The DC microgrid under random component outages and the N-1 outage of every episode, half the
+// budget: checkpoints fall mid-episode with outages in progress.
+std::string dcmg_outage_spec() {
+  const std::string s = pz::test::outage_variant(
+      kDcmgSpec, "resume_dcmg", "task = \"dc_microgrid\"", pz::test::kDcmgOutageKeys);
+  return pz::test::replaced(pz::test::replaced(s, "seed = 3\n", "seed = 4\n"),
+                            "total_steps = 46080\n", "total_steps = 23040\n");
+}
 
 }  // namespace
 
@@ -410,11 +298,8 @@ TEST_SUITE("exp_resume") {
   }
 
   TEST_CASE("resume refuses a different spec but accepts a larger budget") {
-    const fs::path d = fs::temp_directory_path() / ("pz_resume2_" + std::to_string(getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
+    const fs::path d = pz::test::spec_dir("resume2", kSpec);
     const std::string spec = (d / "spec.toml").string();
-    std::ofstream(spec) << kSpec;
     const std::string run = (d / "r").string();
     REQUIRE(wait_exit(spawn(
                 {kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
@@ -435,11 +320,8 @@ TEST_SUITE("exp_resume") {
   // Regression: a checkpoint whose global step was -100 resumed with exit 0 and deleted the
   // run's newer checkpoints and progress rows.
   TEST_CASE("resume refuses checkpoint counters that do not hold together, deleting nothing") {
-    const fs::path d = fs::temp_directory_path() / ("pz_resume_ctr_" + std::to_string(getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
+    const fs::path d = pz::test::spec_dir("resume_ctr", kSpec);
     const std::string spec = (d / "spec.toml").string();
-    std::ofstream(spec) << kSpec;
     const std::string run = (d / "r").string();
     REQUIRE(wait_exit(spawn(
                 {kBin, "run", spec, "--quiet", "learner.total_steps=3840", "--out", run})) == 0);
@@ -479,14 +361,16 @@ TEST_SUITE("exp_resume") {
   }
 
   TEST_CASE("a SIGKILLed PPO run on the DC microgrid under component outages resumes identical") {
-    CHECK(check_kill_and_resume("resume_dcmg_outages", kDcmgOutageSpec, 23040, {10000}) == 1);
+    CHECK(check_kill_and_resume("resume_dcmg_outages", dcmg_outage_spec(), 23040, {10000}) == 1);
   }
 
   TEST_CASE("a SIGKILLed run under random outages resumes byte-identical, outage states included") {
-    CHECK(check_kill_and_resume("resume_outages", kOutageSpec, 30720, {15000}) == 1);
+    CHECK(check_kill_and_resume(
+              "resume_outages",
+              pz::test::case14_outage_spec("resume_outages", "threads = 2\n", 30720, 10240, 1536),
+              30720, {15000}) == 1);
   }
   TEST_CASE("a SIGKILLed GenCos IPPO run under random outages resumes byte-identical") {
-    CHECK(check_kill_and_resume("resume_ippo_outages", gencos_outage_spec().c_str(), 27648,
-                                {12000}) == 1);
+    CHECK(check_kill_and_resume("resume_ippo_outages", gencos_outage_spec(), 27648, {12000}) == 1);
   }
 }

@@ -1,18 +1,16 @@
 // Thread invariance of training: the learners' row blocks are fixed by the batch size and reduced
 // in block order, so a run with --threads 1, 2 or 3 (PPO and SAC on case5, PPO on the DC
 // microgrid (also under component outages), IPPO on the GenCos market, typed IPPO and
-// IPPO-Lagrangian on the DERs task) writes byte-identical metrics and parameters.
+// IPPO-Lagrangian on the DERs task) writes byte-identical metrics, evaluation trajectories and
+// learner state.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
-#include <vector>
 
-#include "powerzoo/io/hdf5.hpp"
 #include "test_run_util.hpp"
 
 namespace fs = std::filesystem;
@@ -47,53 +45,22 @@ n_episodes = 64
 checkpoint_every_steps = 15360
 )";
 
-using pz::test::datasets;
-using pz::test::timing_column;
-
-// Runs `spec_text` with --threads 1, 2 and 3 and compares every metric column and the final
-// checkpoint's learner tensors byte for byte.
-void check_thread_invariance(const std::string& tag, const char* spec_text, long long total) {
-  const fs::path d = fs::temp_directory_path() / ("pz_" + tag + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  const std::string spec = (d / "spec.toml").string();
-  std::ofstream(spec) << spec_text;
+// Runs `spec_text` with --threads 1, 2 and 3 and compares the runs byte for byte
+// (pz::test::check_same_run).
+void check_thread_invariance(const std::string& tag, const std::string& spec_text,
+                             long long total) {
+  const fs::path d = pz::test::spec_dir(tag, spec_text);
   auto run = [&](int threads) {
     const std::string out = (d / ("t" + std::to_string(threads))).string();
-    const std::string cmd = std::string(PZ_BINARY) + " run " + spec + " --quiet --threads " +
-                            std::to_string(threads) + " --out " + out;
+    const std::string cmd = std::string(PZ_BINARY) + " run " + (d / "spec.toml").string() +
+                            " --quiet --threads " + std::to_string(threads) + " --out " + out;
     REQUIRE(std::system(cmd.c_str()) == 0);
     return out;
   };
   const std::string ref = run(1);
-  const std::string ref_h5 = ref + "/run.h5";
-  std::vector<std::string> cols = datasets(ref_h5, "metrics/train");
-  const auto eval_cols = datasets(ref_h5, "metrics/eval");
-  cols.insert(cols.end(), eval_cols.begin(), eval_cols.end());
-  REQUIRE(cols.size() > 20);
-  const auto ref_ckpt =
-      pz::io::read_checkpoint(ref + "/ckpt/step_" + std::to_string(total) + ".h5", nullptr);
   for (int threads : {2, 3}) {
     CAPTURE(threads);
-    const std::string out = run(threads);
-    int compared = 0;
-    for (const auto& c : cols) {
-      if (timing_column(c)) continue;
-      const auto a = pz::io::read_column(ref_h5, c);
-      const auto b = pz::io::read_column(out + "/run.h5", c);
-      CAPTURE(c);
-      REQUIRE(a.size() == b.size());
-      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-      ++compared;
-    }
-    CHECK(compared > 20);
-    const auto ck =
-        pz::io::read_checkpoint(out + "/ckpt/step_" + std::to_string(total) + ".h5", nullptr);
-    for (const auto& [name, v] : ref_ckpt.f32) {
-      if (name.rfind("learner/", 0) != 0) continue;
-      REQUIRE(ck.f32.count(name));
-      CHECK_MESSAGE(ck.f32.at(name) == v, name);
-    }
+    CHECK(pz::test::check_same_run(ref, run(threads), total).columns > 20);
   }
   fs::remove_all(d);
 }
@@ -122,16 +89,10 @@ trajectories = "none"
 checkpoint_every_steps = 3072
 )";
 
-// The GenCos IPPO spec under random branch and unit outages (case5: two branches out can cut off
-// a bus, so islands and de-energized load occur), with the outage status observed.
+// The GenCos IPPO spec under random branch and unit outages, with the outage status observed.
 std::string gencos_outage_spec() {
-  std::string s = kIppoSpec;
-  const std::string at = "task = \"gencos\"\n";
-  s.replace(s.find("name = \"threads_ippo\""), std::string("name = \"threads_ippo\"").size(),
-            "name = \"threads_ippo_outages\"");
-  s.insert(s.find(at) + at.size(),
-           "outage_rate = 0.02\noutage_duration_steps = 6\noutage_elements = \"branch,gen\"\n");
-  return s;
+  return pz::test::outage_variant(kIppoSpec, "threads_ippo", "task = \"gencos\"",
+                                  pz::test::kGridOutageKeys);
 }
 
 // The AC power flow mode (case30, Newton-Raphson with warm starts and Q limits, voltage and MVA
@@ -263,63 +224,14 @@ n_episodes = 4
 checkpoint_every_steps = 4608
 )";
 
-// The DC microgrid under random component outages (pv, battery, diesel, grid; ~6 twelve-step
-// outages per episode) and the N-1 outage of every episode: their draws on the env's stream.
-const char* kDcmgOutageSpec = R"([experiment]
-name = "threads_dcmg_outages"
-seed = 8
-[env]
-task = "dc_microgrid"
-outage_rate = 0.005
-outage_duration_steps = 12
-outage_n1 = "component"
-outage_n1_steps = 72
-[vec]
-n_envs = 16
-[learner]
-total_steps = 4608
-rollout_length = 96
-
-[ppo]
-n_minibatches = 2
-hidden = [32, 32]
-[eval]
-every_steps = 1536
-n_episodes = 4
-[output]
-checkpoint_every_steps = 4608
-)";
-
-// Random branch and generator outages on case14 (its bridge 7-8 islands a generator bus, so
-// LODF steps and full re-solves both occur), rollouts of 32 steps so that checkpoints fall
-// mid-episode with outages in progress.
-const char* kOutageSpec = R"([experiment]
-name = "threads_outages"
-seed = 6
-[env]
-case = "case14"
-horizon = 48
-reward_scale = 1e-4
-outage_rate = 0.02
-outage_duration_steps = 6
-outage_elements = "branch,gen"
-[vec]
-n_envs = 16
-[learner]
-total_steps = 4608
-rollout_length = 32
-
-[ppo]
-hidden = [32, 32]
-[reward]
-penalty = { power_balance = 0.02, thermal_overload = 0.02, unserved_load = 0.05 }
-[eval]
-every_steps = 2048
-n_episodes = 8
-[output]
-checkpoint_every_steps = 4608
-keep_checkpoints = 2
-)";
+// The DC microgrid under random component outages and the N-1 outage of every episode: their
+// draws on the env's stream.
+std::string dcmg_outage_spec() {
+  return pz::test::replaced(
+      pz::test::outage_variant(kDcmgSpec, "threads_dcmg", "task = \"dc_microgrid\"",
+                               pz::test::kDcmgOutageKeys),
+      "seed = 7\n", "seed = 8\n");
+}
 
 }  // namespace
 
@@ -341,11 +253,11 @@ TEST_SUITE("exp_threads") {
   }
 
   TEST_CASE("typed IPPO-Lagrangian on the DERs task with --threads 1, 2 and 3 is byte-identical") {
-    check_thread_invariance("threads_ders_lag", ders_lagrangian_spec().c_str(), 1152);
+    check_thread_invariance("threads_ders_lag", ders_lagrangian_spec(), 1152);
   }
 
   TEST_CASE("DERs training under random branch outages is byte-identical for 1, 2, 3 threads") {
-    check_thread_invariance("threads_ders_out", ders_outage_spec().c_str(), 1152);
+    check_thread_invariance("threads_ders_out", ders_outage_spec(), 1152);
   }
 
   TEST_CASE("SAC training on case5 with --threads 1, 2 and 3 is byte-identical") {
@@ -357,13 +269,15 @@ TEST_SUITE("exp_threads") {
   }
   TEST_CASE(
       "PPO on the DC microgrid under component outages is byte-identical for 1, 2, 3 threads") {
-    check_thread_invariance("threads_dcmg_outages", kDcmgOutageSpec, 4608);
+    check_thread_invariance("threads_dcmg_outages", dcmg_outage_spec(), 4608);
   }
   TEST_CASE("training under random outages (trans_grid) is byte-identical for 1, 2, 3 threads") {
-    check_thread_invariance("threads_outages", kOutageSpec, 4608);
+    check_thread_invariance("threads_outages",
+                            pz::test::case14_outage_spec("threads_outages", "", 4608, 2048, 4608),
+                            4608);
   }
   TEST_CASE(
       "IPPO on the GenCos market under random outages is byte-identical for 1, 2, 3 threads") {
-    check_thread_invariance("threads_ippo_outages", gencos_outage_spec().c_str(), 3072);
+    check_thread_invariance("threads_ippo_outages", gencos_outage_spec(), 3072);
   }
 }

@@ -12,9 +12,10 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/ptdf_flow.hpp"
 #include "powerzoo/grid/uc/dispatch_lp.hpp"
 #include "powerzoo/grid/uc/merit_order.hpp"
-#include "powerzoo/grid/dc/ptdf_flow.hpp"
+#include "test_dispatch_util.hpp"
 #include "test_grid_util.hpp"
 
 namespace {
@@ -26,35 +27,11 @@ using pz::grid::PtdfFlow;
 
 constexpr double kVoll = 1000.0, kPrice = 1e5;
 
-/// Triangle 1-2, 2-3, 1-3 (equal reactances, 1-2 and 2-3 rated 1000 MW, 1-3 rated `rate13`),
-/// reference bus 1, 100 MW of load at bus 3. Units: bus 1 at 20 $/MWh [0, 100], bus 2 at
-/// 10 $/MWh [10, 50], bus 3 at 30 $/MWh [0, 100]. The flow 1→3 is 2/3 of the load at bus 3
-/// minus p2/3 + 2·p3/3 (bus 1 and the balance slack are at the reference).
-Case triangle(double rate13) {
-  const std::string r = std::to_string(rate13);
-  const std::string text = R"(mpc.baseMVA = 100;
-mpc.bus = [1 3 0 0 0 0 1 1 0 230 1 1.1 0.9; 2 2 0 0 0 0 1 1 0 230 1 1.1 0.9;
-           3 2 100 0 0 0 1 1 0 230 1 1.1 0.9];
-mpc.gen = [1 0 0 0 0 1 100 1 100 0; 2 0 0 0 0 1 100 1 50 10; 3 0 0 0 0 1 100 1 100 0];
-mpc.branch = [1 2 0 0.1 0 1000 1000 1000 0 0 1; 2 3 0 0.1 0 1000 1000 1000 0 0 1;
-              1 3 0 0.1 0 )" +
-                           r + " " + r + " " + r + R"( 0 0 1];
-mpc.gencost = [2 0 0 2 20 0; 2 0 0 2 10 0; 2 0 0 2 30 0];
-)";
-  return pz::grid::parse_case(text, "triangle.m");
-}
+using pz::test::bus_pd;
+using pz::test::ratings;
 
-std::vector<double> bus_pd(const Case& c) {
-  std::vector<double> pd;
-  for (const auto& b : c.bus) pd.push_back(b.pd_mw);
-  return pd;
-}
-
-std::vector<double> ratings(const Case& c) {
-  std::vector<double> r;
-  for (const auto& br : c.branch) r.push_back(br.rate_a_mva > 0 ? br.rate_a_mva : 1e6);
-  return r;
-}
+/// The dispatch triangle (test_dispatch_util.hpp) with 1-2 and 2-3 rated 1000 MW.
+Case triangle(double rate13) { return pz::test::dispatch_triangle(rate13, 1000); }
 
 DispatchLp make(const Case& c) {
   return DispatchLp(PtdfFlow(c, c.ref_bus_idx), c.gen_bus_idx, bus_pd(c), ratings(c), kVoll,

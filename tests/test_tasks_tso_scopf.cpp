@@ -16,15 +16,18 @@
 #include "powerzoo/envs/unit_commitment.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
-#include "powerzoo/grid/dc/dc.hpp"
-#include "powerzoo/grid/dc/n1_screen.hpp"
 #include "powerzoo/grid/dc/scopf.hpp"
 #include "powerzoo/tasks/tso.hpp"
 #include "powerzoo/tasks/tso_scopf.hpp"
+#include "test_grid_util.hpp"
+#include "test_scopf_util.hpp"
 
 using namespace pz;
 
 namespace {
+
+using test::brute_force_n1_overloads;
+using test::max_abs_diff;
 
 std::shared_ptr<const envs::UnitCommitment> tso_env(const std::string& split) {
   const auto spec = exp::parse_spec("[env]\ntask = \"tso\"\n", "s.toml");
@@ -64,32 +67,6 @@ std::shared_ptr<const envs::UnitCommitment> securable(const std::string& split) 
   }
   FAIL("no rating scale up to 5 secures one of the first 8 steps");
   return base;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-
-/// Every post-contingency flow of pg on c within RATE_A (+tol), by a full DC power flow of the
-/// case without each in-service branch whose outage does not island.
-int brute_force_n1_overloads(grid::Case c, const std::vector<double>& pg, double tol) {
-  for (int g = 0; g < c.n_gen(); ++g) c.gen[g].pg_mw = pg[g];
-  const grid::N1Screen screen = grid::screen_n1(c);
-  int bad = 0;
-  for (const auto& o : screen.outages) {
-    if (o.islands) continue;
-    grid::Case out = c;
-    out.branch[o.branch].status = 0;
-    const grid::DcPfResult r = grid::run_dcpf(out);
-    REQUIRE(r.success);
-    for (int l = 0; l < c.n_branch(); ++l) {
-      const double rate = c.branch[l].rate_a_mva;
-      if (l != o.branch && rate > 0 && std::abs(r.branch_pf_mw[l]) > rate + tol) ++bad;
-    }
-  }
-  return bad;
 }
 
 }  // namespace
