@@ -77,6 +77,38 @@ TEST_SUITE("envs_trans_grid_baselines") {
     CHECK(counts.at("solved_steps") == 48);
   }
 
+  // Guards against the baselines solving the intact case under outages (a user trial found the
+  // dcopf baseline's dispatch unchanged by a held branch outage).
+  TEST_CASE("regression: dcopf under outages reproduces the env's OPF mode on the edited network") {
+    const std::string out = "load_scale = 0.8\noutages = \"" + std::string(PZ_SOURCE_DIR) +
+                            "/examples/outages/case5_branch2.csv\"\n";
+    const auto agent = case5_env(out);
+    const auto opf = case5_env(out + "dispatch = \"dcopf\"\n");
+    const envs::PolicyFn fn = envs::make_baseline(*envs::find_env("trans_grid"), "dcopf", agent);
+    auto sa = agent->make_state(), so = opf->make_state();
+    core::Rng ra(4, 0), ro(4, 0);
+    const int nu = agent->n_units();
+    const size_t nc = agent->spec().cost_names.size();
+    std::vector<float> oa(agent->spec().obs_dim), oo(oa.size()), ca(nc), co(nc), a(nu), zero(nu);
+    agent->reset(*sa, ra, oa);
+    opf->reset(*so, ro, oo);
+    int out_steps = 0;
+    for (int t = 0; t < 48; ++t) {
+      const auto& st = static_cast<const envs::TransGrid::GridState&>(*sa);
+      for (uint8_t on : st.out.branch_on) out_steps += !on;
+      fn(oa.data(), 1, a.data());
+      envs::Info ia, io;
+      agent->step(*sa, a, ra, oa, ca, &ia);
+      opf->step(*so, zero, ro, oo, co, &io);
+      REQUIRE(io.status == envs::StepStatus::kOk);
+      CHECK(max_abs_diff(realized(*agent, *sa), realized(*opf, *so)) <= 0.05);
+      CHECK(std::abs(ia.gen_cost - io.gen_cost) <= 1e-5 * io.gen_cost);
+      CHECK(ca[0] == 0.0f);  // no overload on the edited network
+    }
+    CHECK(out_steps == 48);  // branch 2 (1-4) out all episode
+    CHECK(envs::policy_counts(fn).count("outage_fallback_steps") == 0);
+  }
+
   TEST_CASE("scopf: grid::solve_scopf's dispatch of the step's loads, realized by the env") {
     const auto env = case5_env("load_scale = 0.6\n");
     auto st = env->make_state();

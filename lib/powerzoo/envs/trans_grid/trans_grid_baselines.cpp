@@ -18,6 +18,28 @@ namespace {
 // dispatch meets the env's 1e-6 MW violation test; it moves the optimum by this much at most.
 constexpr double kMarginMw = 1e-3;
 
+// Sets status 0 on the rows the observation's branch_status / gen_status fields show out;
+// whether any was.
+bool take_out_observed(const TransGrid& env, std::span<const float> obs, grid::Case& c) {
+  bool any = false;
+  for (const auto& f : env.spec().obs_fields) {
+    if (f.name == "branch_status") {
+      for (int l = 0; l < f.slice.size; ++l)
+        if (obs[f.slice.offset + l] < 0.5f && c.branch[l].status > 0) {
+          c.branch[l].status = 0;
+          any = true;
+        }
+    } else if (f.name == "gen_status") {
+      for (int u = 0; u < f.slice.size; ++u)
+        if (obs[f.slice.offset + u] < 0.5f) {
+          c.gen[env.unit_gen()[u]].status = 0;
+          any = true;
+        }
+    }
+  }
+  return any;
+}
+
 }  // namespace
 
 OpfBaselineDecision decide_opf_baseline(const TransGrid& env, std::span<const float> obs,
@@ -56,8 +78,18 @@ OpfBaselineDecision decide_opf_baseline(const TransGrid& env, std::span<const fl
       g.pmax_mw -= kMarginMw;
     }
   }
-  // Outages (when the env carries them): take the step's out-of-service rows out of `c` here
-  // (status 0), from the observation's element status; the solves below secure what remains.
+  // Outages: the step's out-of-service rows (status 0) from the observation's status fields,
+  // which hold the status this step solves; the solves below secure what remains. An edit that
+  // islands the network (the DC-OPF takes one island) and an observation without the fields
+  // (outage_status_obs = false) leave the case as given (docs/outages.md).
+  if (grid::Case edited = c; take_out_observed(env, obs, edited)) {
+    try {
+      grid::DcOpf probe(edited);
+      c = std::move(edited);
+    } catch (const core::ConfigError&) {
+      ++d.outage_fallback;
+    }
+  }
   grid::DcOpf opf(c);
   const grid::DcOpfResult plain = opf.solve();
   if (plain.ok()) d.dcopf_pg = plain.gen_pg_mw;
@@ -150,6 +182,7 @@ std::optional<PolicyFn> trans_grid_opf_baseline(const std::string& name,
         m["security_binds_steps"] += d.security_binds;
       }
       m["no_dispatch_steps"] += d.outcome == OpfBaselineOutcome::kNoDispatch;
+      if (d.outage_fallback) m["outage_fallback_steps"] += 1;  // only where it happens
       count_screen(m, "baseline_dispatch", d.step_case, tg->params().grid_case, d.dispatch);
       if (secure && !d.dcopf_pg.empty())
         count_screen(m, "dcopf_dispatch", d.step_case, tg->params().grid_case, d.dcopf_pg);

@@ -33,6 +33,7 @@ struct OpfBaselineDecision {
   std::vector<double> dispatch;  ///< [n_gen] the dispatch the action carries
   std::vector<float> action;     ///< [n_units]
   bool security_binds = false;   ///< scopf: its dispatch differs from the DC-OPF's
+  int outage_fallback = 0;  ///< 1: the observed outages island the network: solved without them
 };
 
 /// The step's problem read from one observation row of a DC trans_grid env: the energized case
