@@ -150,11 +150,21 @@ void DispatchLp::add_row(int line) {
   basis_.push_back(nu_ + 2 + 3 * i);
 }
 
+// B[i, k] = A[i, basis_k], written column by column: a unit column's m entries, the others'
+// one ±1 (the values entry() gives, without its per-entry dispatch).
 bool DispatchLp::factor() {
   const int m = m_;
-  bmat_.resize(static_cast<size_t>(m) * m);
-  for (int i = 0; i < m; ++i)
-    for (int k = 0; k < m; ++k) bmat_[i * m + k] = entry(basis_[k], i);
+  bmat_.assign(static_cast<size_t>(m) * m, 0.0);
+  for (int k = 0; k < m; ++k) {
+    const int j = basis_[k];
+    if (j < nu_) {
+      const double* a = &ucol_[static_cast<size_t>(j) * kMaxRows];
+      for (int i = 0; i < m; ++i) bmat_[i * m + k] = a[i];
+    } else {
+      const int i = j < nu_ + 2 ? 0 : (j - nu_ - 2) / 3;
+      bmat_[i * m + k] = entry(j, i);
+    }
+  }
   return lu_.factor(bmat_.data(), m);
 }
 
@@ -175,11 +185,15 @@ void DispatchLp::primal_values() {
   lu_.solve(xb_.data());
 }
 
-void DispatchLp::duals() {
+void DispatchLp::prices() {
   const int m = m_;
   pi_.resize(m);
   for (int i = 0; i < m; ++i) pi_[i] = cols_[basis_[i]].c;
   lu_.solve_transposed(pi_.data());
+}
+
+void DispatchLp::duals() {
+  prices();
   d_.resize(cols_.size());
   for (int j = 0; j < static_cast<int>(cols_.size()); ++j) {
     const At at = cols_[j].at;
@@ -219,6 +233,7 @@ int DispatchLp::entering(int r) {
   const double dir = xb_[r] < cols_[basis_[r]].lo ? -1.0 : 1.0;
   const int n = static_cast<int>(cols_.size());
   alpha_.resize(n);
+  d_.resize(n);
   double* alpha = alpha_.data();
   double bound = kInf;
   for (int j = 0; j < n; ++j) {
@@ -229,6 +244,8 @@ int DispatchLp::entering(int r) {
     alpha[j] = a;
     const bool ok = c.at == At::kLower ? a > kPivotTol : a < -kPivotTol;
     if (!ok) continue;
+    // The reduced cost of a candidate only (the others' are never read): as duals() computes it.
+    d_[j] = c.c - col_dot(ucol_.data(), nu_, m_, j, pi_.data());
     const double dj = c.at == At::kLower ? d_[j] : -d_[j];
     bound = std::min(bound, (std::max(dj, 0.0) + kDualTol * (1.0 + std::abs(c.c))) / std::abs(a));
   }
@@ -304,7 +321,7 @@ bool DispatchLp::solve(double load_factor, std::span<const double> lo, std::span
       const int r = leaving();
       if (r < 0) break;
       if (++iters_ > kMaxIterations) return false;
-      duals();
+      prices();
       const int q = entering(r);
       if (q < 0) return false;  // dual unbounded: cannot happen with the slacks, leave it to CLP
       Col& p = cols_[basis_[r]];

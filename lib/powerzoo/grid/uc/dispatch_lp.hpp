@@ -69,9 +69,10 @@ class DispatchLp {
   double entry(int j, int i) const;  // A[i, j]
   bool factor();
   void primal_values();               // x_B from the nonbasic values
-  void duals();                       // pi_ = B⁻ᵀ c_B, d_ of every nonbasic column
+  void prices();                      // pi_ = B⁻ᵀ c_B
+  void duals();                       // prices(), then d_ of every nonbasic column
   int leaving() const;                // basic row most out of its bounds, −1 if none
-  int entering(int r);                // bounded ratio test on row r, −1 if none
+  int entering(int r);                // bounded ratio test on row r (needs pi_), −1 if none
   int screen(MeritOrderResult& out);  // point and flows into out; rows added, −1: too many
   bool verified() const;
 
