@@ -137,10 +137,6 @@ std::unique_ptr<State> UnitCommitment::make_state() const {
   s->tis.assign(nu, 0);
   s->last.assign(nu, 0.0);
   s->flow.assign(p_.grid_case.n_branch(), 0.0);
-  s->opf = std::make_unique<grid::DcOpf>(p_.grid_case);
-  s->opf->set_lazy_line_limits(true);
-  s->opf->set_dispatch_only(true);          // the env reads the dispatch and flows, never the LMPs
-  s->opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
   if (lp_) s->lp = *lp_;
   outages_.make_state(s->out);
   return s;
@@ -218,6 +214,19 @@ void UnitCommitment::reset(State& st, core::Rng& rng, std::span<float> obs,
   observe(s, obs);
 }
 
+// Built at its first use: most steps never reach CLP, and a DcOpf of case118 (its PTDF and CLP
+// model) costs more than a thousand steps, for every env state of a batch. A state's first
+// solve starts cold either way, so when it is built does not change an answer.
+grid::DcOpf& UnitCommitment::clp_opf(UcState& s) const {
+  if (!s.opf) {
+    s.opf = std::make_unique<grid::DcOpf>(p_.grid_case);
+    s.opf->set_lazy_line_limits(true);
+    s.opf->set_dispatch_only(true);          // the env reads the dispatch and flows, never the LMPs
+    s.opf->set_reference_loads(p_.base_pd);  // bus loads are base_pd × load_scale × net
+  }
+  return *s.opf;
+}
+
 // The merit-order point is the OPF optimum when it meets every rating; otherwise the LP with soft
 // limits (never infeasible: the least overload, then the least cost), by DispatchLp from the merit
 // order's basis, or by CLP where DispatchLp gives up. Should CLP fail, the merit-order point (no
@@ -241,7 +250,7 @@ void UnitCommitment::dispatch(UcState& s, double f, const grid::DcOpfOverrides& 
     take = &lp_out;
     ++s.n_lp;
   } else {
-    s.opf->solve_scaled_into(f, o, r);
+    clp_opf(s).solve_scaled_into(f, o, r);
     ++s.n_clp;
     if (have_mo && !r.ok()) take = &mo;
   }
@@ -399,7 +408,7 @@ size_t UnitCommitment::load_state(State& st, std::span<const double> in) const {
   }
   for (size_t l = 0; l < nl; ++l) s.flow[l] = in[k++];
   forecast_.load(s.forecast, in.subspan(k));
-  s.opf->reset_warm_start();
+  if (s.opf) s.opf->reset_warm_start();
   return n + outages_.load_state(s.out, in.subspan(n));
 }
 

@@ -98,7 +98,7 @@ class UnitCommitment final : public Env {
     std::vector<int> status, tis;
     std::vector<double> last;          ///< [nu] MW
     std::vector<double> flow;          ///< [n_branch] MW
-    std::unique_ptr<grid::DcOpf> opf;  ///< this state's solver (warm start between steps)
+    std::unique_ptr<grid::DcOpf> opf;  ///< CLP fallback (warm start between steps); clp_opf()
     grid::DcOpfResult opf_result;      ///< the last step's OPF answer (buffers reused)
     ForecastState forecast;            ///< the load forecast's error stream (noise > 0)
     /// The dispatch LP's own dual simplex (screening on; empty otherwise), and how the dispatches
@@ -138,6 +138,7 @@ class UnitCommitment final : public Env {
   /// The dispatch LP at loads f·base_pd with unit bounds o.pmin_mw/pmax_mw and costs
   /// mc_c + o.linear_cost_delta: merit order, else DispatchLp, else CLP (soft line limits).
   void dispatch(UcState& s, double f, const grid::DcOpfOverrides& o) const;
+  grid::DcOpf& clp_opf(UcState& s) const;  // the state's CLP fallback, built at first use
   // Outages (unit_commitment_outages.cpp).
   void setup_outages();  ///< constructor: the process and the spec's additions
   const UcOutageNet& outage_net(UcState& s) const;
