@@ -32,7 +32,8 @@ RESULTS are kept. `report` reads RESULTS only, so docs/results.md can be rebuilt
 `report` reads the run files with `powerzoo summarize` (mean, std, percentile-bootstrap 95 % CI
 of the mean over seeds; unfinished runs are left out and counted) and writes one table per task:
 each learner's and each baseline's primary metric and the task's other metrics on every split,
-the number of seeds and env steps, and PowerZooJax's published number beside ours. Learning
+the number of seeds and env steps, and PowerZooJax's published number beside ours; with a task's
+`reference` baseline, the primary metric's change relative to it, ours and PowerZooJax's. Learning
 curves of each task's primary metric (mean over seeds with a std band) are drawn with
 scripts/plot_runs.py into --img (default docs/img/results). Rows without runs say so.
 
@@ -70,6 +71,10 @@ def load_suite(path, only):
     for name in only or []:
         if name not in ids:
             fail(f"--only: expected one of {', '.join(ids)}, found '{name}'")
+    for t in tasks:
+        if "reference" in t and t["reference"] not in t.get("baselines", []):
+            fail(f"{path}: task {t['id']}: reference: expected one of its baselines "
+                 f"({', '.join(t.get('baselines', []))}), found '{t['reference']}'")
     return [t for t in tasks if not only or t["id"] in only]
 
 
@@ -318,11 +323,15 @@ def task_table(args, task, cond=None):
         lines.append(f"{cond['note']} Learners: the final checkpoint of every finished seed, "
                      f"`powerzoo eval CKPT {' '.join(cond['overrides'])} --split S`; baselines: "
                      f"`powerzoo baseline ... {' '.join(cond['overrides'])}`.\n")
+    ref = task.get("reference")
     head = ["policy", "split", "seeds", "env steps"]
     for m in metrics:
         head += [f"`{m}`", "PowerZooJax"]
+        if ref and m == task["primary"]:
+            head += [f"vs {ref}", "PowerZooJax vs its own"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
+    table = []  # (row, split, {metric: summary row or None}), then formatted with the reference
     for row in task["row"]:
         suffix = "" if cond is None else "_" + cond["id"]
         if "spec" in row:
@@ -342,20 +351,42 @@ def task_table(args, task, cond=None):
             # A run's other splits are named "<split>/<metric>" in summary.csv, its main bare.
             def get(m, data=data, split=split, kind=kind):
                 return data.get((kind, m)) or data.get((kind, f"{split}/{m}"))
-            first = get(task["primary"])
-            label = row["label"] + ("" if "spec" in row else " (rule)")
-            if first is None:
-                seeds, steps = "no runs yet", "—"
-            else:
-                seeds = first["n_seeds"]
-                steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
-            cells = [label, split, seeds, steps]
-            for m in metrics:
-                r = get(m)
-                cells += [cell(r) if r else "—", fmt(pzj[m]) if m in pzj else "—"]
-            lines.append("| " + " | ".join(cells) + " |")
+            table.append((row, split, {m: get(m) for m in metrics}))
+    refs = {split: (got[task["primary"]], row.get("pzj", {}).get(split, {}))
+            for row, split, got in table if row.get("baseline") == ref}
+    for row, split, got in table:
+        pzj = row.get("pzj", {}).get(split, {})
+        first = got[task["primary"]]
+        label = row["label"] + ("" if "spec" in row else " (rule)")
+        if first is None:
+            seeds, steps = "no runs yet", "—"
+        else:
+            seeds = first["n_seeds"]
+            steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
+        cells = [label, split, seeds, steps]
+        for m in metrics:
+            r = got[m]
+            cells += [cell(r) if r else "—", fmt(pzj[m]) if m in pzj else "—"]
+            if ref and m == task["primary"]:
+                ours_ref, pzj_ref = refs.get(split, (None, {}))
+                cells += [relative(float(r["mean"]) if r else None,
+                                   float(ours_ref["mean"]) if ours_ref else None),
+                          relative(pzj.get(m), pzj_ref.get(m))]
+        lines.append("| " + " | ".join(cells) + " |")
+    if ref:
+        lines += ["", f"`vs {ref}`: the change of the mean `{task['primary']}` relative to the "
+                  f"`{ref}` baseline on the same split, (x − {ref}) / |{ref}|; PowerZooJax's "
+                  "against its own published baseline. The data differ between the two suites, "
+                  "so these columns compare like with like where the absolute numbers do not."]
     lines.append("")
     return lines
+
+
+def relative(x, base):
+    """(x − base) / |base| as a signed percentage, or "—"."""
+    if x is None or base is None or base == 0:
+        return "—"
+    return f"{100.0 * (x - base) / abs(base):+.1f} %"
 
 
 def curves(args, task):

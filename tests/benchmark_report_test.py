@@ -6,6 +6,7 @@ steps; the zero_action baseline) into a temporary folder, then `benchmark.py rep
 the table against the run files read directly with h5py: the PPO cell is the mean over the two
 seeds of the last iid return_mean, its seeds column says 2 and its steps column the final global
 step; the baseline's cell is its file's value; PowerZooJax's column carries the suite's number;
+the reference columns the change relative to the zero_action baseline, ours and the suite's;
 re-running `run` trains nothing new (the sweep resumes as finished). `run` archives every
 finished file into --results without its trajectories, the eval curves unchanged, and `report`
 is built from those copies alone (the runs folder is moved away while it reports). The suite's condition
@@ -100,6 +101,10 @@ def main():
         check(min(rets) - tol <= lo <= hi <= max(rets) + tol,
               f"PPO CI [{lo}, {hi}] within the seeds' range {min(rets)}..{max(rets)}")
         check(cells[5] == "-100.0", f"PowerZooJax column carries the suite's -100 ({cells[5]!r})")
+        rel = f"{100.0 * (mean - base) / abs(base):+.1f} %"
+        check(cells[6] == rel, f"vs zero_action: (mean − base) / |base| = {rel} ({cells[6]!r})")
+        check(cells[7] == "+75.0 %",
+              f"PowerZooJax vs its own: (−100 − (−400)) / 400 = +75.0 % ({cells[7]!r})")
         zero = [l for l in main_table.splitlines()
                 if l.startswith("| zero_action (rule) | iid |")]
         check(len(zero) == 1 and f"| {fmt4(base)} |" in zero[0],
