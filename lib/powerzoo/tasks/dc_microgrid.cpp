@@ -147,8 +147,7 @@ envs::DcMicrogridParams dcmg_params(const envs::BuildContext& ctx) {
   }
   p.shaping = k.boolean("reward_shaping");
   p.dg_autobalance = k.boolean("dg_autobalance");
-  const envs::ForecastParams fc = envs::forecast_from(k);
-  p.forecast = {fc.horizon, split_forecast_noise(ctx, fc, kSplitForecastNoise)};
+  p.forecast = split_forecast(ctx, kSplitForecastNoise);
   dcmg_outages(ctx, p);
   return p;
 }

@@ -323,14 +323,8 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
   p.batteries = std::move(dev.batteries);
   p.renewables = std::move(dev.renewables);
   p.flexloads = std::move(dev.flexloads);
-  try {
-    p.outages = envs::outage_params_from(ctx.params);
-  } catch (const core::ConfigError& e) {
-    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + e.what());
-  }
-  apply_n1_split(ctx, p.outages, kN1Steps);
-  const envs::ForecastParams fc = envs::forecast_from(ctx.params);
-  p.forecast = {fc.horizon, split_forecast_noise(ctx, fc, kSplitForecastNoise)};
+  p.outages = split_outages(ctx, kN1Steps);
+  p.forecast = split_forecast(ctx, kSplitForecastNoise);
   envs::DistGridMarlParams mp;
   mp.order = dev.order;
   mp.n_neighbours = static_cast<int>(ctx.params.integer("neighbours"));

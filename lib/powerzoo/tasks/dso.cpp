@@ -136,14 +136,8 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
     d.shift_cost_per_mwh = 10;
     p.flexloads.push_back(d);
   }
-  try {
-    p.outages = envs::outage_params_from(ctx.params);
-  } catch (const core::ConfigError& e) {
-    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + e.what());
-  }
-  apply_n1_split(ctx, p.outages, kN1Steps);
-  const envs::ForecastParams fc = envs::forecast_from(ctx.params);
-  p.forecast = {fc.horizon, split_forecast_noise(ctx, fc, kSplitForecastNoise)};
+  p.outages = split_outages(ctx, kN1Steps);
+  p.forecast = split_forecast(ctx, kSplitForecastNoise);
   try {
     return std::make_shared<envs::DistGrid>(std::move(p));
   } catch (const core::ConfigError& e) {

@@ -179,8 +179,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
                             "renewable_shock, forecast_error, n1_branch, n1_gen, found '" +
                             core::echo(split) + "'");
   }
-  const envs::ForecastParams fc = envs::forecast_from(e);
-  p.forecast = {fc.horizon, split_forecast_noise(ctx, fc, kSplitForecastNoise)};
+  p.forecast = split_forecast(ctx, kSplitForecastNoise);
   try {
     // The network and the units' status as every reader of the case sees it (grid/case/energized).
     p.grid_case = grid::energize(grid::load_case(grid::resolve_case_path(e.str("case"))));
@@ -230,12 +229,7 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   p.lmp_history = static_cast<int>(e.integer("lmp_history"));
   p.horizon = static_cast<int>(e.integer("horizon"));
   p.dt_hours = dt_hours;
-  try {
-    p.outages = envs::outage_params_from(e);
-  } catch (const core::ConfigError& err) {
-    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + err.what());
-  }
-  apply_n1_split(ctx, p.outages, std::min(kN1Steps, p.horizon));
+  p.outages = split_outages(ctx, std::min(kN1Steps, p.horizon));
   try {  // the outages against the case and horizon (a scenario row names its file and line)
     envs::OutageProcess(p.outages, p.grid_case, p.horizon);
   } catch (const core::ConfigError& err) {

@@ -33,4 +33,20 @@ double split_forecast_noise(const envs::BuildContext& ctx, const envs::ForecastP
   return fc.noise > 0 ? fc.noise : split_noise;
 }
 
+envs::OutageParams split_outages(const envs::BuildContext& ctx, int default_n1_steps) {
+  envs::OutageParams o;
+  try {
+    o = envs::outage_params_from(ctx.params);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + e.what());
+  }
+  apply_n1_split(ctx, o, default_n1_steps);
+  return o;
+}
+
+envs::ForecastParams split_forecast(const envs::BuildContext& ctx, double split_noise) {
+  const envs::ForecastParams fc = envs::forecast_from(ctx.params);
+  return {fc.horizon, split_forecast_noise(ctx, fc, split_noise)};
+}
+
 }  // namespace pz::tasks

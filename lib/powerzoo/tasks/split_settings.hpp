@@ -26,4 +26,12 @@ void apply_n1_split(const envs::BuildContext& ctx, envs::OutageParams& o, int de
 double split_forecast_noise(const envs::BuildContext& ctx, const envs::ForecastParams& fc,
                             double split_noise);
 
+/// The spec's outage keys (envs::outage_params_from on ctx.params; its errors are named at
+/// `outages`) with the split's N-1 outage applied (apply_n1_split with default_n1_steps).
+envs::OutageParams split_outages(const envs::BuildContext& ctx, int default_n1_steps);
+
+/// The spec's forecast keys (envs::forecast_from on ctx.params) with the split's noise
+/// (split_forecast_noise with split_noise).
+envs::ForecastParams split_forecast(const envs::BuildContext& ctx, double split_noise);
+
 }  // namespace pz::tasks

@@ -125,8 +125,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
                             "[env] case: expected a case with unit-commitment data for task = "
                             "\"tso\" (case118 or case14), found 'case5' (set case = \"case118\")");
   double load_mult = 1.0, rating_mult = 1.0;
-  const envs::ForecastParams fc = envs::forecast_from(e);
-  const double forecast_noise = split_forecast_noise(ctx, fc, kSplitForecastNoise);
+  const envs::ForecastParams fc = split_forecast(ctx, kSplitForecastNoise);
   std::string window = split;
   if (split == "forecast_error" || is_n1_split(split)) {
     window = "iid";
@@ -142,13 +141,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
                             "line_tightening, forecast_error, n1_branch, n1_gen, found '" +
                             core::echo(split) + "'");
   }
-  envs::OutageParams outages;
-  try {
-    outages = envs::outage_params_from(e);
-  } catch (const core::ConfigError& err) {
-    throw core::ConfigError(ctx.at("outages") + "[env] outages: " + err.what());
-  }
-  apply_n1_split(ctx, outages, kSplitN1Steps);
+  envs::OutageParams outages = split_outages(ctx, kSplitN1Steps);
   const TsoBase* base = nullptr;
   try {
     base = &cached_base(case_name, e.str("profile"), dt_hours);
@@ -204,7 +197,7 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   p.reserve_margin = 0.05;
   p.enable_reserve = true;
   p.forecast_horizon = fc.horizon;
-  p.forecast_noise = forecast_noise;
+  p.forecast_noise = fc.noise;
   p.reward_scale = e.number("reward_scale");
   p.outages = std::move(outages);
   try {
