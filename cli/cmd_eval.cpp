@@ -21,8 +21,9 @@ int cmd_eval(const Args& args) {
       "observation and action layout (calendar, load scale, ratings, data files, ...) and\n"
       "[eval] keys, e.g. env.calendar=reference or env.load_scale=1.2. They are recorded in the\n"
       "eval file (attribute 'overrides', /config/resolved). Keys of other sections (the learner,\n"
-      "its training) and env keys that change the observation or action layout, the agents or\n"
-      "the cost channels are refused (exit 2).\n\noptions");
+      "its training) and env keys (or a split) that change the observation or action layout\n"
+      "the checkpoint was trained on, or the agents, are refused (exit 2). Outages added or\n"
+      "switched off keep it (docs/outages.md): their cost channels are reported.\n\noptions");
   std::string split = "iid", out;
   int episodes = 0, threads = 0;
   opts.add_options()("help,h", "show this help")(

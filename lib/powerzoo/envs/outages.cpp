@@ -233,8 +233,13 @@ std::vector<core::ParamDef> outage_params() {
                                 "N-1: steps the episode's outage lasts (at most the horizon)"));
   out.back().applies = "outage_n1 != \"none\"";
   out.back().inapplicable = [](const core::ParamTable& t) -> std::string {
-    return t.str("outage_n1") != "none" ? ""
-                                        : "only the N-1 outage reads it, found outage_n1 = none";
+    // An n1_* evaluation split sets outage_n1 after this check, with the task's own length
+    // unless the spec names the split's kind itself: say so, the split alone does not read it.
+    return t.str("outage_n1") != "none"
+               ? ""
+               : "only the N-1 outage reads it, found outage_n1 = none (an n1_branch, n1_gen or "
+                 "n1_component split lasts its task's own number of steps; to set them, set "
+                 "outage_n1 to the split's kind as well, e.g. env.outage_n1=component)";
   };
   out.push_back(core::choice_param(
       "outage_status_obs", "auto", {"auto", "true", "false"},

@@ -5,11 +5,14 @@
 #include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "powerzoo/core/build_info.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/envs/registry.hpp"
+#include "powerzoo/exp/eval/eval_layout_env.hpp"
 #include "powerzoo/exp/eval/evaluate.hpp"
 #include "powerzoo/exp/run/checkpoint.hpp"
 #include "powerzoo/exp/run/eval_layout.hpp"
@@ -20,6 +23,7 @@
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/exp/spec/spec_migrate.hpp"
 #include "powerzoo/io/hdf5.hpp"
+#include "powerzoo/rl/learner_registry.hpp"
 
 namespace fs = std::filesystem;
 
@@ -76,28 +80,54 @@ void check_override_sections(const std::vector<std::string>& overrides) {
   }
 }
 
-// The checkpoint's policy reads observations and writes actions by position: the env under the
-// overrides must have the same layout (names included), agents and cost channels.
-void check_same_layout(const envs::EnvSpec& a, const envs::EnvSpec& b,
-                       const std::vector<std::string>& overrides) {
-  std::string what;
-  if (a.id != b.id)
-    what = "env '" + b.id + "' instead of '" + a.id + "'";
-  else if (a.obs_dim != b.obs_dim || a.obs_feature_names() != b.obs_feature_names())
-    what = "observation of " + std::to_string(b.obs_dim) + " values instead of the checkpoint's " +
-           std::to_string(a.obs_dim) + (a.obs_dim == b.obs_dim ? " (other fields)" : "");
-  else if (a.act_dim != b.act_dim || a.action_feature_names() != b.action_feature_names())
-    what = "action of " + std::to_string(b.act_dim) + " values instead of the checkpoint's " +
-           std::to_string(a.act_dim) + (a.act_dim == b.act_dim ? " (other agents)" : "");
-  else if (a.n_agents() != b.n_agents())
-    what = std::to_string(b.n_agents()) + " agents instead of " + std::to_string(a.n_agents());
-  else if (a.cost_names != b.cost_names)
-    what = "other cost channels";
-  if (what.empty()) return;
-  throw core::ConfigError("eval overrides '" + join_overrides(overrides) +
-                          "': the env they build has an " + what +
-                          "; a checkpoint evaluates only on envs with its observation and action "
-                          "layout");
+// The checkpoint's spec under the eval overrides. A key of the stored spec that the overrides
+// leave without effect (outage_duration_steps under env.outage_rate=0) is dropped with a note:
+// the user did not give it now. An override without effect is refused, as parse_spec does.
+Spec parse_eval_spec(const Spec& stored, const std::string& ckpt,
+                     const std::vector<std::string>& overrides) {
+  const Spec spec = parse_spec(to_toml(stored), ckpt + " (config/resolved)", overrides, true);
+  std::set<std::string> given;
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('=')), section = key.substr(0, key.find('.'));
+    if (section.size() >= key.size()) continue;            // parse_spec refused it already
+    const size_t end = key.find('.', section.size() + 1);  // env.key.sub: a table key's entry
+    const std::string name = key.substr(section.size() + 1, end - section.size() - 1);
+    given.insert(section + "." + name);
+    if (const std::string why = no_effect_reason(spec, section, name); !why.empty())
+      throw core::ConfigError("command line override '" + core::echo(o) + "': [" + section + "] " +
+                              name + ": has no effect here: " + why + " (remove the key)");
+  }
+  for (const auto& [key, _] : stored.env.params.items()) {
+    if (given.count("env." + key) || !no_effect_reason(stored, "env", key).empty()) continue;
+    if (const std::string why = no_effect_reason(spec, "env", key); !why.empty())
+      std::cerr << "powerzoo eval: note: [env] " << key << " of the checkpoint's spec has no "
+                << "effect under the overrides (" << why << "); dropped for this evaluation"
+                << std::endl;
+  }
+  return spec;
+}
+
+// The checkpoint's policy reads observations and writes actions by position: the env of the
+// evaluation (its split and overrides) must have the layout of the env it was trained on (its
+// stored spec on its training split). The n1 and forecast_error splits and the overrides are
+// held to the same rule; cost channels they add are reported, outages switched off are adapted
+// (EvalLayoutEnv). Returns the env to evaluate.
+std::shared_ptr<const envs::Env> checkpoint_layout_env(const Spec& stored, const Spec& spec,
+                                                       const std::string& split,
+                                                       const std::vector<std::string>& overrides) {
+  auto env = make_env(spec, split);
+  const envs::EnvSpec trained = make_env(stored, stored.env.split)->spec();
+  const auto& p = spec.env.params;
+  const bool fill = p.has("outage_status_obs") && p.str("outage_status_obs") == "true";
+  const LayoutMatch m = match_layout(trained, env->spec(), fill);
+  if (!m.refusal.empty())
+    throw core::ConfigError(
+        "eval on split " + split +
+        (overrides.empty() ? "" : " with overrides '" + join_overrides(overrides) + "'") +
+        ": the env has " + m.refusal + "; the checkpoint's policy acts only on envs with the " +
+        "observation and action layout it was trained on (split " + stored.env.split + ")");
+  if (m.adapt) env = std::make_shared<EvalLayoutEnv>(env, trained);
+  return env;
 }
 
 }  // namespace
@@ -113,10 +143,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   const Spec stored =
       parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)", {}, true);
   check_override_sections(opt.overrides);
-  // Overrides are checked strictly (a key without effect is refused) on the stored spec as read.
-  const Spec spec = opt.overrides.empty()
-                        ? stored
-                        : parse_spec(to_toml(stored), ckpt + " (config/resolved)", opt.overrides);
+  const Spec spec = opt.overrides.empty() ? stored : parse_eval_spec(stored, ckpt, opt.overrides);
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
   check_split_option(spec, split);
@@ -136,10 +163,11 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   check_global_step(sd, ckpt);
   const int episodes = opt.episodes > 0 ? opt.episodes : spec.eval.n_episodes;
   res.episodes = episodes;
-  auto env = make_learner_env(spec, split, false);  // as the learner's entry wraps it
+  // As the learner's entry wraps it.
+  std::shared_ptr<const envs::Env> env = checkpoint_layout_env(stored, spec, split, opt.overrides);
+  if (const auto& e = rl::learner_entry(spec.learner.algo); e.wrap_env)
+    env = e.wrap_env(env, learner_context(spec, env->spec(), spec.vec.n_envs), false);
   const auto& esp = env->spec();
-  if (!opt.overrides.empty())
-    check_same_layout(make_learner_env(stored, split, false)->spec(), esp, opt.overrides);
   core::ThreadPool pool(static_cast<size_t>(opt.threads));
   core::Rng init(0, 0);
   // Evaluation only acts, one env at a time: the training batch's checks (minibatch splits,

@@ -15,9 +15,10 @@ struct EvalCommandOptions {
   int threads = 0;            ///< worker threads (0 = all cores)
   std::string out;            ///< eval file ("" = <run dir>/eval/<checkpoint>_<split>.h5)
   /// "section.key=value" of [env] or [eval] applied to the checkpoint's spec (changed
-  /// conditions: calendar, load scale, ratings, data files). Refused (core::ConfigError) for any
-  /// other section, or when the env they build differs from the checkpoint's in its observation
-  /// or action layout, agents or cost channels.
+  /// conditions: calendar, load scale, ratings, data files, outages). Refused
+  /// (core::ConfigError) for any other section, or when the env they build (on the split)
+  /// differs from the checkpoint's training env in its observation or action layout or agents
+  /// (match_layout: added cost channels are reported; outages switched off are adapted).
   std::vector<std::string> overrides;
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "powerzoo/core/did_you_mean.hpp"
@@ -185,10 +186,34 @@ void reset_key(Spec& s, const std::string& section, const core::ParamDef& d) {
     if (f.section == section && f.def.key == d.key) f.set(s, d.def);
 }
 
+/// The overrides that leave key `sec`.`key` of the spec file without effect: the single
+/// overrides with which it has none, else all of them; empty when the file alone leaves it
+/// without effect (then the file's line is to blame). `parse` parses the file with some
+/// overrides, dropping keys without effect.
+std::vector<std::string> blamed_overrides(
+    const std::string& sec, const std::string& key, const std::vector<std::string>& overrides,
+    const std::function<Spec(const std::vector<std::string>&)>& parse) {
+  const auto inert = [&](const std::vector<std::string>& ov) {
+    try {
+      return !no_effect_reason(parse(ov), sec, key).empty();
+    } catch (const ConfigError&) {
+      return false;  // fails on its own for another reason: not this override's doing alone
+    }
+  };
+  if (inert({})) return {};
+  std::vector<std::string> blamed;
+  for (const std::string& o : overrides)
+    if (inert({o})) blamed.push_back(o);
+  return blamed.empty() ? overrides : blamed;
+}
+
 /// A key that has no effect given the other values of the spec, when the spec sets it, is bad
 /// input (its ParamDef::inapplicable or inapplicable_in_spec says why); a sweep trial drops it.
+/// A key of the file that the command-line overrides made inert is blamed on them, not on the
+/// file's line. `parse` parses the file with some of the overrides, as a sweep trial.
 void check_applicable(Spec& s, const io::SectionValues& v, const envs::EnvEntry& entry,
-                      bool sweep_trial) {
+                      bool sweep_trial, const std::vector<std::string>& overrides,
+                      const std::function<Spec(const std::vector<std::string>&)>& parse) {
   auto values = section_values(s);
   for (const auto& sec : schema_for(entry, &rl::learner_entry(s.learner.algo))) {
     auto it = v.sections.find(sec.name);
@@ -198,9 +223,22 @@ void check_applicable(Spec& s, const io::SectionValues& v, const envs::EnvEntry&
       if (!d) continue;
       const std::string why = why_no_effect(*d, sec.name, values);
       if (why.empty()) continue;
-      if (!sweep_trial)
-        throw ConfigError(v.at(sec.name + "." + key) + "[" + sec.name + "] " + key +
-                          ": has no effect here: " + why + " (remove the key)");
+      const std::string dotted = sec.name + "." + key;
+      if (!sweep_trial) {
+        const auto blamed = v.from_override.count(dotted) || overrides.empty()
+                                ? std::vector<std::string>{}
+                                : blamed_overrides(sec.name, key, overrides, parse);
+        if (blamed.empty())
+          throw ConfigError(v.at(dotted) + "[" + sec.name + "] " + key +
+                            ": has no effect here: " + why + " (remove the key)");
+        std::string list, line = v.at(dotted);
+        for (const auto& o : blamed) list += (list.empty() ? "`" : "`, `") + core::echo(o);
+        line.resize(line.size() >= 2 ? line.size() - 2 : 0);  // "spec.toml:9: " -> "spec.toml:9"
+        throw ConfigError("command-line override" + std::string(blamed.size() > 1 ? "s " : " ") +
+                          list + "`: leaves [" + sec.name + "] " + key + " (set at " + line +
+                          ") without effect: " + why +
+                          " (remove the key from the spec, or change the override)");
+      }
       s.dropped.push_back("[" + sec.name + "] " + key + " has no effect in some trials (" + why +
                           "); dropped there");
       reset_key(s, sec.name, *d);
@@ -341,7 +379,9 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   s.where = v.where;
   check_run_name(s.experiment.name, v);
   check_unread_sections(s, v, sweep_trial);
-  check_applicable(s, v, *entry, sweep_trial);
+  check_applicable(s, v, *entry, sweep_trial, overrides, [&](const std::vector<std::string>& ov) {
+    return parse_spec(toml_text, file, ov, true);
+  });
   check_cross(s, v);
   check_splits(s, *entry);
   return s;
