@@ -157,6 +157,19 @@ TEST_SUITE("exp_no_effect") {
     CHECK(refusal("[output]\ntrajectories = \"train-sample\"\n").empty());
   }
 
+  TEST_CASE("a spec that keeps trajectories runs without evaluations with trajectories=none") {
+    const std::string spec = "[output]\ntrajectories = \"eval\"\n";
+    const std::string off = refusal(spec, {"eval.every_steps=0"});
+    CHECK(has(off, "command-line override `eval.every_steps=0`: leaves [output] trajectories"));
+    CHECK(has(off, "(trajectories = \"none\" says so)"));
+    CHECK(refusal(spec, {"eval.every_steps=0", "output.trajectories=none"}).empty());
+    CHECK(refusal("[eval]\nevery_steps = 0\n[output]\ntrajectories = \"none\"\n").empty());
+    // Another kind still has no effect there, and is the override's own doing.
+    CHECK(has(refusal(spec, {"eval.every_steps=0", "output.trajectories=train-sample"}),
+              "command line override 'output.trajectories=train-sample': [output] trajectories: "
+              "has no effect here"));
+  }
+
   TEST_CASE("the resolved spec leaves keys without effect out and reads back") {
     const auto s = parse_spec("[safety]\nconstraints = [\"power_balance\"]\n", "s.toml");
     CHECK(pz::exp::no_effect_reason(s, "safety", "thresholds") ==

@@ -30,7 +30,7 @@ ParamDef I(const char* key, int64_t lo, int64_t hi, const char* doc) {
   return core::int_param(key, 0, lo, hi, doc);
 }
 [[maybe_unused]] ParamDef F(const char* key, bool (*ok)(double), const char* expected,
-                             const char* doc) {
+                            const char* doc) {
   return core::float_param(key, 0.0, ok, expected, doc);
 }
 ParamDef S(const char* key, const char* doc) { return core::str_param(key, "", doc); }
@@ -144,11 +144,16 @@ std::vector<Field> other_fields() {
       C("trajectories", {"none", "eval", "train-sample"},
         "which trajectories to store (eval: each evaluation's episodes; train-sample: the latest "
         "training rollout, at each evaluation)");
-  trajectories.applies = "[eval] every_steps > 0";
+  trajectories.applies = "[eval] every_steps > 0, or \"none\"";
+  // "none" says what a run without evaluations does anyway, so it is accepted there: it is how a
+  // spec that keeps trajectories runs without evaluations (eval.every_steps=0
+  // output.trajectories=none on the command line).
   trajectories.inapplicable_in_spec = [](const std::map<std::string, core::ParamTable>& spec) {
-    return spec.at("eval").integer("every_steps") > 0
+    return spec.at("eval").integer("every_steps") > 0 ||
+                   spec.at("output").str("trajectories") == "none"
                ? std::string()
-               : "trajectories are written at evaluations, found [eval] every_steps = 0";
+               : "trajectories are written at evaluations, found [eval] every_steps = 0 "
+                 "(trajectories = \"none\" says so)";
   };
   // Which evaluations keep their trajectories in run.h5 (exp/run/trajectory_keep.hpp): every
   // evaluation's metrics are kept, but the episodes of all of them made a 20M-step run's file
