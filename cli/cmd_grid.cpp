@@ -17,6 +17,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/format.hpp"
+#include "powerzoo/grid/ac/ac_network.hpp"
 #include "powerzoo/grid/ac/ac_report.hpp"
 #include "powerzoo/grid/ac/acopf.hpp"
 #include "powerzoo/grid/ac/acpf.hpp"
@@ -26,6 +27,7 @@
 #include "powerzoo/grid/dc/dc.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/grid/dc/dcpf_report.hpp"
+#include "powerzoo/grid/dc/island_dcopf.hpp"
 #include "powerzoo/grid/dc/n1_screen.hpp"
 #include "powerzoo/grid/dc/scopf.hpp"
 #include "powerzoo/grid/dc/security_report.hpp"
@@ -35,31 +37,56 @@ namespace po = boost::program_options;
 namespace pz::cli {
 namespace {
 
-// The DC-OPF balances one connected network (a single balance row on the PTDF). MATPOWER's
-// rundcopf balances each bus, so each island would balance its own load and an island without a
-// generator would make it infeasible; rather than a message about the PTDF, say which buses the
-// edit cut off and where the islands are solved (`grid dcpf` and the env, island by island).
-void check_dcopf_connected(const grid::Case& c, const std::string& out_of_service) {
-  const grid::Islands isl = grid::find_islands(c);
-  if (isl.n <= 1) return;
-  const int ref_island = c.ref_bus_idx >= 0 ? isl.island[c.ref_bus_idx] : 0;
-  std::string cut;
-  int n_cut = 0;
-  for (int b = 0; b < c.n_bus(); ++b) {
-    if (isl.island[b] < 0 || isl.island[b] == ref_island) continue;
-    if (++n_cut <= 10) cut += (cut.empty() ? "" : ", ") + std::to_string(c.bus[b].id);
+// The buses an edit (or the case) leaves in an island without an in-service generator and their
+// load: MATPOWER's ext2int takes them out (type 4), so no solver serves it; the output says so.
+struct DeadLoad {
+  std::vector<int> buses;  // 0-based rows of the case
+  double pd_mw = 0;        // their PD, MW (after --load-scale), not served
+};
+
+// The case as every solver and env reads it (grid::energize, as envs::outage_case): islands
+// without a generator de-energized with their load set to 0 (reported in `dead`), an island
+// without a reference bus given the first PV bus with a generator in service as its reference.
+grid::Case energized_case(const grid::Case& c, DeadLoad& dead) {
+  grid::Case e = grid::energize(c, &dead.buses);
+  for (int b : dead.buses) {
+    dead.pd_mw += e.bus[b].pd_mw;
+    e.bus[b].pd_mw = e.bus[b].qd_mvar = 0;
   }
-  if (n_cut > 10) cut += ", ... (" + std::to_string(n_cut) + " buses)";
-  const std::string why = out_of_service.empty()
-                              ? ""
-                              : " (after --out-of-service '" + core::echo(out_of_service) + "')";
-  throw core::ConfigError(c.source_path +
-                          ": grid dcopf solves one connected network; expected the in-service "
-                          "branches" +
-                          why + " to connect every bus, found " + std::to_string(isl.n) +
-                          " islands (bus " + cut + " cut off from the reference bus " +
-                          (c.ref_bus_idx >= 0 ? std::to_string(c.bus[c.ref_bus_idx].id) : "?") +
-                          "); `grid dcpf` solves each island with its own reference");
+  return e;
+}
+
+// Adds the de-energized buses to a solver's report: JSON fields `dead_bus` (bus ids) and
+// `unserved_mw`, or a line after the report's title.
+std::string with_dead_load(const std::string& report, const grid::Case& c, const DeadLoad& d,
+                           bool json) {
+  std::vector<int> ids;
+  for (int b : d.buses) ids.push_back(c.bus[b].id);
+  if (json) {
+    auto j = nlohmann::ordered_json::parse(report);
+    j["dead_bus"] = ids;
+    j["unserved_mw"] = d.pd_mw;
+    return j.dump() + "\n";
+  }
+  if (ids.empty()) return report;
+  std::string list;
+  for (int id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+  const size_t eol = report.find('\n');
+  const std::string line = core::format_printf(
+      "de-energized (island without an in-service gen): bus %s, %.4f MW of PD not served\n",
+      list.c_str(), d.pd_mw);
+  if (eol == std::string::npos) return report + "\n" + line;
+  return report.substr(0, eol + 1) + line + report.substr(eol + 1);
+}
+
+// AC results of a de-energized bus at Vm = Va = 0, as `grid acpf` always reported them and as the
+// env observes them (the solvers keep a type-4 bus at the case's VM, MATPOWER's int2ext).
+template <class R>
+void dark(R& r, const DeadLoad& d) {
+  for (int b : d.buses) {
+    if (static_cast<size_t>(b) < r.bus_vm_pu.size()) r.bus_vm_pu[b] = 0;
+    if (static_cast<size_t>(b) < r.bus_va_deg.size()) r.bus_va_deg[b] = 0;
+  }
 }
 
 }  // namespace
@@ -97,7 +124,13 @@ int cmd_grid(const Args& args) {
       "         cost, dispatch, rows added, binding contingencies; exit status 1 if not optimal\n"
       "         (infeasible: no dispatch is N-1 secure)\n"
       "  distflow  exact radial AC power flow (DistFlow sweeps) of a distribution feeder;\n"
-      "         see `powerzoo grid distflow --help`\n\noptions");
+      "         see `powerzoo grid distflow --help`\n\n"
+      "dcpf, acpf, dcopf and acopf read the case as MATPOWER and every env do: an island without\n"
+      "an in-service gen is de-energized (type 4; its buses and load are reported as not served,\n"
+      "JSON dead_bus and unserved_mw), an island whose reference bus lost its gens takes its "
+      "first\n"
+      "PV bus with one, and each energized island is solved (the OPFs balance each island).\n\n"
+      "options");
   double load_scale = 1.0;
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables")(
       "load-scale", po::value<double>(&load_scale), "multiply every bus PD and QD (default 1)")(
@@ -143,20 +176,6 @@ int cmd_grid(const Args& args) {
     b.qd_mvar *= load_scale;
   }
   const bool json = vm.count("json") > 0;
-  if (p[0] == "acpf") {
-    grid::AcPowerFlow pf(c);
-    grid::AcPfOptions o;
-    o.enforce_q_lims = vm.count("enforce-q-lims") > 0;
-    const auto r = pf.solve(o);
-    std::cout << grid::acpf_report(c, r, json);
-    return r.success ? 0 : 1;
-  }
-  if (p[0] == "acopf") {
-    grid::AcOpf opf(c);
-    const auto r = opf.solve();
-    std::cout << grid::acopf_report(c, r, json);
-    return r.ok() ? 0 : 1;
-  }
   if (p[0] == "contingencies") {
     const grid::N1Screen s = grid::screen_n1(c);
     if (!s.base.success && !s.base.message.empty())
@@ -169,19 +188,41 @@ int cmd_grid(const Args& args) {
     std::cout << grid::scopf_report(c, r, json);
     return r.ok() ? 0 : 1;
   }
-  if (p[0] == "dcopf") {
-    check_dcopf_connected(
-        c, vm.count("out-of-service") ? vm["out-of-service"].as<std::string>() : std::string());
-    grid::DcOpf opf(c);
-    const auto r = opf.solve();
-    std::cout << grid::dcopf_report(c, r, json);
-    if (json) std::cout << "\n";
+  // The four solvers see the case as energized; the report's bus types are the ones solved with.
+  // The AC data are checked as the file gives them (a case without a REF bus is bad input, not
+  // one whose first PV bus takes the reference).
+  if (p[0] == "acpf" || p[0] == "acopf") grid::validate_ac_case(c);
+  DeadLoad dead;
+  const grid::Case e = energized_case(c, dead);
+  if (p[0] == "acpf") {
+    grid::AcPowerFlow pf(e);
+    grid::AcPfOptions o;
+    o.enforce_q_lims = vm.count("enforce-q-lims") > 0;
+    auto r = pf.solve(o);
+    dark(r, dead);
+    r.n_dead_buses += static_cast<int>(dead.buses.size());
+    std::cout << with_dead_load(grid::acpf_report(e, r, json), e, dead, json);
+    return r.success ? 0 : 1;
+  }
+  if (p[0] == "acopf") {
+    grid::AcOpf opf(e);
+    auto r = opf.solve();
+    dark(r, dead);
+    std::cout << with_dead_load(grid::acopf_report(e, r, json), e, dead, json);
     return r.ok() ? 0 : 1;
   }
-  const auto r = grid::run_dcpf(c);
+  if (p[0] == "dcopf") {
+    // Each energized island balances its own load (MATPOWER's rundcopf), as the env's OPF.
+    grid::IslandDcOpf opf(e);
+    std::vector<double> pd(e.n_bus());
+    for (int b = 0; b < e.n_bus(); ++b) pd[b] = e.bus[b].pd_mw;
+    const auto r = opf.solve(pd);
+    std::cout << with_dead_load(grid::dcopf_report(e, r, json), e, dead, json);
+    return r.ok() ? 0 : 1;
+  }
+  const auto r = grid::run_dcpf(e);
   if (!r.success && !r.message.empty()) throw core::ConfigError(c.source_path + ": " + r.message);
-  std::cout << grid::dcpf_report(c, r, json);
-  if (json) std::cout << "\n";
+  std::cout << with_dead_load(grid::dcpf_report(e, r, json), e, dead, json);
   return r.success ? 0 : 1;
 }
 

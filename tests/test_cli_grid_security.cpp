@@ -68,6 +68,28 @@ TEST_SUITE("cli_grid_security") {
     CHECK(t.out.find("cuts off bus") != std::string::npos);
   }
 
+  // Issue 36: losing 6-31 (bus 31 is case39's reference, with its unit) named the 38 buses on
+  // the other side as cut off.
+  TEST_CASE("regression: contingencies name the bus a bridge cuts off, not the rest") {
+    const auto r = pz::test::sh(kBin + " grid contingencies case39 --json");
+    REQUIRE_MESSAGE(r.code == 0, r.out.substr(0, 400));
+    const auto j = nlohmann::json::parse(r.out);
+    int seen = 0;
+    for (const auto& o : j["contingencies"]) {
+      if (o["method"] != "islands") continue;
+      const std::vector<int> cut = o["island_buses"];
+      CHECK_MESSAGE(cut.size() < 20, "row " << o["branch"] << ": " << cut.size() << " buses");
+      if (o["branch"] == 14) {  // row 14: 6-31
+        CHECK(cut == std::vector<int>{31});
+        CHECK(o["dead_buses"].empty());  // bus 31 keeps its unit; the rest gets a new reference
+        ++seen;
+      }
+    }
+    CHECK(seen == 1);
+    const auto t = pz::test::sh(kBin + " grid contingencies case39");
+    CHECK(t.out.find("cuts off bus 31 (own reference)") != std::string::npos);
+  }
+
   TEST_CASE("grid scopf: the 3-bus dispatch by hand; an N-1 infeasible case exits 1") {
     // Load 100 MW at bus 3, gens at 1 (10 $/MWh) and 2 (30 $/MWh), rows 1-2 (60 MW), 1-3 (120),
     // 2-3 (RATE): with 1-3 out, 1-2 carries gen 1's output, so gen 2 runs 40 MW (1800 $/h).

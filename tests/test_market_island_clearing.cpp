@@ -75,4 +75,33 @@ TEST_SUITE("market_island_clearing") {
     for (int l = 0; l < 6; ++l) CHECK(a.flow_mw[l] == doctest::Approx(b.flow_mw[l]).epsilon(1e-12));
     CHECK(loss.dead_load_mw == 0.0);
   }
+
+  // Guards the GenCos env's planner clearing, which shares the market's island markets (twin)
+  // instead of building a second IslandClearing per outage set.
+  TEST_CASE("twin: the same clearings as a second IslandClearing of the same status") {
+    const grid::Case c = grid::energize(grid::load_case(grid::resolve_case_path("case5")));
+    const auto us = units(c);
+    const std::vector<uint8_t> br = {0, 1, 1, 0, 1, 1}, gen = {1, 1, 1, 0, 1};
+    market::IslandClearing a(c, us, 3, br, gen), b(c, us, 3, br, gen);
+    const auto t = a.twin();
+    CHECK(t->n_islands() == a.n_islands());
+    const market::OfferMarket m(c, us, 3);
+    std::vector<double> prices(m.base_prices().begin(), m.base_prices().end());
+    for (int step = 0; step < 3; ++step) {  // warm starts of their own: clear in turn
+      const std::vector<double> pd = {0, 300, 280.0 + 20 * step, 390.0 - 30 * step, 0};
+      for (size_t k = 0; k < prices.size(); ++k) prices[k] *= 1.0 + 0.01 * ((k + step) % 3);
+      market::ClearingResult ra, rb, rt;
+      market::IslandLosses la, lb, lt;
+      a.clear(pd, prices, {}, {}, ra, la);
+      t->clear(pd, prices, {}, {}, rt, lt);
+      b.clear(pd, prices, {}, {}, rb, lb);
+      CHECK(rt.p_mw == rb.p_mw);
+      CHECK(rt.lmp == rb.lmp);
+      CHECK(rt.flow_mw == rb.flow_mw);
+      CHECK(rt.offer_cost == rb.offer_cost);
+      CHECK(lt.dead_load_mw == lb.dead_load_mw);
+      CHECK(lt.dead_load_mw == 300.0);  // bus 2, cut off by rows 1 and 4
+      CHECK(ra.p_mw == rb.p_mw);
+    }
+  }
 }

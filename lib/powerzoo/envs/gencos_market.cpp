@@ -165,8 +165,7 @@ void GencosMarket::clear_network(GState& s, std::span<const double> pd,
     key.insert(key.end(), s.out.gen_on.begin(), s.out.gen_on.end());
     s.net = std::make_unique<market::IslandClearing>(p_.grid_case, p_.units, p_.segments,
                                                      s.out.branch_on, s.out.gen_on);
-    s.net_planner = std::make_unique<market::IslandClearing>(p_.grid_case, p_.units, p_.segments,
-                                                             s.out.branch_on, s.out.gen_on);
+    s.net_planner = s.net->twin();  // the same islands and markets, a clearing of its own
   }
   market::IslandLosses planner_losses;
   if (planner)

@@ -10,10 +10,10 @@
 namespace pz::market {
 
 struct IslandClearing::Island {
-  std::vector<int> units;     // market unit of each of the island's units
-  std::vector<int> buses;     // whole-case bus row of each island bus
-  std::vector<int> branches;  // whole-case branch row of each island branch
-  std::unique_ptr<OfferMarket> market;
+  std::vector<int> units;                     // market unit of each of the island's units
+  std::vector<int> buses;                     // whole-case bus row of each island bus
+  std::vector<int> branches;                  // whole-case branch row of each island branch
+  std::shared_ptr<const OfferMarket> market;  // shared with a twin (the planner's clearing)
   std::unique_ptr<Clearing> clearing;
   std::vector<double> pd, prices, lo, hi;
   ClearingResult r;
@@ -69,7 +69,7 @@ IslandClearing::IslandClearing(const grid::Case& c, const std::vector<OfferUnit>
         is->units.push_back(u);
       }
     s.finalize();
-    is->market = std::make_unique<OfferMarket>(s, std::move(su), k);
+    is->market = std::make_shared<const OfferMarket>(s, std::move(su), k);
     // The island is part of a case DcOpf has checked (the env's intact market): its DC-OPF is
     // built only if OfferLp leaves a clearing to CLP.
     is->clearing = std::make_unique<Clearing>(*is->market, /*lazy_opf=*/true);
@@ -82,6 +82,31 @@ IslandClearing::IslandClearing(const grid::Case& c, const std::vector<OfferUnit>
 }
 
 IslandClearing::~IslandClearing() = default;
+
+std::unique_ptr<IslandClearing> IslandClearing::twin() const {
+  std::unique_ptr<IslandClearing> t(new IslandClearing());
+  t->n_units_ = n_units_;
+  t->k_ = k_;
+  t->n_bus_ = n_bus_;
+  t->n_branch_ = n_branch_;
+  t->unit_live_ = unit_live_;
+  t->bus_live_ = bus_live_;
+  t->dead_buses_ = dead_buses_;
+  for (const auto& src : islands_) {
+    auto is = std::make_unique<Island>();
+    is->units = src->units;
+    is->buses = src->buses;
+    is->branches = src->branches;
+    is->market = src->market;
+    is->clearing = std::make_unique<Clearing>(*is->market, /*lazy_opf=*/true);
+    is->pd.resize(src->pd.size());
+    is->prices.resize(src->prices.size());
+    is->lo.resize(src->lo.size());
+    is->hi.resize(src->hi.size());
+    t->islands_.push_back(std::move(is));
+  }
+  return t;
+}
 
 void IslandClearing::clear(std::span<const double> bus_pd_mw, std::span<const double> prices,
                            std::span<const double> lo, std::span<const double> hi,

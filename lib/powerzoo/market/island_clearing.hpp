@@ -35,6 +35,12 @@ class IslandClearing {
                  std::span<const uint8_t> branch_on, std::span<const uint8_t> gen_on);
   ~IslandClearing();
 
+  /// A second clearing of the same status (the GenCos planner's beside the market's): shares
+  /// this one's island cases and OfferMarkets (read-only; they must outlive neither: shared
+  /// ownership), with Clearings, warm starts and buffers of its own, so its results are those of
+  /// a second IslandClearing built from the same arguments.
+  std::unique_ptr<IslandClearing> twin() const;
+
   /// As Clearing::clear on the whole network: bus_pd_mw [n_bus], prices [U·K] (every unit's,
   /// in the market's unit order), lo/hi [U] (empty = static). Writes `out` in the whole network's
   /// shapes: a unit that is not live clears 0 MW (its offer withdrawn), a de-energized bus has
@@ -50,6 +56,7 @@ class IslandClearing {
 
  private:
   struct Island;
+  IslandClearing() = default;
   int n_units_ = 0, k_ = 0, n_bus_ = 0, n_branch_ = 0;
   std::vector<char> unit_live_, bus_live_;
   std::vector<int> dead_buses_;

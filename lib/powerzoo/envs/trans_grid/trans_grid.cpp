@@ -216,8 +216,7 @@ void TransGrid::reset(State& st, core::Rng& rng, std::span<float> obs,
   s.start = p_.profile.empty() ? 0 : choose_episode_start(p_.episode_starts, rng, opt);
   outages_.reset(s.out, rng);  // draws nothing when no outages are configured
   if (s.net) {  // each episode's OPF solves start cold; the PTDF and AC power flow are kept
-    s.net->opf.clear();
-    s.net->opf_bus.clear();
+    s.net->opf.reset();
     s.net->acopf.reset();
   }
   s.unserved_mw = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
@@ -82,16 +83,19 @@ OpfBaselineDecision decide_opf_baseline(const TransGrid& env, std::span<const fl
   // which hold the status this step solves; the solves below secure what remains. An edit that
   // islands the network (the DC-OPF takes one island) and an observation without the fields
   // (outage_status_obs = false) leave the case as given (docs/outages.md).
+  // The model built to try the edit is the one solved (one DcOpf per step, not a probe and a
+  // second build of the same case).
+  std::unique_ptr<grid::DcOpf> opf;
   if (grid::Case edited = c; take_out_observed(env, obs, edited)) {
     try {
-      grid::DcOpf probe(edited);
+      opf = std::make_unique<grid::DcOpf>(edited);
       c = std::move(edited);
     } catch (const core::ConfigError&) {
       ++d.outage_fallback;
     }
   }
-  grid::DcOpf opf(c);
-  const grid::DcOpfResult plain = opf.solve();
+  if (!opf) opf = std::make_unique<grid::DcOpf>(c);
+  const grid::DcOpfResult plain = opf->solve();
   if (plain.ok()) d.dcopf_pg = plain.gen_pg_mw;
   if (secure) {
     d.scopf = grid::solve_scopf(c);

@@ -9,6 +9,7 @@
 #include "powerzoo/envs/outages.hpp"
 #include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/grid/case/energized.hpp"
+#include "powerzoo/grid/dc/island_dcopf.hpp"
 
 namespace pz::envs {
 
@@ -69,45 +70,8 @@ bool TransGrid::cached_dc_flows(GridState& s, const std::vector<double>& load) c
 grid::DcOpfResult TransGrid::solve_dc_opf(GridState& s, const std::vector<double>& load) const {
   if (!outages_.active()) return s.opf->solve(load);
   OutageNet& n = outage_net(s);
-  const int nb = p_.grid_case.n_bus();
-  if (n.opf.empty() && n.n_refs > 0) {
-    const grid::Islands isl = grid::find_islands(n.net);
-    for (int b = 0; b < nb; ++b) {
-      if (n.net.bus[b].type != 3) continue;
-      // The island of REF bus b alone: every other bus of type 4 (what touches it goes out).
-      grid::Case sub = n.net;
-      std::vector<char> in(nb, 0);
-      for (int k = 0; k < nb; ++k) {
-        in[k] = isl.island[k] == isl.island[b];
-        if (!in[k] && sub.bus[k].type != 4) sub.bus[k].type = 4;
-        if (!in[k]) sub.bus[k].gs_mw = 0;
-      }
-      if (n.n_refs > 1) sub = grid::energize(sub);
-      n.opf.push_back(std::make_unique<grid::DcOpf>(sub));
-      n.opf_bus.push_back(std::move(in));
-    }
-  }
-  grid::DcOpfResult out;
-  if (n.opf.empty()) {  // no generator left anywhere
-    out.status = grid::DcOpfStatus::kInfeasible;
-    out.message = "no generator in service";
-    return out;
-  }
-  out.status = grid::DcOpfStatus::kOptimal;
-  out.gen_pg_mw.assign(p_.grid_case.n_gen(), 0.0);
-  out.branch_pf_mw.assign(p_.grid_case.n_branch(), 0.0);
-  thread_local std::vector<double> ld;
-  for (size_t i = 0; i < n.opf.size(); ++i) {
-    ld.assign(nb, 0.0);
-    for (int b = 0; b < nb; ++b)
-      if (n.opf_bus[i][b] && !n.dead[b]) ld[b] = load[b];
-    const grid::DcOpfResult r = n.opf[i]->solve(ld);
-    if (!r.ok()) return r;  // an island that cannot balance its load: the OPF is infeasible
-    out.objective += r.objective;
-    for (size_t g = 0; g < r.gen_pg_mw.size(); ++g) out.gen_pg_mw[g] += r.gen_pg_mw[g];
-    for (size_t l = 0; l < r.branch_pf_mw.size(); ++l) out.branch_pf_mw[l] += r.branch_pf_mw[l];
-  }
-  return out;
+  if (!n.opf) n.opf = std::make_unique<grid::IslandDcOpf>(n.net);
+  return n.opf->solve(load);  // the loads of de-energized buses are not served
 }
 
 const grid::Case& TransGrid::step_case(GridState& s) const {

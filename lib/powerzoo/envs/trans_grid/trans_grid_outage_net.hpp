@@ -10,7 +10,7 @@
 #include "powerzoo/grid/ac/acopf.hpp"
 #include "powerzoo/grid/ac/acpf.hpp"
 #include "powerzoo/grid/case/case.hpp"
-#include "powerzoo/grid/dc/dcopf.hpp"
+#include "powerzoo/grid/dc/island_dcopf.hpp"
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 
 namespace pz::envs {
@@ -27,9 +27,8 @@ struct OutageNet {
   bool ptdf_built = false;
   grid::PtdfFlow ptdf;
   std::vector<double> share, shift_flow;
-  // DC-OPF: one model per energized island, and the island's buses (built on first use).
-  std::vector<std::unique_ptr<grid::DcOpf>> opf;
-  std::vector<std::vector<char>> opf_bus;
+  // DC-OPF: one model per energized island (built on first use).
+  std::unique_ptr<grid::IslandDcOpf> opf;
   std::unique_ptr<grid::AcPowerFlow> acpf;
   std::unique_ptr<grid::AcOpf> acopf;
 };

@@ -27,6 +27,29 @@ void mark_overloads(const Case& c, N1Outage& o) {
   }
 }
 
+// The side of bridge k an operator calls cut off: the side without the island's reference bus
+// (Lodf::cut_buses), which is the de-energized one when a side has no generator; when both sides
+// keep a generator, the smaller side (case39's 6-31 cuts off bus 31, the reference bus with its
+// unit, not the 38 buses that get a new reference).
+std::vector<int> cut_side(const Case& e, const Islands& isl, const Lodf& lodf, int k) {
+  const std::vector<int>& no_ref = lodf.cut_buses(k);
+  const int home = isl.island[e.branch_from_idx[k]];
+  size_t n_home = 0;
+  for (int b = 0; b < e.n_bus(); ++b) n_home += isl.island[b] == home;
+  const size_t n_other = n_home - no_ref.size();
+  if (no_ref.size() <= n_other) return no_ref;
+  bool gen_cut = false;  // the side without the reference has a generator (gets its own)
+  for (int g = 0; g < e.n_gen(); ++g)
+    if (e.gen[g].status > 0 && std::binary_search(no_ref.begin(), no_ref.end(), e.gen_bus_idx[g]))
+      gen_cut = true;
+  if (!gen_cut) return no_ref;
+  std::vector<int> ref_side;
+  for (int b = 0; b < e.n_bus(); ++b)
+    if (isl.island[b] == home && !std::binary_search(no_ref.begin(), no_ref.end(), b))
+      ref_side.push_back(b);
+  return ref_side;
+}
+
 }  // namespace
 
 N1Screen screen_n1(const Case& c) {
@@ -36,6 +59,7 @@ N1Screen screen_n1(const Case& c) {
   std::vector<int> dead_before;
   const Case e = energize(c, &dead_before);
   const Lodf lodf(e);
+  const Islands isl = find_islands(e);
   const int nl = c.n_branch();
   const std::vector<double>& pre = s.base.branch_pf_mw;
   for (int k = 0; k < nl; ++k) {
@@ -51,7 +75,7 @@ N1Screen screen_n1(const Case& c) {
       ++s.n_lodf;
     } else {
       o.islands = true;
-      o.cut_buses = lodf.cut_buses(k);
+      o.cut_buses = cut_side(e, isl, lodf, k);
       Case ck = c;
       ck.branch[k].status = 0;
       DcPfResult r = run_dcpf(ck);

@@ -16,8 +16,10 @@ struct N1Outage {
   /// branch (run_dcpf, MATPOWER's rules: a side without an in-service gen is de-energized, a
   /// side with one gets its own reference), not by LODF.
   bool islands = false;
-  bool success = true;          ///< the re-solve of an islanding outage succeeded
-  std::vector<int> cut_buses;   ///< islands: buses cut off from the reference's side
+  bool success = true;  ///< the re-solve of an islanding outage succeeded
+  /// islands: the buses cut off, ascending: the side without the reference bus if it is
+  /// de-energized (no gen) or not the larger side; else (both sides keep a gen) the smaller side
+  std::vector<int> cut_buses;
   std::vector<int> dead_buses;  ///< islands: buses de-energized by the outage
   std::vector<double> flow_mw;  ///< [n_branch] post-outage flows (0 for out-of-service rows)
   std::vector<int> overloads;   ///< rated rows with |flow| > RATE_A, ascending
