@@ -108,6 +108,54 @@ TEST_SUITE("data_csv") {
     CHECK(no_newline.line_number() == 2);
   }
 
+  // Guards the integer columns (the outage scenario's step, index, status) against float
+  // notation: a user trial's step "1e1" was read as step 10.
+  TEST_CASE("integer_cell takes digits with an optional sign only, within its range") {
+    const auto d = test::tmp_dir("pz_csv", "ints");
+    const std::string path =
+        test::write(d / "i.csv", "n\n12\n+4\n-3\n007\n1e1\n10.\n0x1\n 1 2\n-\n11\n");
+    data::CsvReader csv(path);
+    REQUIRE(csv.read_header());
+    for (int64_t want : {12, 4, -3, 7}) {
+      REQUIRE(csv.next_row());
+      CHECK(csv.integer_cell(0, "n", -10, 20, "an integer") == want);
+    }
+    for (const char* bad : {"1e1", "10.", "0x1", "1 2", "-"}) {
+      CAPTURE(bad);
+      REQUIRE(csv.next_row());
+      CHECK_THROWS_WITH_AS(
+          csv.integer_cell(0, "n", -10, 20, "an integer"),
+          (csv.where() + "expected an integer in column 'n', found '" + bad + "'").c_str(),
+          core::ConfigError);
+    }
+    REQUIRE(csv.next_row());  // digits, but past hi
+    CHECK_THROWS_AS(csv.integer_cell(0, "n", -10, 10, "an integer"), core::ConfigError);
+  }
+
+  // Guards every reader of the project (outage scenarios, UC tables, action files, ...)
+  // against a row with a cell past the header's columns, which each dropped unread.
+  TEST_CASE("a row with more cells than the header is refused naming line and column") {
+    const auto d = test::tmp_dir("pz_csv", "extra");
+    const std::string path = test::write(d / "e.csv", "a,b\n1,2\n3\n4,5,6\n");
+    data::CsvReader csv(path);
+    REQUIRE(csv.read_header());
+    REQUIRE(csv.next_row());
+    REQUIRE(csv.next_row());  // fewer cells: the caller's to refuse ("found none")
+    CHECK(csv.cells() == Cells{"3"});
+    CHECK_THROWS_WITH_AS(
+        csv.next_row(),
+        (path + ":4: expected 2 comma-separated fields, found 3: column 3 ('6') is past "
+                "the header 'a,b'")
+            .c_str(),
+        core::ConfigError);
+    // A trailing comma is an extra (empty) cell too.
+    const std::string trailing = test::write(d / "t.csv", "a,b\n1,2,\n");
+    data::CsvReader t(trailing);
+    REQUIRE(t.read_header());
+    CHECK_THROWS_WITH_AS(t.next_row(), doctest::Contains("t.csv:2: expected 2 comma-separated"),
+                         core::ConfigError);
+  }
+
   TEST_CASE("number_cell and integer_cell parse whole cells and name file, line and column") {
     const auto d = test::tmp_dir("pz_csv", "cells");
     const std::string path =
@@ -116,10 +164,10 @@ TEST_SUITE("data_csv") {
     REQUIRE(csv.read_header());
     REQUIRE(csv.next_row());
     CHECK(csv.number_cell(0, "x") == 25.0);
-    CHECK(csv.integer_cell(1, "n", 0, 10, "an integer") == 3);  // "3.0" is an integer
+    // "3.0" is a float in an integer column: refused (a user trial found "1e1" read as 10).
     CHECK_THROWS_WITH_AS(
-        csv.integer_cell(1, "n", 4, 10, "an integer in [4, 10]"),
-        (path + ":2: expected an integer in [4, 10] in column 'n', found '3.0'").c_str(),
+        csv.integer_cell(1, "n", 0, 10, "an integer in [0, 10]"),
+        (path + ":2: expected an integer in [0, 10] in column 'n', found '3.0'").c_str(),
         core::ConfigError);
     REQUIRE(csv.next_row());
     CHECK_THROWS_WITH_AS(csv.number_cell(0, "x"),

@@ -34,7 +34,7 @@ TEST_SUITE("data_outage_schedule") {
                                          "\n"
                                          "gen,2,0,4\n"
                                          "branch,3,1,20\n"
-                                         "branch,1,0,4.0\n");
+                                         "branch,1,0,4\n");
     const auto s = data::read_outage_schedule(path);
     REQUIRE(s.events.size() == 4);
     CHECK(s.events[0].step == 4);
@@ -89,6 +89,23 @@ TEST_SUITE("data_outage_schedule") {
     CHECK(e.find("s.csv:2: expected a value in column 'status', found none") != std::string::npos);
     e = error_of("");
     CHECK(e.find("s.csv:1: expected a header row") != std::string::npos);
+  }
+
+  // Guards the two holes a user trial found: a row's extra cell was dropped unread, and a step
+  // written 1e1 was read as step 10.
+  TEST_CASE("an extra cell and an integer in float notation are refused, naming line and column") {
+    const std::string h = "step,element,index,status\n";
+    std::string e = error_of(h + "0,branch,1,0\n4,branch,2,0,1\n");
+    CHECK(e.find("s.csv:3: expected 4 comma-separated fields, found 5: column 5 ('1') is past the "
+                 "header 'step,element,index,status'") != std::string::npos);
+    e = error_of(h + "1e1,branch,1,0\n");
+    CHECK(e.find("s.csv:2: expected an integer step >= 0 in column 'step', found '1e1'") !=
+          std::string::npos);
+    e = error_of(h + "1,branch,2.0,0\n");
+    CHECK(e.find("s.csv:2: expected a 1-based case row (integer >= 1) in column 'index', found "
+                 "'2.0'") != std::string::npos);
+    e = error_of(h + "1,branch,2,0e0\n");
+    CHECK(e.find("in column 'status', found '0e0'") != std::string::npos);
   }
 
   TEST_CASE("a missing file is named") {

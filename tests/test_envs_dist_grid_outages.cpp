@@ -18,6 +18,8 @@
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
 #include "status_obs_util.hpp"
+#include "test_util.hpp"
+#include "trace_status_util.hpp"
 
 using namespace pz;
 
@@ -181,6 +183,71 @@ TEST_SUITE("envs_dist_grid_outages") {
     CHECK(s.flex.curtailed[1] == doctest::Approx(0.1));
     // Bus 18's 0.09 MW is unserved, whatever its device was asked to do.
     CHECK(costs[3] == doctest::Approx(0.09));
+  }
+
+  TEST_CASE("trace rows hold the status each step was solved with") {
+    // A user trial read info/branch_status[t] next to the costs of step t and found the status of
+    // step t + 1. Row 17 (bus 17-18) out for steps 2 and 3 cuts off bus 18 (0.09 MW): those rows
+    // show the line out, 0 MW on it and 0.09 MW unserved; the rows before and after show it in.
+    data::OutageSchedule sched;
+    sched.path = "test.csv";
+    sched.events = {{2, data::OutageElement::kBranch, 17, 0, 2},
+                    {4, data::OutageElement::kBranch, 17, 1, 3}};
+    envs::DistGridParams p = plain_params(sched);
+    p.horizon = 6;
+    const envs::DistGrid env(std::move(p));
+    const test::TracedRun r = test::run_traced(env, 6);
+    const int line = 16;  // case33bw's 32 lines are rows 1..32: row 17 is line 16
+    REQUIRE(env.line_rows()[line] == 16);
+    test::check_status_rows(env, r, "branch_status", line, 2, 4, "branch_status");
+    for (int t = 0; t < 6; ++t) {
+      CAPTURE(t);
+      const bool out = t == 2 || t == 3;
+      const float flow = test::trace_value(env.spec(), r.trace[t], "branch_p_mw", line);
+      if (out)
+        CHECK(flow == 0.0f);
+      else
+        CHECK(flow > 0.05f);  // bus 18's 0.09 MW and its share of the losses
+      CHECK(test::cost_value(env.spec(), r.costs[t], "unserved_load") ==
+            doctest::Approx(out ? 0.09 : 0.0));
+    }
+  }
+
+  TEST_CASE("dist_grid_marl (ders): trace rows hold the status each step was solved with") {
+    // The multi-agent env traces and advances through its DistGrid: row 2 of case141 out for
+    // steps 2 and 3 cuts off the buses downstream of it; their rows show it out, 0 MW on it and
+    // load unserved, the rows before and after none.
+    const auto d = test::tmp_dir("pz_dist_trace", "ders");
+    const std::string csv =
+        test::write(d / "o.csv", "step,element,index,status\n2,branch,2,0\n4,branch,2,1\n");
+    const auto env =
+        exp::make_env(exp::parse_spec("[env]\ntask = \"ders\"\noutages = \"" + csv + "\"\n",
+                                      (d / "ders.toml").string()),
+                      "iid");
+    REQUIRE(dynamic_cast<const envs::DistGridMarl*>(env.get()) != nullptr);
+    const envs::EnvSpec& sp = env->spec();
+    const int line = 1;  // case141's 140 rows are all lines
+    std::string obs_status;
+    for (const auto& f : sp.obs_fields)
+      if (obs_status.empty() && f.name.size() > 14 &&
+          f.name.compare(f.name.size() - 14, 14, "/branch_status") == 0)
+        obs_status = f.name;
+    REQUIRE_FALSE(obs_status.empty());
+    const test::TracedRun r = test::run_traced(*env, 6);
+    test::check_status_rows(*env, r, "branch_status", line, 2, 4, obs_status);
+    for (int t = 0; t < 6; ++t) {
+      CAPTURE(t);
+      const bool out = t == 2 || t == 3;
+      const float flow = test::trace_value(sp, r.trace[t], "branch_p_mw", line);
+      const float unserved = test::cost_value(sp, r.costs[t], "unserved_load");
+      if (out) {
+        CHECK(flow == 0.0f);
+        CHECK(unserved > 0.01f);
+      } else {
+        CHECK(std::abs(flow) > 0.01f);
+        CHECK(unserved == 0.0f);
+      }
+    }
   }
 
   TEST_CASE("without outage keys the spec is unchanged; with them it gains status and a channel") {

@@ -17,6 +17,7 @@
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/market/clearing.hpp"
 #include "status_obs_util.hpp"
+#include "trace_status_util.hpp"
 
 using namespace pz;
 
@@ -211,6 +212,42 @@ TEST_SUITE("envs_gencos_outages") {
       CHECK(sa.reward == sb.reward);
       CHECK(obs == obs_b);
       CHECK(env.outage_state(*a).branch_on[1] == (t + 1 >= 3 ? 1 : 0));
+    }
+  }
+
+  TEST_CASE("trace rows hold the status each step cleared with") {
+    // A user trial read info/branch_status[t] next to the costs of step t and found the status of
+    // step t + 1. Branches 1 and 4 out for steps 2 and 3 cut off bus 2 (450 MW, no unit), and unit
+    // 1 is out for the same steps: their rows show them out, 0 MW on the branches and the unit and
+    // bus 2's load unserved; the rows before and after show them in.
+    using E = data::OutageElement;
+    const envs::GencosMarket env(params({{2, E::kBranch, 1, 0, 2},
+                                         {2, E::kBranch, 4, 0, 3},
+                                         {2, E::kGen, 1, 0, 4},
+                                         {4, E::kBranch, 1, 1, 5},
+                                         {4, E::kBranch, 4, 1, 6},
+                                         {4, E::kGen, 1, 1, 7}}));
+    const test::TracedRun r = test::run_traced(env, 6);
+    for (int l : {0, 3})
+      test::check_status_rows(env, r, "branch_status", l, 2, 4, "genco_0/branch_status");
+    test::check_status_rows(env, r, "gen_status", 0, 2, 4, "genco_0/gen_status");
+    const envs::EnvSpec& sp = env.spec();
+    for (int t = 0; t < 6; ++t) {
+      CAPTURE(t);
+      const bool out = t == 2 || t == 3;
+      for (int l : {0, 3}) {
+        const float flow = test::trace_value(sp, r.trace[t], "branch_p_mw", l);
+        if (out)
+          CHECK(flow == 0.0f);
+        else
+          CHECK(std::abs(flow) > 1.0f);
+      }
+      if (out) CHECK(test::trace_value(sp, r.trace[t], "unit_p_mw", 0) == 0.0f);
+      const float unserved = test::cost_value(sp, r.costs[t], "unserved_load");
+      if (out)
+        CHECK(unserved >= 450.0f - 1e-3f);
+      else
+        CHECK(unserved < 1.0f);
     }
   }
 

@@ -128,6 +128,45 @@ TEST_SUITE("envs_outages") {
       }
   }
 
+  // Guards the traces' timing (a user trial found row t holding step t + 1's status): end_step
+  // keeps the status the step was solved with while moving the status on to the next step's.
+  TEST_CASE("end_step records the solved status, then advances; nothing drawn at the horizon") {
+    envs::OutageParams q;
+    q.rate = 0.3;
+    q.duration_steps = 2;
+    q.random_gen = true;
+    q.schedule = schedule("step,element,index,status\n2,branch,3,0\n4,branch,3,1\n");
+    const envs::OutageProcess p(q, case5(), 6);
+    envs::OutageState s, ref;
+    p.make_state(s);
+    core::Rng rng(4, 1), rng_ref(4, 1);
+    p.make_state(ref);
+    p.reset(s, rng);
+    p.reset(ref, rng_ref);
+    CHECK(s.solved_branch_on == s.branch_on);  // after reset: step 0's
+    CHECK(s.solved_gen_on == s.gen_on);
+    for (int t = 1; t <= 6; ++t) {
+      CAPTURE(t);
+      const auto solved_branch = s.branch_on, solved_gen = s.gen_on;
+      p.end_step(s, t, rng);
+      CHECK(s.solved_branch_on == solved_branch);
+      CHECK(s.solved_gen_on == solved_gen);
+      if (t < 6) p.advance(ref, t, rng_ref);  // end_step = advance below the horizon
+      CHECK(s.branch_on == ref.branch_on);
+      CHECK(s.gen_on == ref.gen_on);
+      CHECK(rng == rng_ref);
+      CHECK(s.solved_branch_on[2] == (t - 1 == 2 || t - 1 == 3 ? 0 : 1));  // step t - 1's
+      CHECK(s.branch_on[2] == (t == 2 || t == 3 ? 0 : 1));                 // step t's
+    }
+    // Inactive: nothing happens.
+    const envs::OutageProcess none({}, case5(), 6);
+    envs::OutageState n;
+    none.make_state(n);
+    core::Rng r0(1, 0), r1(1, 0);
+    none.end_step(n, 1, r0);
+    CHECK(r0 == r1);
+  }
+
   TEST_CASE("save_state mid-episode and load_state continue exactly") {
     envs::OutageParams q;
     q.rate = 0.2;
@@ -140,19 +179,23 @@ TEST_SUITE("envs_outages") {
     p.make_state(b);
     core::Rng ra(2, 2);
     p.reset(a, ra);
-    for (int t = 1; t < 7; ++t) p.advance(a, t, ra);
+    for (int t = 1; t < 7; ++t) p.end_step(a, t, ra);
     std::vector<double> saved;
     p.save_state(a, saved);
-    CHECK(saved.size() == 2 * (6 + 5));
-    saved.push_back(42);  // the caller's next field: load_state reads only its own
+    CHECK(saved.size() == 3 * (6 + 5));  // status, steps left and solved status per row
+    saved.push_back(42);                 // the caller's next field: load_state reads only its own
     CHECK(p.load_state(b, saved) == saved.size() - 1);
+    CHECK(b.solved_branch_on == a.solved_branch_on);  // the traces of the last step
+    CHECK(b.solved_gen_on == a.solved_gen_on);
     core::Rng rb = ra;
     for (int t = 7; t < 30; ++t) {
-      p.advance(a, t, ra);
-      p.advance(b, t, rb);
+      p.end_step(a, t, ra);
+      p.end_step(b, t, rb);
       CHECK(a.branch_on == b.branch_on);
       CHECK(a.gen_on == b.gen_on);
       CHECK(a.branch_left == b.branch_left);
+      CHECK(a.solved_branch_on == b.solved_branch_on);
+      CHECK(a.solved_gen_on == b.solved_gen_on);
     }
     saved[0] = 0.5;
     CHECK_THROWS_AS(p.load_state(b, saved), core::ConfigError);
@@ -198,7 +241,7 @@ TEST_SUITE("envs_outages") {
     for (int t = 1; t <= a.n1_start + 1 && t < 12; ++t) p.advance(a, t, rng);
     std::vector<double> saved;
     p.save_state(a, saved);
-    CHECK(saved.size() == 2 * static_cast<size_t>(c.n_branch()) + 2);
+    CHECK(saved.size() == 3 * static_cast<size_t>(c.n_branch()) + 2);
     CHECK(p.load_state(b, saved) == saved.size());
     CHECK(b.n1_row == a.n1_row);
     CHECK(b.n1_start == a.n1_start);

@@ -12,6 +12,7 @@
 #include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dc.hpp"
 #include "status_obs_util.hpp"
+#include "trace_status_util.hpp"
 
 using namespace pz;
 
@@ -149,6 +150,52 @@ TEST_SUITE("envs_trans_grid_outages") {
     CHECK(out.spec().obs_fields.back().slice.offset == 16);
     CHECK(out.spec().cost_names.back() == "unserved_load");
     CHECK(out.spec().trace_vectors.back().name == "branch_status");
+  }
+
+  TEST_CASE("trace rows hold the status each step was solved with (every mode)") {
+    // A user trial read info/branch_status[t] next to the costs of step t and found the status of
+    // step t + 1. case14 with bus 8 a load bus without a unit: branch 7-8 out de-energizes it, so
+    // the row of each step of the outage (steps 2 and 3) carries 0 flow on 7-8 and its 12.5 MW
+    // unserved, and the status row says 0 in the same row.
+    grid::Case c = grid::load_case(grid::resolve_case_path("case14"));
+    for (int g = 0; g < c.n_gen(); ++g)
+      if (c.bus[c.gen_bus_idx[g]].id == 8) c.gen[g].status = 0;
+    for (auto& b : c.bus)
+      if (b.id == 8) b.pd_mw = 12.5, b.type = 1;
+    int k = 0;  // 1-based row of branch 7-8
+    for (int l = 0; l < c.n_branch(); ++l)
+      if (c.bus[c.branch_from_idx[l]].id == 7 && c.bus[c.branch_to_idx[l]].id == 8) k = l + 1;
+    REQUIRE(k > 0);
+    data::OutageSchedule sched;
+    sched.path = "test.csv";
+    sched.events = {{2, data::OutageElement::kBranch, k, 0, 2},
+                    {4, data::OutageElement::kBranch, k, 1, 3}};
+    using S = envs::TransGridParams::Solver;
+    for (const auto& [solver, opf] :
+         {std::pair{S::kDc, false}, std::pair{S::kDc, true}, std::pair{S::kAcPf, false}}) {
+      CAPTURE(static_cast<int>(solver));
+      CAPTURE(opf);
+      envs::TransGridParams p;
+      p.grid_case = c;
+      p.horizon = 6;
+      p.solver = solver;
+      p.opf_dispatch = opf;
+      p.outages.schedule = sched;
+      const envs::TransGrid env(std::move(p));
+      const test::TracedRun r = test::run_traced(env, 6);
+      test::check_status_rows(env, r, "branch_status", k - 1, 2, 4, "branch_status");
+      for (int t = 0; t < 6; ++t) {
+        CAPTURE(t);
+        const bool out = t == 2 || t == 3;
+        const float flow = test::trace_value(env.spec(), r.trace[t], "branch_p_mw", k - 1);
+        if (out)
+          CHECK(flow == 0.0f);
+        else
+          CHECK(std::abs(flow) > 10.0f);  // bus 8's 12.5 MW (and the AC losses)
+        CHECK(test::cost_value(env.spec(), r.costs[t], "unserved_load") ==
+              doctest::Approx(out ? 12.5 : 0.0).epsilon(1e-6));
+      }
+    }
   }
 
   TEST_CASE("outage_status_obs = false: no status field, the same steps as with it") {

@@ -18,6 +18,7 @@
 #include "powerzoo/tasks/tso.hpp"
 #include "status_obs_util.hpp"
 #include "test_grid_util.hpp"
+#include "trace_status_util.hpp"
 
 using namespace pz;
 using UcState = envs::UnitCommitment::UcState;
@@ -177,6 +178,46 @@ TEST_SUITE("envs_unit_commitment_outages") {
     // Operating cost = generation cost alone: unit 4's no-load cost (1e4) is not charged.
     CHECK(std::abs(r.info.sums[0] - r.info.gen_cost) < 1e-6);
     CHECK(r.obs[r.env.spec().obs_field("gen_status").offset + 4] == 0.0f);
+  }
+
+  TEST_CASE("trace rows hold the status each step was solved with") {
+    // A user trial read info/branch_status[t] next to the costs of step t and found the status of
+    // step t + 1. Branch 184 (12-117, bus 117's only line: 20 MW of load, no unit) and unit 1 out
+    // for steps 2 and 3: their rows show them out, 0 MW on the branch and on the unit, and the
+    // load of bus 117 unserved; the rows before and after show them in.
+    auto p = case118_params();
+    const int k = 184;
+    REQUIRE(p.grid_case.bus[p.grid_case.branch_to_idx[k - 1]].id == 117);
+    const int b117 = p.grid_case.branch_to_idx[k - 1];
+    REQUIRE(p.base_pd[b117] > 0);
+    p.outages.schedule.path = "test.csv";
+    p.outages.schedule.events = {{2, data::OutageElement::kBranch, k, 0, 2},
+                                 {2, data::OutageElement::kGen, 1, 0, 3},
+                                 {4, data::OutageElement::kBranch, k, 1, 4},
+                                 {4, data::OutageElement::kGen, 1, 1, 5}};
+    const envs::UnitCommitment env(p);
+    const int nu = env.n_units();
+    std::vector<float> act(env.spec().act_dim);  // every unit asked on
+    for (int u = 0; u < nu; ++u) act[u] = 1.0f, act[nu + u] = 0.3f * std::sin(u + 1.0f);
+    const test::TracedRun r = test::run_traced(env, 6, act);
+    test::check_status_rows(env, r, "branch_status", k - 1, 2, 4, "branch_status");
+    test::check_status_rows(env, r, "gen_status", 0, 2, 4, "gen_status");
+    const envs::EnvSpec& sp = env.spec();
+    for (int t = 0; t < 6; ++t) {
+      CAPTURE(t);
+      const bool out = t == 2 || t == 3;
+      const float flow = test::trace_value(sp, r.trace[t], "branch_p_mw", k - 1);
+      if (out) {
+        CHECK(flow == 0.0f);
+        CHECK(test::trace_value(sp, r.trace[t], "unit_p_mw", 0) == 0.0f);
+        CHECK(test::trace_value(sp, r.trace[t], "unit_on", 0) == 0.0f);
+      } else {
+        CHECK(std::abs(flow) > 1.0f);
+      }
+      const double served_pd = p.load_scale * p.net[t] * p.base_pd[b117];
+      CHECK(test::cost_value(sp, r.costs[t], "unserved_load") ==
+            doctest::Approx(out ? served_pd : 0.0).epsilon(1e-5));
+    }
   }
 
   TEST_CASE("without outage keys the spec is the plain env's; with them it gains the fields") {

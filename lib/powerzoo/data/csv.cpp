@@ -89,6 +89,13 @@ bool CsvReader::next_row() {
     ++line_number_;
     if (is_blank_line(line_)) continue;
     cells_ = split_csv_line(line_);
+    // A cell past the header's columns belongs to no column: every reader would drop it unread.
+    if (!header_.empty() && cells_.size() > header_.size())
+      throw core::ConfigError(where() + "expected " + std::to_string(header_.size()) +
+                              " comma-separated fields, found " + std::to_string(cells_.size()) +
+                              ": column " + std::to_string(header_.size() + 1) + " ('" +
+                              core::echo(cells_[header_.size()]) + "') is past the header '" +
+                              core::echo(header_line_) + "'");
     return true;
   }
   cells_.clear();
@@ -109,9 +116,14 @@ int64_t CsvReader::integer_cell(size_t i, const char* name, int64_t lo, int64_t 
                                 const char* expected) const {
   if (i >= cells_.size())
     throw core::ConfigError(where() + "expected a value in column '" + name + "', found none");
+  // Digits only (an optional sign): "1e1" or "3.0" in an integer column is a float written
+  // where the file's format says integer, refused rather than read as one.
+  const std::string& c = cells_[i];
+  const size_t d = !c.empty() && (c[0] == '-' || c[0] == '+') ? 1 : 0;
+  const bool digits = c.size() > d && c.find_first_not_of("0123456789", d) == std::string::npos;
   double v = 0;
-  if (!parse_double(cells_[i], &v) || !std::isfinite(v) || v != std::floor(v) ||
-      v < static_cast<double>(lo) || v > static_cast<double>(hi))
+  if (!digits || !parse_double(c, &v) || !std::isfinite(v) || v < static_cast<double>(lo) ||
+      v > static_cast<double>(hi))
     throw core::ConfigError(where() + "expected " + expected + " in column '" + name +
                             "', found '" + core::echo(cells_[i]) + "'");
   return static_cast<int64_t>(v);

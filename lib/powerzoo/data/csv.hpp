@@ -19,9 +19,10 @@ bool is_blank_line(const std::string& line);
 /// "path:line: " — the prefix of the project's file-and-line error messages (line is 1-based).
 std::string csv_where(const std::string& path, int64_t line);
 
-/// Reads a CSV file: the header on line 1, then the data rows in order. Reading never throws:
-/// callers check is_open() / read_header() / column() and throw their own core::ConfigError;
-/// number_cell() and integer_cell() throw it themselves, naming file:line and column.
+/// Reads a CSV file: the header on line 1, then the data rows in order. Opening and the header
+/// never throw: callers check is_open() / read_header() / column() and throw their own
+/// core::ConfigError; next_row() (a row with more cells than the header), number_cell() and
+/// integer_cell() throw it themselves, naming file:line and column.
 class CsvReader {
  public:
   /// Opens `path` for reading (check is_open()).
@@ -38,7 +39,10 @@ class CsvReader {
   /// Index of the first header cell equal to `name`, or -1 if none.
   int column(const std::string& name) const;
 
-  /// Advances to the next non-blank line (see is_blank_line). False at end of file.
+  /// Advances to the next non-blank line (see is_blank_line). False at end of file. Throws
+  /// core::ConfigError "path:line: expected N comma-separated fields, found M: column N+1 ('...')
+  /// is past the header '...'" for a row with more cells than a header that was read (a cell no
+  /// column names would be dropped unread; fewer cells are the caller's to refuse or accept).
   bool next_row();
   /// The current row: 1-based line number in the file, raw text (without '\n'), split cells.
   int64_t line_number() const { return line_number_; }
@@ -51,9 +55,9 @@ class CsvReader {
   /// Throws core::ConfigError "path:line: expected a number in column 'name', found '...'"
   /// (or "... expected a value ..., found none" for a missing cell); NaN and inf are refused.
   double number_cell(size_t i, const char* name) const;
-  /// The integer in cell `i`, within [lo, hi]: "1.0" is accepted (it is one), "1.5", "nan" and
-  /// "1e400" are not. Throws core::ConfigError "path:line: expected <expected> in column 'name',
-  /// found '...'".
+  /// The integer in cell `i`, within [lo, hi], written as one: an optional sign and digits only
+  /// ("1.0", "1e1", "1.5", "nan" are refused: an integer column in float notation is bad input).
+  /// Throws core::ConfigError "path:line: expected <expected> in column 'name', found '...'".
   int64_t integer_cell(size_t i, const char* name, int64_t lo, int64_t hi,
                        const char* expected) const;
 

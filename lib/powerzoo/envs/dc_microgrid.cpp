@@ -400,8 +400,7 @@ Step DcMicrogrid::step(State& st, std::span<const float> action, core::Rng& rng,
   for (int j = 0; j < kActDim; ++j) s.last_action[j] = static_cast<float>(a[j]);
   s.last_action[4] = a_dg[0];  // the command the diesel ran (the reference's wrapper re-steps)
   if (info) write_info(s, f, info);
-  if (outages_.active() && t + 1 < p_.horizon)
-    outages_.advance(s.out, t + 1, rng);  // the status the next step runs with
+  outages_.end_step(s.out, t + 1, rng);  // records the status run with; the next step's
   write_obs(s, obs);
   return out;
 }
@@ -520,7 +519,7 @@ size_t DcMicrogrid::load_state(State& st, std::span<const double> in) const {
 void DcMicrogrid::write_trace(const State& st, std::span<float> out) const {
   if (!outages_.active()) return;
   const auto& s = static_cast<const McState&>(st);
-  for (int c = 0; c < kNumComponents; ++c) out[c] = s.out.gen_on[c];
+  for (int c = 0; c < kNumComponents; ++c) out[c] = s.out.solved_gen_on[c];
 }
 
 // The registry entry: the env is built from a task preset's data, so `[env] id` alone selects

@@ -91,9 +91,9 @@ struct DcMicrogridParams {
 /// absorbs nothing whatever the action: PV 0, battery 0 MW with its SOC held, diesel 0 (also
 /// under autobalance; dg_command 0), import cap 0; the rest balances as above, a shortfall is
 /// power_deficit. The observation gains component_status [4] (1 in service, 0 out; the status the
-/// next step runs with) after every other field, the traces info/component_status [4]; the
-/// outage stream draws from the env's stream after the forecast's at reset and after the data
-/// centre's in each step. Without outages nothing draws or changes.
+/// next step runs with) after every other field, the traces info/component_status [4] (row t: the
+/// status step t ran with); the outage stream draws from the env's stream after the forecast's at
+/// reset and after the data centre's in each step. Without outages nothing draws or changes.
 /// Info::sums:
 /// spec().episode_sum_names (rates are pre-divided by the horizon); Info::trace:
 /// spec().trace_names; Info::is_safe = every cost 0.

@@ -184,7 +184,7 @@ void DistGrid::write_trace(const State& st, std::span<float> out) const {
   for (size_t i = 0; i < parts.size(); ++i)
     if (sizes[i] > 0) o = put_trace(out, o, *parts[i], sizes[i]);
   if (outages_.tracks_branches())
-    for (int k : lines_) out[o++] = s.out.branch_on[k];
+    for (int k : lines_) out[o++] = s.out.solved_branch_on[k];
 }
 
 std::unique_ptr<State> DistGrid::make_state() const {
@@ -404,7 +404,7 @@ DistGridOutcome DistGrid::advance(GridState& s, std::span<const float> action_in
   if (outages_.active()) {
     out.unserved_mw = unserved_mw(s, k);
     costs[3] = static_cast<float>(out.unserved_mw);
-    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
+    outages_.end_step(s.out, s.t, rng);  // records the solved status; the next step's
   }
   return out;
 }

@@ -96,8 +96,9 @@ struct DistGridOutcome {
 /// cost channel unserved_load (MW, appended after resource only when outages are configured),
 /// and the devices there are idle (a battery holds its SOC, a renewable is fully curtailed, a
 /// flexible load neither curtails nor shifts). The observation then ends with branch_status
-/// [n_line] (1 in service, 0 out: the status the next step solves), as do the traces. Tie lines
-/// the case has out of service stay out (no reconfiguration).
+/// [n_line] (1 in service, 0 out: the status the next step solves), as do the traces (row t:
+/// the status step t solved). Tie lines the case has out of service stay out (no
+/// reconfiguration).
 ///
 /// Forecasts (DistGridParams::forecast, H = horizon > 0; docs/design.md §4.12): the observation
 /// then ends with load_forecast [H] = the feeder's total demand Σ_b P_b of steps t+1..t+H / p_ref

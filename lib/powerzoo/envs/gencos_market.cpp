@@ -180,8 +180,8 @@ void GencosMarket::write_trace(const State& st, std::span<float> out) const {
   const int o = put_trace(out, put_trace(out, 0, s.r.p_mw, n_units()), s.r.lmp, c.n_bus());
   int k = put_trace(out, o, s.r.flow_mw, c.n_branch());
   if (!outages_.active()) return;
-  for (uint8_t on : s.out.branch_on) out[k++] = on;
-  for (const auto& u : p_.units) out[k++] = s.out.gen_on[u.gen_row];
+  for (uint8_t on : s.out.solved_branch_on) out[k++] = on;
+  for (const auto& u : p_.units) out[k++] = s.out.solved_gen_on[u.gen_row];
 }
 
 const market::ClearingResult& GencosMarket::last_clearing(const State& s) const {
@@ -325,8 +325,8 @@ Step GencosMarket::step(State& st, std::span<const float> action, core::Rng& rng
   s.p_prev = r.p_mw;
   s.t += 1;
   out.truncated = s.t >= p_.horizon;
-  // The status the next step clears (the observation shows it).
-  if (outages_.active() && s.t < p_.horizon) outages_.advance(s.out, s.t, rng);
+  // The status this step cleared with (the traces), then the next step's (the observation's).
+  outages_.end_step(s.out, s.t, rng);
   if (info) {
     *info = Info{};
     info->gen_cost = r.true_cost;

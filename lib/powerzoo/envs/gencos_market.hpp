@@ -50,7 +50,8 @@ struct GencosParams {
 /// Then each agent's block gains branch_status [n_branch] and gen_status [U] (1 in service, the
 /// status the next step clears; both whichever kinds can go out), the costs gain unserved_load (MW:
 /// load of de-energized buses + load an island sheds) and spilled_generation (MW), and the traces
-/// gain branch_status and gen_status. Without outages nothing of this exists.
+/// gain branch_status and gen_status (row t: the status step t cleared). Without outages nothing of
+/// this exists.
 ///
 /// Forecast errors (forecast.noise > 0, docs/design.md §4.12): each observation draws one error
 /// path from the forecast's own stream (seeded at reset, saved after the outage state); every

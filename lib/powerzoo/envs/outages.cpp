@@ -108,6 +108,8 @@ void OutageProcess::make_state(OutageState& s) const {
   s.gen_on = gen_case_on_;
   s.branch_left.assign(branch_case_on_.size(), 0);
   s.gen_left.assign(gen_case_on_.size(), 0);
+  s.solved_branch_on = s.branch_on;
+  s.solved_gen_on = s.gen_on;
 }
 
 void OutageProcess::reset(OutageState& s, core::Rng& rng) const {
@@ -121,6 +123,8 @@ void OutageProcess::reset(OutageState& s, core::Rng& rng) const {
     s.n1_start = std::min(starts - 1, static_cast<int>(u_start * starts));
   }
   advance(s, 0, rng);
+  s.solved_branch_on = s.branch_on;
+  s.solved_gen_on = s.gen_on;
 }
 
 // The N-1 outage at step t: out (held) from its first step, back after n1_steps steps.
@@ -156,16 +160,25 @@ void OutageProcess::advance(OutageState& s, int t, core::Rng& rng) const {
   }
 }
 
+void OutageProcess::end_step(OutageState& s, int t, core::Rng& rng) const {
+  if (!active_) return;
+  s.solved_branch_on = s.branch_on;
+  s.solved_gen_on = s.gen_on;
+  if (t < horizon_) advance(s, t, rng);
+}
+
 void OutageProcess::save_state(const OutageState& s, std::vector<double>& out) const {
   if (track_branch_)
     for (size_t l = 0; l < s.branch_on.size(); ++l) {
       out.push_back(s.branch_on[l]);
       out.push_back(s.branch_left[l]);
+      out.push_back(s.solved_branch_on[l]);
     }
   if (track_gen_)
     for (size_t g = 0; g < s.gen_on.size(); ++g) {
       out.push_back(s.gen_on[g]);
       out.push_back(s.gen_left[g]);
+      out.push_back(s.solved_gen_on[g]);
     }
   if (!n1_rows_.empty()) {
     out.push_back(s.n1_row);
@@ -174,22 +187,25 @@ void OutageProcess::save_state(const OutageState& s, std::vector<double>& out) c
 }
 
 size_t OutageProcess::load_state(OutageState& s, std::span<const double> in) const {
-  const size_t n = 2 * ((track_branch_ ? s.branch_on.size() : 0) +
-                        (track_gen_ ? s.gen_on.size() : 0) + (n1_rows_.empty() ? 0 : 1));
+  // Three values per row of a tracked kind (status, steps left, solved status), two for N-1.
+  const size_t n =
+      3 * ((track_branch_ ? s.branch_on.size() : 0) + (track_gen_ ? s.gen_on.size() : 0)) +
+      (n1_rows_.empty() ? 0 : 2);
   if (in.size() < n)
     throw core::ConfigError("checkpoint: outage state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
   size_t k = 0;
   const auto read = [&](std::vector<uint8_t>& on, std::vector<int>& left,
-                        const std::vector<uint8_t>& case_on) {
+                        std::vector<uint8_t>& solved, const std::vector<uint8_t>& case_on) {
     for (size_t i = 0; i < on.size(); ++i) {
       on[i] = static_cast<uint8_t>(state_int(in[k++], 0, case_on[i], "outage status"));
       left[i] = state_int(in[k++], OutageState::kHeld, std::max(p_.duration_steps, 1),
                           "outage steps left");
+      solved[i] = static_cast<uint8_t>(state_int(in[k++], 0, case_on[i], "solved outage status"));
     }
   };
-  if (track_branch_) read(s.branch_on, s.branch_left, branch_case_on_);
-  if (track_gen_) read(s.gen_on, s.gen_left, gen_case_on_);
+  if (track_branch_) read(s.branch_on, s.branch_left, s.solved_branch_on, branch_case_on_);
+  if (track_gen_) read(s.gen_on, s.gen_left, s.solved_gen_on, gen_case_on_);
   if (!n1_rows_.empty()) {
     const int rows = static_cast<int>(
         (p_.n1 == OutageParams::N1::kBranch ? branch_case_on_ : gen_case_on_).size());

@@ -48,6 +48,10 @@ struct OutageState {
   /// Steps left of a random outage (> 0), kHeld for a scheduled outage, 0 in service.
   std::vector<int> branch_left, gen_left;
   static constexpr int kHeld = -1;
+  /// [n_branch], [n_gen]: the status the last step was solved with (after reset: step 0's). The
+  /// evaluation traces' row of a step, which branch_on / gen_on no longer hold once end_step has
+  /// moved them on to the next step's (what the observation shows).
+  std::vector<uint8_t> solved_branch_on, solved_gen_on;
   /// The episode's N-1 outage (outage_n1): the 0-based row of its kind and its first step
   /// (-1 when there is none).
   int n1_row = -1, n1_start = -1;
@@ -99,8 +103,12 @@ class OutageProcess {
   void reset(OutageState& s, core::Rng& rng) const;
   /// The changes of step t (t ≥ 1) as above.
   void advance(OutageState& s, int t, core::Rng& rng) const;
+  /// The end of a step, before the env observes: records the status the step was solved with
+  /// (OutageState::solved_*), then advances to step t (the next one) if t < horizon (no draws at
+  /// the last step). Nothing when inactive.
+  void end_step(OutageState& s, int t, core::Rng& rng) const;
 
-  /// Status and counters of the tracked kinds (nothing when inactive).
+  /// Status, counters and solved status of the tracked kinds (nothing when inactive).
   void save_state(const OutageState& s, std::vector<double>& out) const;
   /// Reads what save_state wrote; returns the number of values read. Throws core::ConfigError
   /// for a damaged state.

@@ -345,7 +345,7 @@ Step UnitCommitment::step(State& st, std::span<const float> action, core::Rng& r
   costs[2] = 0.0f;
   if (outages_.active()) {
     costs[3] = static_cast<float>(shed);
-    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
+    outages_.end_step(s.out, s.t, rng);  // records the solved status; the next step's
   }
   observe(s, obs);
   out.reward = static_cast<float>(-p_.reward_scale * (op_cost + kVoll * shed + fail_cost));

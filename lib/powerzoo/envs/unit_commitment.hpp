@@ -67,10 +67,10 @@ struct UnitCommitmentParams {
 /// With outages configured (docs/outages.md): obs gains branch_status [n_branch] and/or
 /// gen_status [nu] (1 in service, 0 out; the status the next step solves) after the forecast,
 /// costs gain unserved_load (MW: the islands' unserved load and the load of de-energized buses),
-/// traces gain the same status vectors. A unit out is off whatever its action and min up time (no
-/// start-up or no-load cost; its time in state counts the outage as time off, so min down is
-/// served by an outage at least that long); the dispatch solves the network without the out
-/// branches, island by island (unit_commitment_outages.hpp).
+/// traces gain the same status vectors (row t: the status step t solved). A unit out is off
+/// whatever its action and min up time (no start-up or no-load cost; its time in state counts the
+/// outage as time off, so min down is served by an outage at least that long); the dispatch
+/// solves the network without the out branches, island by island (unit_commitment_outages.hpp).
 /// The exact DC-OPF dispatches within the ramp windows of the committed units with the biased
 /// linear cost. Screening: the OPF without flow limits is a continuous knapsack solved exactly by
 /// merit order; when its flows (PTDF) are within every rating it is also the optimum with the

@@ -118,10 +118,10 @@ void UnitCommitment::observe_outages(const UcState& s, std::span<float> obs, siz
 int UnitCommitment::trace_outages(const UcState& s, std::span<float> out, int o) const {
   const int n = static_cast<int>(out.size());
   if (outages_.tracks_branches())
-    for (uint8_t on : s.out.branch_on)
+    for (uint8_t on : s.out.solved_branch_on)
       if (o < n) out[o++] = on;
   if (outages_.tracks_gens())
-    for (uint8_t on : s.out.gen_on)
+    for (uint8_t on : s.out.solved_gen_on)
       if (o < n) out[o++] = on;
   return o;
 }

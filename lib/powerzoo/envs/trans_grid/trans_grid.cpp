@@ -311,7 +311,7 @@ Step TransGrid::finish_step(GridState& s, const StepEnd& e, core::Rng& rng, std:
   costs[3] = 0.0f;
   if (outages_.active()) {
     costs[4] = static_cast<float>(s.unserved_mw);
-    if (s.t < p_.horizon) outages_.advance(s.out, s.t, rng);  // the status the next step solves
+    outages_.end_step(s.out, s.t, rng);  // records the solved status; the next step's
   }
   observe(s, obs);
   Step out;

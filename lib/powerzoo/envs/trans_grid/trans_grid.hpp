@@ -53,9 +53,10 @@ struct TransGridParams {
   /// Outages (scheduled and random; every solver and dispatch mode). Inactive by default: nothing
   /// drawn, observation, costs and traces as without it. Active: the observation gains
   /// branch_status / gen_status (the tracked kinds), the costs unserved_load (MW at de-energized
-  /// buses), the traces branch_status / gen_status. Each step solves the network without the out
-  /// elements (docs/outages.md): the OPF modes the DC-OPF / AC-OPF of the edited case (the DC-OPF
-  /// per energized island), the AC modes the AC power flow of the edited case.
+  /// buses), the traces branch_status / gen_status (row t: the status step t solved). Each step
+  /// solves the network without the out elements (docs/outages.md): the OPF modes the DC-OPF /
+  /// AC-OPF of the edited case (the DC-OPF per energized island), the AC modes the AC power flow of
+  /// the edited case.
   OutageParams outages;
 };
 

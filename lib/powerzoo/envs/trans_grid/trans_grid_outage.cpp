@@ -45,9 +45,9 @@ void TransGrid::observe_outages(const GridState& s, std::span<float> obs, size_t
 
 int TransGrid::trace_outages(const GridState& s, std::span<float> out, int o) const {
   if (outages_.tracks_branches())
-    for (uint8_t on : s.out.branch_on) out[o++] = on;
+    for (uint8_t on : s.out.solved_branch_on) out[o++] = on;
   if (outages_.tracks_gens())
-    for (int u = 0; u < n_units(); ++u) out[o++] = s.out.gen_on[unit_gen_[u]];
+    for (int u = 0; u < n_units(); ++u) out[o++] = s.out.solved_gen_on[unit_gen_[u]];
   return o;
 }
 
