@@ -2,6 +2,7 @@
 // durations), nothing drawn when inactive, save/load mid-episode.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "powerzoo/core/error.hpp"
@@ -182,8 +183,8 @@ TEST_SUITE("envs_outages") {
     for (int t = 1; t < 7; ++t) p.end_step(a, t, ra);
     std::vector<double> saved;
     p.save_state(a, saved);
-    CHECK(saved.size() == 3 * (6 + 5));  // status, steps left and solved status per row
-    saved.push_back(42);                 // the caller's next field: load_state reads only its own
+    CHECK(saved.size() == 1 + 3 * (6 + 5));  // tag; status, steps left, solved status per row
+    saved.push_back(42);  // the caller's next field: load_state reads only its own
     CHECK(p.load_state(b, saved) == saved.size() - 1);
     CHECK(b.solved_branch_on == a.solved_branch_on);  // the traces of the last step
     CHECK(b.solved_gen_on == a.solved_gen_on);
@@ -197,8 +198,28 @@ TEST_SUITE("envs_outages") {
       CHECK(a.solved_branch_on == b.solved_branch_on);
       CHECK(a.solved_gen_on == b.solved_gen_on);
     }
-    saved[0] = 0.5;
+    saved[1] = 0.5;
     CHECK_THROWS_AS(p.load_state(b, saved), core::ConfigError);
+  }
+
+  TEST_CASE("load_state refuses the first layout (two values per row) by its tag") {
+    envs::OutageParams q;
+    q.rate = 0.2;
+    q.random_branch = true;
+    const envs::OutageProcess p(q, case5(), 30);
+    envs::OutageState a;
+    p.make_state(a);
+    std::vector<double> old;  // the first layout: status, steps left per branch, then the caller's
+    for (int l = 0; l < 6; ++l) old.insert(old.end(), {1.0, 0.0});
+    old.insert(old.end(), 12, 0.0);
+    try {
+      p.load_state(a, old);
+      FAIL("the first layout was read");
+    } catch (const core::ConfigError& e) {
+      CHECK(std::string(e.what()).find("expected the layout tag -2") != std::string::npos);
+      CHECK(std::string(e.what()).find("found 1: a checkpoint written before") !=
+            std::string::npos);
+    }
   }
 
   TEST_CASE("N-1 mode: one row drawn at reset, out for exactly outage_n1_steps steps") {
@@ -241,7 +262,7 @@ TEST_SUITE("envs_outages") {
     for (int t = 1; t <= a.n1_start + 1 && t < 12; ++t) p.advance(a, t, rng);
     std::vector<double> saved;
     p.save_state(a, saved);
-    CHECK(saved.size() == 3 * static_cast<size_t>(c.n_branch()) + 2);
+    CHECK(saved.size() == 1 + 3 * static_cast<size_t>(c.n_branch()) + 2);
     CHECK(p.load_state(b, saved) == saved.size());
     CHECK(b.n1_row == a.n1_row);
     CHECK(b.n1_start == a.n1_start);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/core/format.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/grid/case/energized.hpp"
@@ -167,7 +168,15 @@ void OutageProcess::end_step(OutageState& s, int t, core::Rng& rng) const {
   if (t < horizon_) advance(s, t, rng);
 }
 
+namespace {
+// First value of a saved outage state with tracked rows: the layout with three values per row
+// (status, steps left, solved status). The first layout (two values per row, before the traces
+// recorded the solved status) began with a status, 0 or 1, so a tag below 0 tells them apart.
+constexpr double kLayoutTag = -2.0;
+}  // namespace
+
 void OutageProcess::save_state(const OutageState& s, std::vector<double>& out) const {
+  if (track_branch_ || track_gen_) out.push_back(kLayoutTag);
   if (track_branch_)
     for (size_t l = 0; l < s.branch_on.size(); ++l) {
       out.push_back(s.branch_on[l]);
@@ -187,14 +196,24 @@ void OutageProcess::save_state(const OutageState& s, std::vector<double>& out) c
 }
 
 size_t OutageProcess::load_state(OutageState& s, std::span<const double> in) const {
-  // Three values per row of a tracked kind (status, steps left, solved status), two for N-1.
+  // The layout tag, three values per row of a tracked kind (status, steps left, solved status),
+  // two for N-1.
+  const bool tracks = track_branch_ || track_gen_;
   const size_t n =
+      (tracks ? 1 : 0) +
       3 * ((track_branch_ ? s.branch_on.size() : 0) + (track_gen_ ? s.gen_on.size() : 0)) +
       (n1_rows_.empty() ? 0 : 2);
   if (in.size() < n)
     throw core::ConfigError("checkpoint: outage state has " + std::to_string(in.size()) +
                             " values, expected " + std::to_string(n));
   size_t k = 0;
+  if (tracks && in[k++] != kLayoutTag)
+    throw core::ConfigError(
+        "checkpoint: outage state: expected the layout tag " + core::format_number(kLayoutTag) +
+        " (three values per element: status, steps left, solved status), found " +
+        core::format_number(in[0]) +
+        ": a checkpoint written before the traces recorded the solved status (two values per "
+        "element) cannot be resumed or evaluated by this version; train it again");
   const auto read = [&](std::vector<uint8_t>& on, std::vector<int>& left,
                         std::vector<uint8_t>& solved, const std::vector<uint8_t>& case_on) {
     for (size_t i = 0; i < on.size(); ++i) {
