@@ -1,6 +1,6 @@
 // Tests of the clearing's fast path (pz::market::OfferLp) against CLP (Clearing with the fast path
-// off): the same dispatch, LMPs, flows, shedding and profits on random markets, and what it leaves
-// to CLP.
+// off): the same dispatch, LMPs, flows, shedding and profits on random markets, with the line
+// limits relaxed where the ratings cannot be met, and every branch outage of case5.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -81,11 +81,11 @@ TEST_SUITE("market_offer_lp") {
     CHECK(congested > 300);
     CHECK(shed > 30);
     CHECK(spill > 10);
-    // CLP took exactly the clearings whose ratings could not be met (lines relaxed, a rule of
-    // CLP's path), OfferLp all the others.
+    // OfferLp cleared all of them, those whose ratings could not be met too (its second solve
+    // without line limits, as CLP's path relaxes them).
     CHECK(relaxed > 0);
-    CHECK(fast.clp_clearings() == relaxed);
-    CHECK(fast.fast_clearings() == 3000 - relaxed);
+    CHECK(fast.clp_clearings() == 0);
+    CHECK(fast.fast_clearings() == 3000);
     CHECK(slow.fast_clearings() == 0);
   }
 
@@ -114,10 +114,11 @@ TEST_SUITE("market_offer_lp") {
     CHECK(fast.fast_clearings() == 4);
   }
 
-  TEST_CASE("offer_lp_leaves_relaxed_lines_to_clp: pinned units that overload a line") {
+  TEST_CASE("offer_lp_leaves_a_degenerate_relaxed_price_to_clp: pinned units over a line") {
     const OfferMarket m(pz::test::bundled("case5"), gencos_units(), 3);
     // Every unit pinned (lo = hi): G5 at 600 MW at bus 5 with the load at bus 4 pushes line 4-5
-    // far past its 240 MW rating whatever is shed at the slack bus (bus 4).
+    // far past its 240 MW rating whatever is shed at the slack bus (bus 4); the pins meet the
+    // load exactly, so the price is any within ±VOLL and CLP's is the one of record.
     const std::vector<double> lo = {5, 10, 20, 10, 600}, hi = lo;
     const std::vector<double> pd = {0, 0, 0, 645, 0};
     Clearing fast(m), slow(m);
@@ -129,8 +130,42 @@ TEST_SUITE("market_offer_lp") {
     CHECK(fast.fast_clearings() == 0);
     CHECK(a.lines_relaxed);
     CHECK_FALSE(a.feasible);
-    CHECK(a.lines_relaxed == b.lines_relaxed);
     for (int u = 0; u < 5; ++u) CHECK(a.p_mw[u] == b.p_mw[u]);
     for (int bus = 0; bus < 5; ++bus) CHECK(a.lmp[bus] == b.lmp[bus]);
+  }
+
+  TEST_CASE("offer_lp_relaxes_lines_as_clp: every branch of case5 out, loads past the ratings") {
+    int relaxed = 0, total = 0;
+    for (int out = 0; out < 6; ++out) {
+      CAPTURE(out);
+      pz::grid::Case c = pz::test::bundled("case5");
+      c.branch[out].status = 0;  // case5 has no bridge: one island
+      const OfferMarket m(c, gencos_units(), 3);
+      Clearing fast(m), slow(m);
+      slow.set_fast_path(false);
+      ClearingResult a, b;
+      for (double total_mw : {300.0, 700.0, 1000.0, 1300.0}) {
+        for (int shape = 0; shape < 3; ++shape) {
+          std::vector<double> pd(5, 0.0);
+          pd[1 + shape] = 0.6 * total_mw;  // most of the load at one bus: lines past ratings
+          pd[1 + (shape + 1) % 3] = 0.4 * total_mw;
+          fast.clear(pd, m.base_prices(), {}, {}, a);
+          slow.clear(pd, m.base_prices(), {}, {}, b);
+          CAPTURE(total_mw);
+          CAPTURE(shape);
+          ++total;
+          REQUIRE(a.status == b.status);
+          CHECK(a.lines_relaxed == b.lines_relaxed);
+          relaxed += b.lines_relaxed;
+          CHECK(std::abs(a.unserved_mw - b.unserved_mw) <= 1e-9);
+          for (int u = 0; u < 5; ++u) CHECK(close(a.p_mw[u], b.p_mw[u]));
+          for (int bus = 0; bus < 5; ++bus) CHECK(close(a.lmp[bus], b.lmp[bus]));
+          for (int l = 0; l < 6; ++l) CHECK(close(a.flow_mw[l], b.flow_mw[l]));
+        }
+      }
+      CHECK(fast.clp_clearings() == 0);
+    }
+    CHECK(total == 72);
+    CHECK(relaxed > 5);  // the comparison covers relaxed clearings
   }
 }

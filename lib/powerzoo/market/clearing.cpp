@@ -121,6 +121,9 @@ void Clearing::clear(std::span<const double> bus_pd_mw, std::span<const double> 
   if (fast_ && lp_.solve(bus_pd_mw, prices, out)) {
     ++n_fast_;
     out.lines_relaxed = false;
+  } else if (fast_ && lp_.ratings_unmet() && lp_.solve(bus_pd_mw, prices, out, false)) {
+    ++n_fast_;  // clear_clp's second solve, without line limits, on the fast path
+    out.lines_relaxed = true;
   } else {
     ++n_clp_;
     clear_clp(prices, load, out);

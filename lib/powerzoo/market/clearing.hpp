@@ -81,12 +81,12 @@ class Clearing {
   /// market). The window truncates the offer curve (the reference compresses it instead:
   /// docs/deviations.md). min offered cost s.t. balance, windows and line ratings, as one LP;
   /// LMPs from its duals. The LP goes to OfferLp (a few rows: the CLP model's optimum, ~40×
-  /// faster, no allocation) and to CLP where OfferLp does not apply or settles nothing (relaxed
-  /// lines, phase shifters, gens that are not units). If the window cannot meet the load, the
-  /// balance is missed at
-  /// kVoll (shed or spill, feasible = false); if the ratings cannot be met even so, they are
-  /// dropped (lines_relaxed); if CLP still fails, dispatch is pinned to the window's clip of the
-  /// load share and LMPs are 0 (status kFailed). Never throws.
+  /// faster, no allocation) and to CLP where OfferLp does not apply or settles nothing (phase
+  /// shifters, gens that are not units, a relaxed clearing whose price is degenerate). If the
+  /// window cannot meet the load, the balance is missed at kVoll (shed or spill, feasible =
+  /// false); if the ratings cannot be met even so, they are dropped (lines_relaxed: OfferLp's
+  /// second solve without line limits, or CLP's); if CLP still fails, dispatch is pinned to the
+  /// window's clip of the load share and LMPs are 0 (status kFailed). Never throws.
   void clear(std::span<const double> bus_pd_mw, std::span<const double> prices,
              std::span<const double> lo, std::span<const double> hi, ClearingResult& out);
 

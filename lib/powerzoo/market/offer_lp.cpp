@@ -273,20 +273,25 @@ bool OfferLp::iterate() {
   return false;  // iteration cap (cycling): CLP decides
 }
 
-// The final basis's point within every bound and the elastics at 0.
+// The final basis's point within every bound.
 bool OfferLp::verified() const {
   for (int r = 0; r < m_; ++r) {
     const int j = basis_[r];
     if (x_[j] < lb_[j] - kPrimalTol * (1 + std::abs(lb_[j]))) return false;
     if (ub_[j] < kInf && x_[j] > ub_[j] + kPrimalTol * (1 + std::abs(ub_[j]))) return false;
   }
+  return true;
+}
+
+bool OfferLp::elastics_zero() const {
   for (int j = elastic_; j < logical_; ++j)
     if (x_[j] > kPrimalTol) return false;
   return true;
 }
 
 bool OfferLp::solve(std::span<const double> bus_pd_mw, std::span<const double> prices,
-                    ClearingResult& out) {
+                    ClearingResult& out, bool line_limits) {
+  ratings_unmet_ = false;
   if (!usable_) return false;
   const int nlim = m_ - 1;
   // Fixed injections and their flows (DcOpf's fixed_flows, no phase shifters here).
@@ -338,12 +343,21 @@ bool OfferLp::solve(std::span<const double> bus_pd_mw, std::span<const double> p
     for (int u = 0; u < nu_; ++u)
       at_floor += a_[static_cast<size_t>(u * k_) * m_ + 1 + r] * out.window_lo_mw[u];
     const int j = logical_ + 1 + r;
-    lb_[j] = -rate_[r] - at_floor;
-    ub_[j] = rate_[r] - at_floor;
+    lb_[j] = line_limits ? -rate_[r] - at_floor : -kInf;
+    ub_[j] = line_limits ? rate_[r] - at_floor : kInf;
     cost_[j] = 0;
   }
   crash(net);
   if (!iterate() || !verified()) return false;
+  if (!elastics_zero()) {
+    ratings_unmet_ = line_limits;
+    return false;
+  }
+  // Without line limits a balance met by the pinned units alone leaves shed or spill basic at 0:
+  // the LMP is then any price within ±VOLL, and CLP's choice is the path of record.
+  if (!line_limits && basis_[0] >= shed_ && basis_[0] < elastic_ &&
+      std::abs(x_[basis_[0]]) <= kPrimalTol)
+    return false;
   // Dispatch, flows (DcOpf's order: base flow, then the units by gen row), LMPs from the duals.
   for (int u = 0; u < nu_; ++u) {
     double p = out.window_lo_mw[u];

@@ -40,18 +40,26 @@ class OfferLp {
   /// (already set, lo ≤ hi). On success fills out.p_mw, lmp, flow_mw, unserved_mw, status and
   /// returns true; returns false (out's arrays then unspecified) when a window leaves the offer
   /// curve, the line ratings cannot be met, or the simplex stops without a verified optimum.
-  bool solve(std::span<const double> bus_pd_mw, std::span<const double> prices,
-             ClearingResult& out);
+  /// line_limits = false: the flow rows never bind (Clearing's re-solve without line limits,
+  /// out.lines_relaxed, as DcOpf with line_limits off).
+  bool solve(std::span<const double> bus_pd_mw, std::span<const double> prices, ClearingResult& out,
+             bool line_limits = true);
+  /// After a solve with line limits that returned false: true iff the simplex reached a verified
+  /// optimum whose elastic flow columns are positive, i.e. the ratings cannot be met even with
+  /// shedding at the slack bus (where CLP's solve with line limits is infeasible).
+  bool ratings_unmet() const { return ratings_unmet_; }
 
  private:
   enum class Status : unsigned char { kBasic, kLower, kUpper };
   bool invert_basis();
   bool iterate();
-  bool verified() const;
+  bool verified() const;  // every basic value within its bounds
+  bool elastics_zero() const;
   void crash(double demand);
   double row_value(int i) const;
 
   bool usable_ = false;
+  bool ratings_unmet_ = false;
   int nu_ = 0, k_ = 0, nb_ = 0, nl_ = 0;
   int m_ = 0, n_ = 0;           // rows, columns
   int ns_ = 0;                  // segment columns (U·K)
