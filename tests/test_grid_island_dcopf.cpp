@@ -68,6 +68,27 @@ TEST_SUITE("grid_island_dcopf") {
     CHECK(a.bus_lam_p == b.bus_lam_p);
   }
 
+  TEST_CASE("regression: one energized island and a dead bus: the dead bus has no price") {
+    // case5 without 1-2 and 2-3 (a user trial: `grid dcopf` priced the cut-off bus 2 at 30).
+    grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    c.branch[0].status = 0;
+    c.branch[3].status = 0;
+    std::vector<int> dead;
+    const grid::Case e = grid::energize(c, &dead);
+    CHECK(dead == std::vector<int>{1});
+    grid::IslandDcOpf opf(e);
+    CHECK(opf.n_islands() == 1);
+    std::vector<double> pd;
+    for (const auto& b : c.bus) pd.push_back(b.pd_mw);
+    const grid::DcOpfResult r = opf.solve(pd);
+    REQUIRE(r.ok());
+    CHECK(r.bus_lam_p[1] == 0.0);
+    CHECK(r.bus_va_deg[1] == 0.0);
+    CHECK(r.bus_lam_p[3] > 0.0);  // the energized buses keep theirs
+    CHECK(r.gen_pg_mw[0] + r.gen_pg_mw[1] + r.gen_pg_mw[2] + r.gen_pg_mw[3] + r.gen_pg_mw[4] ==
+          doctest::Approx(700));  // 1000 MW of load less bus 2's 300
+  }
+
   TEST_CASE("no generator in service: infeasible, not a throw") {
     grid::Case c = two_islands();
     for (auto& g : c.gen) g.status = 0;

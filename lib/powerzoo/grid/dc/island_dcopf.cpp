@@ -49,7 +49,14 @@ DcOpfResult IslandDcOpf::solve(const std::vector<double>& bus_pd_mw) {
     ld.assign(nb, 0.0);
     for (size_t b = 0; b < nb; ++b)
       if (bus_in_[0][b]) ld[b] = bus_pd_mw[b];
-    return opf_[0]->solve(ld);
+    DcOpfResult r = opf_[0]->solve(ld);
+    // A de-energized bus has no price and no angle, as in the multi-island sum below (the
+    // model's type-4 buses still carry its duals).
+    for (size_t b = 0; b < r.bus_lam_p.size(); ++b)
+      if (!bus_in_[0][b]) r.bus_lam_p[b] = 0.0;
+    for (size_t b = 0; b < r.bus_va_deg.size(); ++b)
+      if (!bus_in_[0][b]) r.bus_va_deg[b] = 0.0;
+    return r;
   }
   out.status = DcOpfStatus::kOptimal;
   for (size_t i = 0; i < opf_.size(); ++i) {
