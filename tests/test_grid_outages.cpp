@@ -60,6 +60,7 @@ TEST_SUITE("grid_outages") {
       const pz::grid::Case base = pz::grid::parse_case(text, std::string(name) + ".m");
       int islanding = 0;
       for (int k = 0; k < base.n_branch(); ++k) {
+        if (base.branch[k].status == 0) continue;  // out already: refused (below)
         pz::grid::Case a = base;
         pz::grid::apply_outages(a, pz::grid::parse_outages("branch:" + std::to_string(k + 1), a));
         const pz::grid::Case b =
@@ -119,6 +120,16 @@ TEST_SUITE("grid_outages") {
         {"branch:2,", "found ''"},
         {"branch:99999999999", "found '99999999999'"},
     };
+    // A row the case has out already (a user trial: accepted, while a scenario file refuses it).
+    pz::grid::Case off = c;
+    off.branch[1].status = 0;
+    try {
+      pz::grid::parse_outages("gen:1,branch:2", off);
+      FAIL("accepted a branch out of service already");
+    } catch (const pz::core::ConfigError& e) {
+      CHECK(std::string(e.what()).find("expected a branch in service in the case, found "
+                                       "'branch:2' out of service in") != std::string::npos);
+    }
     for (const Bad& b : bad) {
       try {
         pz::grid::parse_outages(b.text, c);

@@ -50,6 +50,12 @@ Outages parse_outages(std::string_view text, const Case& c) {
                               std::to_string(n) + " (the rows of mpc." + std::string(kind) +
                               " in " + (c.source_path.empty() ? c.name : c.source_path) +
                               "), found " + shown);
+    // As the envs' scenario files: taking out a row the case has out already does nothing.
+    const bool in_service = is_branch ? c.branch[row - 1].status > 0 : c.gen[row - 1].status > 0;
+    if (!in_service)
+      throw core::ConfigError("expected a " + std::string(kind) +
+                              " in service in the case, found " + shown + " out of service in " +
+                              (c.source_path.empty() ? c.name : c.source_path) + " already");
     std::vector<int>& rows = is_branch ? o.branches : o.gens;
     if (std::find(rows.begin(), rows.end(), static_cast<int>(row - 1)) != rows.end())
       throw core::ConfigError("expected each row once, found " + shown + " twice");

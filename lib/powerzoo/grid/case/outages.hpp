@@ -18,7 +18,8 @@ struct Outages {
 
 /// Parses a comma-separated list of `branch:K` and `gen:G` (K, G 1-based rows of `c`). Throws
 /// core::ConfigError saying what was expected and what was found for an unknown element kind, a
-/// row that is not a positive integer, a row past the case's last, a row given twice or an
+/// row that is not a positive integer, a row past the case's last, a row the case has out of
+/// service already (as the envs' scenario files refuse it), a row given twice or an
 /// empty list. The message does not name the option (the caller prefixes it).
 Outages parse_outages(std::string_view text, const Case& c);
 
