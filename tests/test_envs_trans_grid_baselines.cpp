@@ -20,6 +20,7 @@
 #include "powerzoo/grid/dc/scopf.hpp"
 #include "test_grid_util.hpp"
 #include "test_scopf_util.hpp"
+#include "test_util.hpp"
 
 using namespace pz;
 
@@ -107,6 +108,32 @@ TEST_SUITE("envs_trans_grid_baselines") {
     }
     CHECK(out_steps == 48);  // branch 2 (1-4) out all episode
     CHECK(envs::policy_counts(fn).count("outage_fallback_steps") == 0);
+  }
+
+  TEST_CASE("regression: dcopf with the reference bus's unit out meets the balance") {
+    // Gen row 4, bus 4's only unit, out all episode: the reference moves to bus 1, whose units
+    // then take the env's rounding (a user trial: 3e-5 MW of power_balance on 22 steps).
+    const std::string csv = test::write(test::tmp_dir("pz_tg_baselines", "ref") / "ref.csv",
+                                        "step,element,index,status\n0,gen,4,0\n");
+    const auto env = case5_env("load_scale = 0.7\noutages = \"" + csv + "\"\n");
+    const envs::PolicyFn fn = envs::make_baseline(*envs::find_env("trans_grid"), "dcopf", env);
+    auto st = env->make_state();
+    core::Rng rng(5, 0);
+    const auto& names = env->spec().cost_names;
+    const size_t balance = std::find(names.begin(), names.end(), "power_balance") - names.begin();
+    REQUIRE(balance < names.size());
+    std::vector<float> obs(env->spec().obs_dim), costs(names.size()), a(env->n_units());
+    env->reset(*st, rng, obs);
+    int solved = 0;
+    for (int t = 0; t < 48; ++t) {
+      CAPTURE(t);
+      fn(obs.data(), 1, a.data());
+      envs::Info info;
+      env->step(*st, a, rng, obs, costs, &info);
+      CHECK(costs[balance] == 0.0f);
+      solved += envs::policy_counts(fn).count("outage_fallback_steps") == 0;
+    }
+    CHECK(solved == 48);
   }
 
   TEST_CASE("scopf: grid::solve_scopf's dispatch of the step's loads, realized by the env") {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/grid/dc/n1_screen.hpp"
 
@@ -39,6 +40,24 @@ bool take_out_observed(const TransGrid& env, std::span<const float> obs, grid::C
     }
   }
   return any;
+}
+
+// With the reference bus's units out the env balances at the reference the edit leaves (MATPOWER's
+// bustypes: the first PV bus with a unit, grid/case/energized): its units get the same margin as
+// the case's slack units (a user trial: unit 1 of case5 at 40.00003 MW of its 40 with gen 4 out,
+// a 3e-5 MW power_balance violation).
+void hold_new_reference_inside(const TransGrid& env, grid::Case& edited) {
+  const grid::Case live = grid::energize(edited);
+  for (int u = 0; u < env.n_units(); ++u) {
+    const int g = env.unit_gen()[u];
+    const int b = edited.gen_bus_idx[g];
+    grid::Gen& gen = edited.gen[g];
+    if (gen.status > 0 && live.bus[b].type == 3 && b != env.params().slack_bus_idx &&
+        gen.pmax_mw - gen.pmin_mw > 2 * kMarginMw) {
+      gen.pmin_mw += kMarginMw;
+      gen.pmax_mw -= kMarginMw;
+    }
+  }
 }
 
 }  // namespace
@@ -87,6 +106,7 @@ OpfBaselineDecision decide_opf_baseline(const TransGrid& env, std::span<const fl
   // second build of the same case).
   std::unique_ptr<grid::DcOpf> opf;
   if (grid::Case edited = c; take_out_observed(env, obs, edited)) {
+    hold_new_reference_inside(env, edited);
     try {
       opf = std::make_unique<grid::DcOpf>(edited);
       c = std::move(edited);
