@@ -17,6 +17,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/format.hpp"
+#include "powerzoo/grid/ac/ac_dark.hpp"
 #include "powerzoo/grid/ac/ac_network.hpp"
 #include "powerzoo/grid/ac/ac_report.hpp"
 #include "powerzoo/grid/ac/acopf.hpp"
@@ -89,6 +90,35 @@ void dark(R& r, const DeadLoad& d) {
   }
 }
 
+bool any_gen_in_service(const grid::Case& c) {
+  return std::any_of(c.gen.begin(), c.gen.end(), [](const grid::Gen& g) { return g.status > 0; });
+}
+
+// Whether an --out-of-service edit leaves nothing energized (every gen out) in a case that
+// energizes something. The four solvers report that outcome (every bus de-energized, all load
+// unserved, as the envs do); the N-1 screen and the SCOPF have no base dispatch to secure: the
+// edit is refused, naming it.
+bool edit_darkens(const grid::Case& edited, const std::string& solver, const std::string& edit) {
+  if (!grid::nothing_energized(grid::energize(edited))) return false;
+  if (solver == "contingencies" || solver == "scopf")
+    throw UsageError{"--out-of-service '" + core::echo(edit) + "': expected at least one gen of " +
+                     edited.source_path + " left in service for `grid " + solver +
+                     "` (its N-1 cases start from a dispatch that serves the load), found none "
+                     "(every bus de-energized)"};
+  return true;
+}
+
+// The DC power flow of a network with nothing energized: nothing flows, no gen produces, every
+// bus keeps its case VA (run_dcpf's rule for de-energized buses).
+grid::DcPfResult dark_dcpf(const grid::Case& e) {
+  grid::DcPfResult r;
+  r.success = true;
+  for (const auto& b : e.bus) r.bus_va_deg.push_back(b.va_deg);
+  r.branch_pf_mw.assign(e.n_branch(), 0.0);
+  r.gen_pg_mw.assign(e.n_gen(), 0.0);
+  return r;
+}
+
 }  // namespace
 
 int cmd_grid(const Args& args) {
@@ -129,7 +159,10 @@ int cmd_grid(const Args& args) {
       "an in-service gen is de-energized (type 4; its buses and load are reported as not served,\n"
       "JSON dead_bus and unserved_mw), an island whose reference bus lost its gens takes its "
       "first\n"
-      "PV bus with one, and each energized island is solved (the OPFs balance each island).\n\n"
+      "PV bus with one, and each energized island is solved (the OPFs balance each island).\n"
+      "An --out-of-service edit that takes every gen out leaves every bus de-energized: they\n"
+      "report nothing flowing and all load unserved (exit 0); contingencies and scopf refuse "
+      "it.\n\n"
       "options");
   double load_scale = 1.0;
   opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables")(
@@ -158,6 +191,18 @@ int cmd_grid(const Args& args) {
     throw UsageError{"--load-scale: expected a number in (0, 1000], found " +
                      core::format_number(load_scale)};
   grid::Case c = grid::load_case(grid::resolve_case_path(p[1]));
+  // Without a gen in service nothing balances the load: dcpf reported flows that did not add up.
+  if (!any_gen_in_service(c))
+    throw core::ConfigError(c.source_path +
+                            ": expected at least one gen in service (GEN_STATUS > 0) to balance "
+                            "the load, found none");
+  // Gens only at PQ buses energize nothing (MATPOWER's bustypes): bad input for every solver, as
+  // dcpf reported it (dcopf exited 0 serving nothing).
+  if (grid::nothing_energized(grid::energize(c)))
+    throw core::ConfigError(c.source_path + ": case '" + c.name +
+                            "': expected an in-service gen at a reference bus (type 3) or at a PV "
+                            "bus (type 2) to balance the load, found none");
+  bool none_live = false;  // the edit takes every gen out: all load unserved
   if (vm.count("out-of-service")) {
     const std::string v = vm["out-of-service"].as<std::string>();
     try {
@@ -165,12 +210,8 @@ int cmd_grid(const Args& args) {
     } catch (const core::ConfigError& e) {
       throw UsageError{"--out-of-service '" + core::echo(v) + "': " + e.what()};
     }
+    none_live = edit_darkens(c, p[0], v);
   }
-  // Without a gen in service nothing balances the load: dcpf reported flows that did not add up.
-  if (std::none_of(c.gen.begin(), c.gen.end(), [](const grid::Gen& g) { return g.status > 0; }))
-    throw core::ConfigError(c.source_path +
-                            ": expected at least one gen in service (GEN_STATUS > 0) to balance "
-                            "the load, found none");
   for (auto& b : c.bus) {
     b.pd_mw *= load_scale;
     b.qd_mvar *= load_scale;
@@ -195,18 +236,16 @@ int cmd_grid(const Args& args) {
   DeadLoad dead;
   const grid::Case e = energized_case(c, dead);
   if (p[0] == "acpf") {
-    grid::AcPowerFlow pf(e);
     grid::AcPfOptions o;
     o.enforce_q_lims = vm.count("enforce-q-lims") > 0;
-    auto r = pf.solve(o);
+    auto r = none_live ? grid::dark_acpf(e) : grid::AcPowerFlow(e).solve(o);
     dark(r, dead);
     r.n_dead_buses += static_cast<int>(dead.buses.size());
     std::cout << with_dead_load(grid::acpf_report(e, r, json), e, dead, json);
     return r.success ? 0 : 1;
   }
   if (p[0] == "acopf") {
-    grid::AcOpf opf(e);
-    auto r = opf.solve();
+    auto r = none_live ? grid::dark_acopf(e) : grid::AcOpf(e).solve();
     dark(r, dead);
     std::cout << with_dead_load(grid::acopf_report(e, r, json), e, dead, json);
     return r.ok() ? 0 : 1;
@@ -220,7 +259,7 @@ int cmd_grid(const Args& args) {
     std::cout << with_dead_load(grid::dcopf_report(e, r, json), e, dead, json);
     return r.ok() ? 0 : 1;
   }
-  const auto r = grid::run_dcpf(e);
+  const auto r = none_live ? dark_dcpf(e) : grid::run_dcpf(e);
   if (!r.success && !r.message.empty()) throw core::ConfigError(c.source_path + ": " + r.message);
   std::cout << with_dead_load(grid::dcpf_report(e, r, json), e, dead, json);
   return r.success ? 0 : 1;

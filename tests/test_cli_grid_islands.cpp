@@ -78,6 +78,34 @@ TEST_SUITE("cli_grid_islands") {
                         "PD not served") != std::string::npos);
   }
 
+  // Issue 36 (a user trial): every gen out exited 2 blaming the case file ("case5.m: expected at
+  // least one gen in service"). The solvers report the outcome, as the env does; the N-1 screen
+  // and the SCOPF refuse the edit, naming it.
+  TEST_CASE("regression: case5 with every gen out: every bus de-energized, 1000 MW unserved") {
+    const std::string edit = " case5 --out-of-service gen:1,gen:2,gen:3,gen:4,gen:5";
+    for (const char* solver : {"dcpf", "acpf", "dcopf", "acopf"}) {
+      CAPTURE(solver);
+      const auto r = test::sh(kBin + " grid " + solver + edit + " --json");
+      REQUIRE_MESSAGE(r.code == 0, r.out);
+      const auto j = nlohmann::json::parse(r.out);
+      CHECK(j["dead_bus"] == std::vector<int>{1, 2, 3, 4, 5});
+      CHECK(j["unserved_mw"].get<double>() == 1000.0);  // case5's PD: 300 + 300 + 400
+      CHECK(j["success"] == true);
+      CHECK(j["gen_pg_mw"].get<std::vector<double>>() == std::vector<double>(5, 0.0));
+      CHECK(j["branch_pf_mw"].get<std::vector<double>>() == std::vector<double>(6, 0.0));
+      const auto text = test::sh(kBin + " grid " + solver + edit);
+      CHECK(text.code == 0);
+      CHECK(text.out.find("bus 1, 2, 3, 4, 5, 1000.0000 MW of PD not served") != std::string::npos);
+    }
+    for (const char* solver : {"contingencies", "scopf"}) {
+      CAPTURE(solver);
+      const auto r = test::sh(kBin + " grid " + solver + edit);
+      CHECK(r.code == 2);
+      CHECK(r.out.find("--out-of-service 'gen:1,gen:2,gen:3,gen:4,gen:5': expected at least one "
+                       "gen of") != std::string::npos);
+    }
+  }
+
   // Issue 36: the bus table showed bus 4 as the reference after its only generator was out.
   TEST_CASE("regression: dcpf without the slack bus's unit prints the bus types it solved with") {
     const auto r = test::sh(kBin + " grid dcpf case5 --out-of-service gen:4");

@@ -303,3 +303,42 @@ TEST_SUITE("envs_gencos_outages") {
     CHECK(test::check_blind_steps_as_seeing(*blind, *seeing, 48) > 0);
   }
 }
+
+TEST_SUITE("envs_gencos_outages") {
+  // Issue 36 (a user trial): every unit out is an outcome, as in trans_grid: no market clears,
+  // every bus is de-energized and all 1380 MW are unserved; the episode runs on and clears again
+  // once unit 1 is back (climbing from 0 MW, the rest shed at VOLL).
+  TEST_CASE("regression: every unit out runs to the horizon with all load unserved") {
+    std::vector<data::OutageEvent> ev;
+    for (int g = 1; g <= 5; ++g) ev.push_back({1, data::OutageElement::kGen, g, 0, g});
+    ev.push_back({3, data::OutageElement::kGen, 1, 1, 6});
+    const envs::GencosMarket env(params(ev));
+    auto st = env.make_state();
+    core::Rng rng(3, 0);
+    std::vector<float> obs(env.spec().obs_dim), costs(env.spec().cost_names.size());
+    std::vector<float> a(env.spec().act_dim, 0.1f);
+    env.reset(*st, rng, obs, {});
+    REQUIRE(env.spec().cost_names[1] == "unserved_load");
+    for (int t = 0; t < 6; ++t) {
+      CAPTURE(t);
+      envs::Info info;
+      const envs::Step r = env.step(*st, a, rng, obs, costs, &info);
+      CHECK(info.status == envs::StepStatus::kOk);
+      CHECK(!r.terminated);
+      CHECK(r.truncated == (t == 5));
+      for (float v : obs) CHECK(std::isfinite(v));
+      const auto& p = env.last_clearing(*st).p_mw;
+      double pg = 0;
+      for (double v : p) pg += v;
+      if (t == 1 || t == 2) {
+        CHECK(pg == 0.0);
+        CHECK(costs[1] == doctest::Approx(1380.0));
+        CHECK(!info.is_safe);
+      } else if (t >= 3) {
+        CHECK(p[0] > 0.0);  // unit 1 serves what its ramp window allows
+        CHECK(pg == doctest::Approx(p[0]));
+        CHECK(costs[1] == doctest::Approx(1380.0 - p[0]).epsilon(1e-9));
+      }
+    }
+  }
+}

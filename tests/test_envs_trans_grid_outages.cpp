@@ -216,3 +216,71 @@ TEST_SUITE("envs_trans_grid_outages") {
     CHECK(test::check_blind_steps_as_seeing(blind, seeing, 24) > 0);
   }
 }
+
+// Issue 36 (a user trial): every gen of case5 out made the AC modes exit 2 mid-run ("expected a
+// reference bus") and ended the DC-OPF mode's episodes as solver failures. Nothing energized is
+// an outcome: the episode runs on with every bus de-energized and all load unserved.
+TEST_SUITE("envs_trans_grid_outages") {
+  TEST_CASE("regression: every gen out runs to the horizon with all load unserved (every mode)") {
+    // Steps 3-5 without a gen; from step 6 gen 1 (bus 1, 40 MW) alone serves the load, scaled to
+    // 3 % of case5's 1000 MW so that it can (the OPF modes balance the island or fail).
+    constexpr int kHorizon = 9, kOut = 3, kBack = 6;
+    constexpr double kLoad = 30.0;  // MW: 0.03 · (300 + 300 + 400)
+    data::OutageSchedule sched;
+    sched.path = "test.csv";
+    for (int g = 1; g <= 5; ++g) sched.events.push_back({kOut, data::OutageElement::kGen, g, 0, g});
+    sched.events.push_back({kBack, data::OutageElement::kGen, 1, 1, 6});
+    using S = envs::TransGridParams::Solver;
+    for (const auto& [solver, opf] :
+         {std::pair{S::kDc, false}, std::pair{S::kDc, true}, std::pair{S::kAcPf, false},
+          std::pair{S::kAcPf, true}, std::pair{S::kAcOpf, false}}) {
+      CAPTURE(static_cast<int>(solver));
+      CAPTURE(opf);
+      envs::TransGridParams p;
+      p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
+      p.horizon = kHorizon;
+      p.load_scale = 0.03;
+      p.solver = solver;
+      p.opf_dispatch = opf;
+      p.report_opf_gap = solver == S::kAcPf;  // the AC-OPF reference of a dark step too
+      p.outages.schedule = sched;
+      const bool ac = solver != S::kDc;
+      const envs::TransGrid env(std::move(p));
+      auto st = env.make_state();
+      const auto& s = static_cast<const envs::TransGrid::GridState&>(*st);
+      core::Rng rng(1, 0);
+      std::vector<float> obs(env.spec().obs_dim), costs(env.spec().cost_names.size());
+      std::vector<float> a(env.spec().act_dim, 0.2f);
+      env.reset(*st, rng, obs);
+      for (int t = 0; t < kHorizon; ++t) {
+        CAPTURE(t);
+        envs::Info info;
+        const envs::Step r = env.step(*st, a, rng, obs, costs, &info);
+        const bool dark = t >= kOut && t < kBack;
+        CHECK(info.status == envs::StepStatus::kOk);
+        CHECK(!r.terminated);
+        CHECK(r.truncated == (t == kHorizon - 1));
+        for (float v : obs) CHECK(std::isfinite(v));
+        for (float v : costs) CHECK(std::isfinite(v));
+        CHECK(costs.back() == doctest::Approx(dark ? kLoad : 0.0).epsilon(1e-6));
+        if (dark) CHECK(!info.is_safe);  // the unserved load
+        double pg = 0, flow = 0;
+        for (double v : s.p_mw) pg += v;
+        for (double v : s.flow_mw) flow += std::abs(v);
+        if (dark) {
+          CHECK(pg == 0.0);
+          CHECK(flow == 0.0);
+          CHECK(info.gen_cost == 0.0);
+          if (ac)
+            for (double v : s.vm) CHECK(v == 0.0);
+        } else {
+          CHECK(pg >= kLoad - 1e-6);  // served (plus the AC losses)
+          CHECK(flow > 1.0);
+          if (ac)
+            for (double v : s.vm) CHECK(v > 0.9);
+        }
+        if (t >= kBack) CHECK(s.p_mw[0] == doctest::Approx(pg));  // gen 1 alone
+      }
+    }
+  }
+}

@@ -3,6 +3,7 @@
 // rows out and the env's dispatch; units out are forced off; random outages resume exactly.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -363,5 +364,50 @@ TEST_SUITE("envs_unit_commitment_outages") {
     CHECK(n_alt * 100 <= n_lp);  // alternative optima are rare (1 of 358 when written)
     MESSAGE(n << " branches, " << n_lp << " congested LP solves compared, " << n_alt
               << " alternative optima of equal cost");
+  }
+}
+
+TEST_SUITE("envs_unit_commitment_outages") {
+  // Issue 36 (a user trial): every unit out is an outcome, as in trans_grid: every bus is
+  // de-energized and all load unserved, nothing flows; the episode runs on and dispatches again
+  // once the units are back.
+  TEST_CASE("regression: every unit out runs on with all load unserved, then solves again") {
+    auto p = case118_params();
+    const int ng = p.grid_case.n_gen();
+    p.outages.schedule.path = "test.csv";
+    for (int g = 1; g <= ng; ++g) {
+      p.outages.schedule.events.push_back({2, data::OutageElement::kGen, g, 0, g});
+      p.outages.schedule.events.push_back({4, data::OutageElement::kGen, g, 1, ng + g});
+    }
+    std::sort(
+        p.outages.schedule.events.begin(), p.outages.schedule.events.end(),
+        [](const data::OutageEvent& a, const data::OutageEvent& b) { return a.step < b.step; });
+    double base = 0;
+    for (double v : p.base_pd) base += v;
+    Run r(std::move(p));
+    r.env.reset(*r.st, r.rng, r.obs);
+    const int nu = r.env.n_units();
+    for (int u = 0; u < nu; ++u) r.act[u] = 1.0f, r.act[nu + u] = 0.3f * std::sin(u + 1.0f);
+    for (int t = 0; t < 8; ++t) {
+      CAPTURE(t);
+      const envs::Step st = r.env.step(*r.st, r.act, r.rng, r.obs, r.costs, &r.info);
+      CHECK(r.info.status == envs::StepStatus::kOk);
+      CHECK(!st.terminated);
+      for (float v : r.obs) CHECK(std::isfinite(v));
+      for (float v : r.costs) CHECK(std::isfinite(v));
+      double pg = 0, flow = 0;
+      for (double v : r.s().last) pg += v;
+      for (double v : r.s().flow) flow += std::abs(v);
+      const auto& q = r.env.params();
+      if (t == 2 || t == 3) {
+        CHECK(pg == 0.0);
+        CHECK(flow == 0.0);
+        CHECK(r.costs.back() == doctest::Approx(q.load_scale * q.net[t] * base).epsilon(1e-6));
+        CHECK(!r.info.is_safe);
+      } else if (t >= 4) {
+        CHECK(pg > 0.0);
+        CHECK(flow > 0.0);
+      }
+    }
   }
 }

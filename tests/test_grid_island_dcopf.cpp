@@ -89,12 +89,20 @@ TEST_SUITE("grid_island_dcopf") {
           doctest::Approx(700));  // 1000 MW of load less bus 2's 300
   }
 
-  TEST_CASE("no generator in service: infeasible, not a throw") {
+  // Issue 36: every gen out ended the env's OPF-mode episodes (kInfeasible) and made `grid
+  // dcopf` exit 1; nothing energized is an outcome: nothing dispatched, the load not served.
+  TEST_CASE("regression: no generator in service: optimal with nothing energized, not a throw") {
     grid::Case c = two_islands();
     for (auto& g : c.gen) g.status = 0;
     const grid::Case e = grid::energize(c);
     grid::IslandDcOpf opf(e);
     CHECK(opf.n_islands() == 0);
-    CHECK(opf.solve({0, 50, 0, 30, 7}).status == grid::DcOpfStatus::kInfeasible);
+    const grid::DcOpfResult r = opf.solve({0, 50, 0, 30, 7});
+    CHECK(r.status == grid::DcOpfStatus::kOptimal);
+    CHECK(r.objective == 0.0);
+    CHECK(r.gen_pg_mw == std::vector<double>(c.n_gen(), 0.0));
+    CHECK(r.branch_pf_mw == std::vector<double>(c.n_branch(), 0.0));
+    CHECK(r.bus_lam_p == std::vector<double>(c.n_bus(), 0.0));
+    CHECK(r.bus_va_deg.size() == static_cast<size_t>(c.n_bus()));
   }
 }

@@ -7,6 +7,7 @@
 #include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/envs/trans_grid/trans_grid_outage_net.hpp"
+#include "powerzoo/grid/ac/ac_dark.hpp"
 
 namespace pz::envs {
 namespace {
@@ -95,7 +96,12 @@ TransGrid::AcCosts TransGrid::ac_power_flow(GridState& s, const std::vector<doub
   grid::AcPfOptions o;
   o.enforce_q_lims = p_.enforce_q_lims;
   o.q_lims_at_ref = false;  // the reference: the slack bus is unlimited
-  step_acpf(s).solve_into(in, o, s.ac);
+  // No generator in service anywhere: nothing is energized (every bus of type 4), an outcome of
+  // the step (all load unserved, Vm = 0), not a solver to build.
+  if (outages_.active() && outage_net(s).n_refs == 0)
+    s.ac = grid::dark_acpf(c);
+  else
+    step_acpf(s).solve_into(in, o, s.ac);
   AcCosts out;
   out.ok = s.ac.success;
   if (!out.ok) return out;
@@ -151,6 +157,10 @@ void TransGrid::solve_ac_opf(GridState& s, const std::vector<double>& p,
   }
   thread_local std::vector<double> pd, qd;  // de-energized buses: no load
   const grid::Case& c = step_case(s);
+  if (outage_net(s).n_refs == 0) {  // nothing energized: nothing to dispatch, nothing served
+    r = grid::dark_acopf(c);
+    return;
+  }
   pd = p;
   qd = q;
   for (int b = 0; b < c.n_bus(); ++b)

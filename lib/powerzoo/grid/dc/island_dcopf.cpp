@@ -12,6 +12,7 @@ IslandDcOpf::IslandDcOpf(const Case& net) {
   const int nb = net.n_bus();
   gen_bus_ = net.gen_bus_idx;
   branch_from_ = net.branch_from_idx;
+  n_bus_ = nb;
   int n_refs = 0;
   for (const auto& b : net.bus) n_refs += b.type == 3;
   if (n_refs == 0) return;
@@ -38,9 +39,14 @@ IslandDcOpf& IslandDcOpf::operator=(IslandDcOpf&&) noexcept = default;
 
 DcOpfResult IslandDcOpf::solve(const std::vector<double>& bus_pd_mw) {
   DcOpfResult out;
-  if (opf_.empty()) {  // no generator left anywhere
-    out.status = DcOpfStatus::kInfeasible;
-    out.message = "no generator in service";
+  if (opf_.empty()) {  // no generator left anywhere: nothing energized, nothing to dispatch
+    out.status = DcOpfStatus::kOptimal;
+    out.gen_pg_mw.assign(gen_bus_.size(), 0.0);
+    out.branch_pf_mw.assign(branch_from_.size(), 0.0);
+    out.branch_mu_sf.assign(branch_from_.size(), 0.0);
+    out.branch_mu_st.assign(branch_from_.size(), 0.0);
+    out.bus_va_deg.assign(n_bus_, 0.0);
+    out.bus_lam_p.assign(n_bus_, 0.0);
     return out;
   }
   const size_t nb = bus_pd_mw.size();

@@ -29,14 +29,17 @@ class IslandDcOpf {
   /// Solves each island for `bus_pd_mw` [n_bus] MW (loads of type-4 buses are not served and
   /// not counted). One island: that DcOpf's result as it is. Several: objective summed; every
   /// vector [n_bus], [n_gen], [n_branch] takes each island's entries (0 at de-energized rows);
-  /// iterations summed. The first island that is not optimal is returned as it is (no generator
-  /// at all: kInfeasible, "no generator in service").
+  /// iterations summed. The first island that is not optimal is returned as it is. No energized
+  /// island at all (no generator in service anywhere): kOptimal with nothing served, every vector
+  /// 0 and objective 0 (every bus de-energized, its load not served, as MATPOWER's ext2int
+  /// reads such a case; the caller reports the load as unserved).
   DcOpfResult solve(const std::vector<double>& bus_pd_mw);
 
  private:
   std::vector<std::unique_ptr<DcOpf>> opf_;
   std::vector<std::vector<char>> bus_in_;   ///< [island][n_bus]
   std::vector<int> gen_bus_, branch_from_;  ///< bus index of each gen / branch from-end
+  int n_bus_ = 0;
 };
 
 }  // namespace pz::grid
