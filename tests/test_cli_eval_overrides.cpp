@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "powerzoo/core/sha256.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "test_util.hpp"
 
@@ -50,6 +51,43 @@ std::vector<float> obs_tail(const std::string& file, const std::string& split, i
   std::istringstream in(py.out);
   for (float x; in >> x;) out.push_back(x);
   return out;
+}
+
+// The names of an eval file's trajectories/iid/info datasets, sorted, with their shapes.
+std::string info_datasets(const std::string& file) {
+  const auto py = sh("/usr/bin/python3 -c \"import h5py; g = h5py.File('" + file +
+                     "', 'r')['trajectories/iid/info']; print(sorted((k, g[k].shape) for k in "
+                     "g))\"");
+  REQUIRE_MESSAGE(py.code == 0, py.out);
+  return py.out;
+}
+
+// Every value of an eval file's trajectories/iid/info/<name>.
+std::vector<float> info_values(const std::string& file, const std::string& name) {
+  const auto py = sh("/usr/bin/python3 -c \"import h5py; o = h5py.File('" + file +
+                     "', 'r')['trajectories/iid/info/" + name +
+                     "'][...]; print(' '.join(str(x) for x in o.ravel()))\"");
+  REQUIRE_MESSAGE(py.code == 0, py.out);
+  std::vector<float> out;
+  std::istringstream in(py.out);
+  for (float x; in >> x;) out.push_back(x);
+  return out;
+}
+
+// A root attribute of comma-separated names, split.
+std::vector<std::string> names_attr(const std::string& file, const std::string& attr) {
+  std::vector<std::string> out;
+  std::istringstream in(pz::io::read_string_attr(file, attr));
+  for (std::string n; std::getline(in, n, ',');) out.push_back(n);
+  return out;
+}
+
+// The number of cost channels of an eval file's trajectories/<split>/costs [T, N, k].
+int cost_columns(const std::string& file, const std::string& split) {
+  const auto py = sh("/usr/bin/python3 -c \"import h5py; print('k', h5py.File('" + file +
+                     "', 'r')['trajectories/" + split + "/costs'].shape[-1])\"");
+  REQUIRE_MESSAGE(py.code == 0, py.out);
+  return std::stoi(py.out.substr(py.out.find("k ") + 2));
 }
 
 }  // namespace
@@ -161,6 +199,16 @@ TEST_SUITE("cli_eval_overrides") {
     const auto unserved = pz::io::read_column(n1, "metrics/eval/n1_branch/cost/unserved_load");
     REQUIRE(unserved.size() == 1);
     CHECK(unserved[0] > 0);  // every line of the radial feeder cuts off some load
+    // Guards issue 36: eval files named neither their cost columns (the split adds
+    // unserved_load, maybe spilled_generation) nor the observation and action, as run files do.
+    const std::string run_h5 = (d / "run" / "run.h5").string();
+    const auto costs = names_attr(n1, "cost_names");
+    CHECK(static_cast<int>(costs.size()) == cost_columns(n1, "n1_branch"));
+    CHECK(costs.size() > names_attr(run_h5, "cost_names").size());
+    CHECK(std::find(costs.begin(), costs.end(), "unserved_load") != costs.end());
+    CHECK(names_attr(n1, "obs_names") == names_attr(run_h5, "obs_names"));
+    CHECK(names_attr(n1, "obs_names").size() == 195);
+    CHECK(names_attr(n1, "action_names") == names_attr(run_h5, "action_names"));
     // Showing the status changes the observation the policy was trained on: refused as before.
     const auto seeing = sh(kBin + " eval " + ck + " env.outage_status_obs=true --split n1_branch " +
                            "--episodes 1 --threads 1 --out " + (d / "seeing.h5").string());
@@ -241,6 +289,13 @@ TEST_SUITE("cli_eval_overrides") {
     CHECK(pz::io::read_column(off, "metrics/eval/iid/return_mean") ==
           pz::io::read_column(rare, "metrics/eval/iid/return_mean"));
     CHECK(obs_tail(off, "iid", 227) == obs_tail(rare, "iid", 227));
+    // Guards issue 36: the traces lost info/branch_status, which the observation keeps. Kept, all
+    // in service, as the env whose outages never strike writes them.
+    CHECK(info_datasets(off) == info_datasets(rare));
+    const auto traced = info_values(off, "branch_status");
+    REQUIRE(traced.size() == 48 * 2 * 32);
+    CHECK(std::all_of(traced.begin(), traced.end(), [](float x) { return x == 1.0f; }));
+    CHECK(traced == info_values(rare, "branch_status"));
 
     const std::string bad = (d / "bad.h5").string();
     // A key the user gives without effect is still refused, naming the override.
@@ -272,5 +327,103 @@ TEST_SUITE("cli_eval_overrides") {
                              "the checkpoint's policy was trained without") != std::string::npos,
                   e.out);
     CHECK(!fs::exists(d / "n1.h5"));
+  }
+
+  // Guards issue 36 (a user trial): a checkpoint whose scenario file had moved was refused with
+  // "'data/files': expected the data files env.case, env.profile (those its spec reads), found
+  // env.case, env.profile, env.outages", with an env.outages override too.
+  TEST_CASE("a checkpoint whose scenario file moved: named as missing; an override replaces it") {
+    const fs::path d = pz::test::tmp_dir("pz_cli", "eval_moved_outages");
+    fs::create_directories(d / "csv");
+    fs::create_directories(d / "moved");
+    write(d / "csv" / "mut.csv", "step,element,index,status\n4,branch,10,0\n");
+    const std::string ck = train_tiny_dso(d, "outages = \"csv/mut.csv\"\n");
+    const std::string was = (d / "csv" / "mut.csv").string(),
+                      now = (d / "moved" / "mut.csv").string();
+    fs::rename(was, now);
+    const std::string bad = (d / "bad.h5").string();
+    const auto b = sh(kBin + " eval " + ck + " --threads 1 --out " + bad);
+    CHECK(b.code == 2);
+    CHECK_MESSAGE(
+        b.out.find(ck +
+                   ": [env] outages: expected the data file the checkpoint was "
+                   "trained on, " +
+                   was +
+                   ", found it missing or unreadable (moved or "
+                   "deleted since); to evaluate, give its new place or another file "
+                   "as env.outages=FILE, or none as env.outages='\"\"'") != std::string::npos,
+        b.out);
+    CHECK_FALSE(fs::exists(bad));
+
+    // Its new place: the run's own evaluation (the file is the same), without a warning.
+    const std::string moved = (d / "moved.h5").string();
+    const auto e1 =
+        sh(kBin + " eval " + ck + " env.outages=" + now + " --threads 1 --out " + moved);
+    REQUIRE_MESSAGE(e1.code == 0, e1.out);
+    CHECK_MESSAGE(e1.out.find("warning") == std::string::npos, e1.out);
+    CHECK(pz::io::read_string_attr(moved, "data_changed_since_checkpoint").empty());
+    CHECK(pz::io::read_string_attr(moved, "data_files")
+              .find("env.outages\t" + now + "\t" + pz::core::sha256_file(now) + "\n") !=
+          std::string::npos);
+    const auto own =
+        pz::io::read_column((d / "run" / "run.h5").string(), "metrics/eval/iid/return_mean");
+    REQUIRE(!own.empty());
+    CHECK(pz::io::read_column(moved, "metrics/eval/iid/return_mean") ==
+          std::vector<double>{own.back()});
+    // The eval file names the unserved_load column the scenario adds.
+    CHECK(names_attr(moved, "cost_names").back() == "unserved_load");
+    CHECK(static_cast<int>(names_attr(moved, "cost_names").size()) == cost_columns(moved, "iid"));
+
+    // Another scenario (line 5 out from step 2): accepted; the checkpoint's file is not read, so
+    // neither its absence nor its content is reported.
+    const auto other = write(d / "other.csv", "step,element,index,status\n2,branch,5,0\n");
+    const std::string oth = (d / "other.h5").string();
+    const auto e2 =
+        sh(kBin + " eval " + ck + " env.outages=" + other + " --threads 1 --out " + oth);
+    REQUIRE_MESSAGE(e2.code == 0, e2.out);
+    CHECK_MESSAGE(e2.out.find("warning") == std::string::npos, e2.out);
+    CHECK(pz::io::read_string_attr(oth, "data_changed_since_checkpoint").empty());
+    // None: the policy observed branch_status [32] (auto with a scenario), whose kinds only the
+    // file knew, so the layout rebuilt without it is not the policy's: refused, naming the fix.
+    const auto b2 = sh(kBin + " eval " + ck + " env.outages='\"\"' --threads 1 --out " + bad);
+    CHECK(b2.code == 2);
+    CHECK_MESSAGE(b2.out.find("expected [195, 12, 8, 8], found [227, 12, 8, 8] (its [env] outages "
+                              "file is gone, so its env was rebuilt with env.outages='\"\"' for "
+                              "the layout; give the file's new place as env.outages=FILE)") !=
+                      std::string::npos,
+                  b2.out);
+    CHECK_FALSE(fs::exists(bad));
+    // Back in place but edited: an evaluation that reads it warns, one that replaces it does not.
+    fs::rename(now, was);
+    write(was, "step,element,index,status\n4,branch,11,0\n");
+    const auto e3 = sh(kBin + " eval " + ck + " --threads 1 --out " + (d / "edited.h5").string());
+    REQUIRE_MESSAGE(e3.code == 0, e3.out);
+    CHECK_MESSAGE(e3.out.find("warning: a data file changed since " + ck) != std::string::npos,
+                  e3.out);
+    const auto e4 = sh(kBin + " eval " + ck + " env.outages=" + other + " --threads 1 --out " +
+                       (d / "other2.h5").string());
+    REQUIRE_MESSAGE(e4.code == 0, e4.out);
+    CHECK_MESSAGE(e4.out.find("warning") == std::string::npos, e4.out);
+    CHECK(pz::io::read_column((d / "other2.h5").string(), "metrics/eval/iid/return_mean") ==
+          pz::io::read_column(oth, "metrics/eval/iid/return_mean"));
+
+    // A policy blind to the status (outage_status_obs = false): its scenario removed, evaluated
+    // as without outages, with no word about the gone file.
+    const fs::path d2 = d / "blind";
+    fs::create_directories(d2 / "csv");
+    write(d2 / "csv" / "mut.csv", "step,element,index,status\n4,branch,10,0\n");
+    const std::string ck2 =
+        train_tiny_dso(d2, "outages = \"csv/mut.csv\"\noutage_status_obs = false\n");
+    fs::remove(d2 / "csv" / "mut.csv");
+    const std::string none = (d / "none.h5").string();
+    const auto e5 = sh(kBin + " eval " + ck2 + " env.outages='\"\"' --threads 1 --out " + none);
+    REQUIRE_MESSAGE(e5.code == 0, e5.out);
+    CHECK_MESSAGE(e5.out.find("warning") == std::string::npos, e5.out);
+    CHECK(pz::io::read_string_attr(none, "data_files").find("env.outages") == std::string::npos);
+    CHECK(names_attr(none, "obs_names").size() == 195);
+    // The layout rebuilt without the file has no outage channel: none is reported.
+    const auto costs = names_attr(none, "cost_names");
+    CHECK(std::find(costs.begin(), costs.end(), "unserved_load") == costs.end());
+    CHECK(static_cast<int>(costs.size()) == cost_columns(none, "iid"));
   }
 }

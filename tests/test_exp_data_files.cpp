@@ -74,6 +74,20 @@ TEST_SUITE("exp_data_files") {
     CHECK_THROWS_WITH_AS(pz::exp::data_file_changes("", recorded),
                          doctest::Contains("expected the data files env.case, env.profile"),
                          pz::core::ConfigError);
+    // Guards issue 36: a recorded file gone now (a moved scenario file: the spec as it reads now
+    // skips it) is reported as missing, not as a record of other keys; one that is there is not
+    // the spec's file.
+    const std::string zeros(64, '0');
+    CHECK(pz::exp::data_file_changes(
+              recorded + "env.outages\t" + (d / "gone.csv").string() + "\t" + zeros + "\n",
+              recorded) == "env.outages: " + (d / "gone.csv").string() +
+                               " (sha256 000000000000… when recorded, missing or unreadable now)");
+    CHECK_THROWS_WITH_AS(
+        pz::exp::data_file_changes(recorded + "env.outages\t" + mine.string() + "\t" + zeros + "\n",
+                                   recorded),
+        doctest::Contains("expected the data files env.case, env.profile (those its spec reads), "
+                          "found env.case, env.profile, env.outages"),
+        pz::core::ConfigError);
 
     // Edit the case (one generator costs more): eval warns and records it, resume refuses.
     const std::string before = pz::test::read_text(mine);

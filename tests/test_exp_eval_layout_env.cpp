@@ -32,10 +32,15 @@ envs::EnvSpec layout(const std::vector<std::pair<std::string, int>>& fields,
 }
 
 /// The env of an evaluation without outages: obs = [10·t + 1, 10·t + 2, t], cost power_balance
-/// = action.
+/// = action, trace vector flow = [7, 8].
 class PlainEnv final : public envs::Env {
  public:
-  PlainEnv() : spec_(layout({{"load", 2}, {"time", 1}}, {"power_balance"})) {}
+  PlainEnv() : spec_(layout({{"load", 2}, {"time", 1}}, {"power_balance"})) {
+    spec_.trace_vectors = {{"flow", 2}};
+  }
+  void write_trace(const envs::State&, std::span<float> out) const override {
+    out[0] = 7, out[1] = 8;
+  }
   const envs::EnvSpec& spec() const override { return spec_; }
   std::unique_ptr<envs::State> make_state() const override {
     return std::make_unique<envs::State>();
@@ -121,6 +126,25 @@ TEST_SUITE("exp_eval_layout_env") {
     CHECK(s.reward == -0.5f);
     CHECK(obs == std::vector<float>{11, 12, 1, 1, 1, 1});
     CHECK(costs == std::vector<float>{0.5f, 0.0f});
+    // Guards issue 36: the traces lost the status vectors the observation keeps. They follow the
+    // checkpoint's order, its status vectors 1, the env's others after them.
+    auto traced = trained;
+    traced.trace_vectors = {{"branch_status", 3}, {"flow", 2}, {"gen_status", 1}, {"angle", 4}};
+    const exp::EvalLayoutEnv tenv(std::make_shared<const PlainEnv>(), traced);
+    std::vector<std::string> names;
+    for (const auto& v : tenv.spec().trace_vectors)
+      names.push_back(v.name + "[" + std::to_string(v.size) + "]");
+    CHECK(names == std::vector<std::string>{"branch_status[3]", "flow[2]", "gen_status[1]"});
+    auto ts = tenv.make_state();
+    std::vector<float> trace(6, -5);
+    tenv.reset(*ts, rng, obs);
+    tenv.write_trace(*ts, trace);
+    CHECK(trace == std::vector<float>{1, 1, 1, 7, 8, 1});
+    // Without status vectors in the checkpoint, the env's own traces as they are.
+    CHECK(env.spec().trace_vectors.size() == 1);
+    std::vector<float> own(2, -5);
+    env.write_trace(*st, own);
+    CHECK(own == std::vector<float>{7, 8});
     // A non-status element the env lacks cannot be filled.
     CHECK_THROWS_AS(exp::EvalLayoutEnv(std::make_shared<const PlainEnv>(),
                                        layout({{"load", 2}, {"wind", 1}}, {"power_balance"})),

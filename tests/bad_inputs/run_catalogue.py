@@ -258,6 +258,20 @@ def make_fixtures(binary, fx):
     h5_edit(ck, os.path.join(fx, "data_files_garbage.h5"), data_files_text("garbage"))
     h5_edit(ck, os.path.join(fx, "data_files_deleted.h5"), drop("data/files"))
 
+    # A checkpoint whose scenario file was moved away since the run.
+    gone = os.path.join(fx, "moved_away", "mut.csv")
+
+    def scenario_gone(f):
+        text = f["data/files"][()]
+        text = text.decode() if isinstance(text, bytes) else text
+        del f["data/files"]
+        f["data/files"] = text + "env.outages\t" + gone + "\t" + "0" * 64 + "\n"
+        del f["config/resolved"]
+        f["config/resolved"] = resolved.replace('outages = ""', 'outages = "%s"' % gone)
+    if 'outages = ""' not in resolved:
+        raise SystemExit("fixture checkpoint's spec has no outages key (env keys changed?)")
+    h5_edit(ck, os.path.join(fx, "scenario_gone.h5"), scenario_gone)
+
     def data_files_int(f):
         del f["data/files"]
         f["data/files"] = 7

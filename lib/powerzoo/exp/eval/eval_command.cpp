@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
+#include <variant>
 
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/echo.hpp"
@@ -45,6 +47,13 @@ void check_global_step(const core::StateDict& sd, const std::string& ckpt) {
                             (it->second.size() == 1
                                  ? std::to_string(it->second[0])
                                  : std::to_string(it->second.size()) + " values"));
+}
+
+// Names as run and baseline files write them: comma-separated.
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
 }
 
 std::string join_overrides(const std::vector<std::string>& overrides) {
@@ -107,6 +116,80 @@ Spec parse_eval_spec(const Spec& stored, const std::string& ckpt,
   return spec;
 }
 
+// The evaluation reads the overrides' value of [env] `name`, not the checkpoint's: another file,
+// "" for none, or none at all (the key left without effect).
+bool replaced(const Spec& stored, const Spec& spec, const std::string& name) {
+  const auto &a = stored.env.params, &b = spec.env.params;
+  return a.has(name) != b.has(name) || (a.has(name) && a.str(name) != b.str(name));
+}
+
+std::string env_key(const std::string& file_key) {
+  return file_key.rfind("env.", 0) == 0 ? file_key.substr(4) : file_key;
+}
+
+// A recorded data file the evaluation reads but that is gone: named with its key and the
+// override that evaluates anyway (docs/design.md §8.2).
+std::string missing_file_message(const Spec& stored, const DataFile& f, const std::string& ckpt) {
+  const std::string name = env_key(f.key);
+  bool optional = false;  // a key whose default is "" (outages): the file may be left out
+  for (const auto& d : env_entry(stored).params)
+    if (d.key == name)
+      if (const auto* v = std::get_if<std::string>(&d.def)) optional = v->empty();
+  return ckpt + ": [env] " + name + ": expected the data file the checkpoint was trained on, " +
+         f.path + ", found it missing or unreadable (moved or deleted since); to evaluate, give " +
+         "its new place or another file as " + f.key + "=FILE" +
+         (optional ? ", or none as " + f.key + "='\"\"'" : "");
+}
+
+struct CheckpointFiles {
+  std::string changes;  ///< data_file_changes of the files the evaluation reads
+  /// Keys of recorded files that are gone and that the overrides replace: the checkpoint's env
+  /// is rebuilt for its layout with the overrides' value.
+  std::vector<std::string> gone;
+};
+
+// The checkpoint's data files that the evaluation reads (the overrides leave their key as it
+// was) are checked against their hashes; a file an override replaces is not the evaluation's
+// concern, whether it moved or changed. Throws core::ConfigError for a malformed record, one of
+// other keys, or a file the evaluation reads that is gone.
+CheckpointFiles check_checkpoint_files(const core::StateDict& sd, const Spec& stored,
+                                       const Spec& spec, const std::string& ckpt) {
+  CheckpointFiles out;
+  std::vector<DataFile> recorded, now;
+  try {
+    for (auto& f : parse_data_files(recorded_data_files(sd))) {
+      std::error_code ec;
+      const bool here = fs::is_regular_file(f.path, ec) && std::ifstream(f.path).good();
+      if (replaced(stored, spec, env_key(f.key))) {
+        if (!here) out.gone.push_back(env_key(f.key));
+        continue;
+      }
+      if (!here) throw core::ConfigError(missing_file_message(stored, f, ckpt));
+      recorded.push_back(std::move(f));
+    }
+  } catch (const core::ConfigError& e) {
+    const std::string what = e.what();
+    throw core::ConfigError(what.rfind(ckpt, 0) == 0 ? what : ckpt + ": " + what);
+  }
+  for (auto& f : data_files(spec))
+    if (!replaced(stored, spec, env_key(f.key))) now.push_back(std::move(f));
+  try {
+    out.changes = data_file_changes(data_files_text(recorded), data_files_text(now));
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(ckpt + ": " + e.what());
+  }
+  return out;
+}
+
+// The spec of the checkpoint's training env for its layout: a data file of it that is gone is
+// read from the override that replaces it.
+Spec layout_spec(const Spec& stored, const Spec& spec, const std::vector<std::string>& gone) {
+  Spec out = stored;
+  for (const auto& name : gone)
+    if (spec.env.params.has(name)) out.env.params.set(name, spec.env.params.str(name));
+  return out;
+}
+
 // The checkpoint's policy reads observations and writes actions by position: the env of the
 // evaluation (its split and overrides) must have the layout of the env it was trained on (its
 // stored spec on its training split). The n1 and forecast_error splits and the overrides are
@@ -148,23 +231,18 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   // the checkpoint's stored spec.
   check_split_option(spec, split);
   // The env is rebuilt from the recorded spec: a data file edited since then changes the episodes.
-  {
-    try {
-      res.data_changes =
-          data_file_changes(recorded_data_files(sd), data_files_text(data_files(stored)));
-    } catch (const core::ConfigError& e) {
-      throw core::ConfigError(ckpt + ": " + e.what());
-    }
-    if (!res.data_changes.empty())
-      std::cerr << "powerzoo eval: warning: a data file changed since " << ckpt
-                << " was written, so this is not the run's own evaluation: " << res.data_changes
-                << std::endl;
-  }
+  const CheckpointFiles files = check_checkpoint_files(sd, stored, spec, ckpt);
+  res.data_changes = files.changes;
+  if (!res.data_changes.empty())
+    std::cerr << "powerzoo eval: warning: a data file changed since " << ckpt
+              << " was written, so this is not the run's own evaluation: " << res.data_changes
+              << std::endl;
   check_global_step(sd, ckpt);
   const int episodes = opt.episodes > 0 ? opt.episodes : spec.eval.n_episodes;
   res.episodes = episodes;
   // As the learner's entry wraps it.
-  std::shared_ptr<const envs::Env> env = checkpoint_layout_env(stored, spec, split, opt.overrides);
+  std::shared_ptr<const envs::Env> env =
+      checkpoint_layout_env(layout_spec(stored, spec, files.gone), spec, split, opt.overrides);
   if (const auto& e = rl::learner_entry(spec.learner.algo); e.wrap_env)
     env = e.wrap_env(env, learner_context(spec, env->spec(), spec.vec.n_envs), false);
   const auto& esp = env->spec();
@@ -176,7 +254,15 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   try {
     learner->load(sd);
   } catch (const core::ConfigError& e) {
-    throw core::ConfigError(ckpt + ": " + e.what());
+    std::string why;  // the layout was rebuilt without a file of the checkpoint's
+    for (const auto& name : files.gone) {
+      const std::string v = spec.env.params.has(name) ? spec.env.params.str(name) : "";
+      why += (why.empty() ? " (" : "; ") + std::string("its [env] ") + name +
+             " file is gone, so its env was rebuilt with env." + name + "=" +
+             (v.empty() ? std::string("'\"\"'") : core::echo(v)) +
+             " for the layout; give the file's new place as env." + name + "=FILE";
+    }
+    throw core::ConfigError(ckpt + ": " + e.what() + (why.empty() ? "" : why + ")"));
   }
   const auto penalty = penalty_weights(spec, esp);
   res.eval_file = opt.out;
@@ -210,6 +296,11 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
        {"checkpoint", fs::absolute(ckpt).string()},
        {"split", split},
        {"env_id", esp.id},
+       // The evaluated env's layout: the checkpoint's observation and action, and the cost
+       // channels of trajectories/<split>/costs (outages an override or n1 split adds among them).
+       {"cost_names", join_names(esp.cost_names)},
+       {"obs_names", join_names(esp.obs_feature_names())},
+       {"action_names", join_names(esp.action_feature_names())},
        {"overrides", join_overrides(opt.overrides)},
        {"data_files", data_files_text(data_files(spec))},
        {"data_changed_since_checkpoint", res.data_changes},

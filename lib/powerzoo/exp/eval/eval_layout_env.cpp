@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/network_view.hpp"
 
 namespace pz::exp {
 namespace {
@@ -111,6 +112,7 @@ namespace {
 struct LayoutState : envs::State {
   std::unique_ptr<envs::State> inner;
   std::vector<float> obs, costs;
+  mutable std::vector<float> trace;  // inner's trace vectors, scratch of write_trace
 };
 
 }  // namespace
@@ -138,6 +140,38 @@ EvalLayoutEnv::EvalLayoutEnv(std::shared_ptr<const envs::Env> inner, const EnvSp
   for (const auto& c : trained.cost_names)
     if (std::find(in.cost_names.begin(), in.cost_names.end(), c) == in.cost_names.end())
       spec_.cost_names.push_back(c);
+  map_traces(trained);
+}
+
+// The traces in the checkpoint's order, as the observation: a status vector of `trained` that
+// inner lacks is written as 1 (in service), so info/branch_status lines up with the observed
+// status; inner's other vectors follow.
+void EvalLayoutEnv::map_traces(const EnvSpec& trained) {
+  const EnvSpec& in = inner_->spec();
+  std::vector<int> offset;
+  int o = 0;
+  for (const auto& v : in.trace_vectors) {
+    offset.push_back(o);
+    o += v.size;
+  }
+  std::vector<bool> used(in.trace_vectors.size(), false);
+  spec_.trace_vectors.clear();
+  for (const auto& v : trained.trace_vectors) {
+    int at = -1;
+    for (size_t j = 0; j < in.trace_vectors.size(); ++j)
+      if (in.trace_vectors[j].name == v.name && in.trace_vectors[j].size == v.size) {
+        at = offset[j];
+        used[j] = true;
+      }
+    if (at < 0 && !is_status_field(v.name)) continue;  // not written without it: nothing to show
+    spec_.trace_vectors.push_back(v);
+    trace_from_.push_back({at, v.size});
+  }
+  for (size_t j = 0; j < in.trace_vectors.size(); ++j) {
+    if (used[j]) continue;
+    spec_.trace_vectors.push_back(in.trace_vectors[j]);
+    trace_from_.push_back({offset[j], in.trace_vectors[j].size});
+  }
 }
 
 std::unique_ptr<envs::State> EvalLayoutEnv::make_state() const {
@@ -145,6 +179,7 @@ std::unique_ptr<envs::State> EvalLayoutEnv::make_state() const {
   s->inner = inner_->make_state();
   s->obs.resize(static_cast<size_t>(inner_->spec().obs_dim));
   s->costs.resize(inner_->spec().cost_names.size());
+  s->trace.resize(static_cast<size_t>(envs::trace_vector_width(inner_->spec())));
   return s;
 }
 
@@ -171,7 +206,11 @@ envs::Step EvalLayoutEnv::step(envs::State& s, std::span<const float> action, co
 }
 
 void EvalLayoutEnv::write_trace(const envs::State& s, std::span<float> out) const {
-  inner_->write_trace(*static_cast<const LayoutState&>(s).inner, out);
+  const auto& ls = static_cast<const LayoutState&>(s);
+  inner_->write_trace(*ls.inner, ls.trace);
+  size_t k = 0;
+  for (const auto& [from, size] : trace_from_)
+    for (int i = 0; i < size; ++i) out[k++] = from < 0 ? 1.0f : ls.trace[from + i];
 }
 
 void EvalLayoutEnv::save_state(const envs::State& s, std::vector<double>& out) const {

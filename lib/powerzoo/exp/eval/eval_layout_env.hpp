@@ -36,8 +36,9 @@ LayoutMatch match_layout(const envs::EnvSpec& trained, const envs::EnvSpec& eval
 /// `inner` presented in the observation layout of `trained` (match_layout said adapt): each
 /// observation element is inner's element of the same feature name, or 1 (in service) for a
 /// status field inner does not have; the cost channels are inner's, then the outage channels of
-/// `trained` inner lacks, 0 (nothing is out, so nothing is unserved or spilled). Actions,
-/// rewards, info, traces and state are inner's.
+/// `trained` inner lacks, 0 (nothing is out, so nothing is unserved or spilled); the trace
+/// vectors are those of `trained` inner has, in its order, its status vectors inner lacks (all
+/// 1, as the observation), then inner's others. Actions, rewards, info and state are inner's.
 class EvalLayoutEnv : public envs::Env {
  public:
   /// Throws core::ConfigError when `trained` has a non-status element inner lacks.
@@ -55,10 +56,17 @@ class EvalLayoutEnv : public envs::Env {
 
  private:
   void map_obs(std::span<const float> inner, std::span<float> obs) const;
+  void map_traces(const envs::EnvSpec& trained);
+
+  struct TraceFrom {
+    int offset;  ///< in inner's trace vectors, -1 = a status vector filled with 1
+    int size;
+  };
 
   std::shared_ptr<const envs::Env> inner_;
   envs::EnvSpec spec_;
   std::vector<int> from_;  // [obs_dim]: inner element of each element, -1 = status filled with 1
+  std::vector<TraceFrom> trace_from_;  // one per spec_.trace_vectors
 };
 
 }  // namespace pz::exp

@@ -29,7 +29,8 @@ std::vector<DataFile> parse_data_files(const std::string& text);
 /// missing or unreadable), one "env.case: /abs/mine.m (sha256 1a2b3c4d… when recorded, 5e6f…
 /// now)" per file, joined by "; "; "" if every file is unchanged. Throws core::ConfigError if
 /// `recorded` is malformed or names other keys than `current` (the data_files_text of the spec
-/// as it reads now).
+/// as it reads now, which leaves out a path that is no file: a recorded file missing now is
+/// reported as missing, not as another key).
 std::string data_file_changes(const std::string& recorded, const std::string& current);
 
 }  // namespace pz::exp
