@@ -12,9 +12,11 @@ using namespace pz;
 using Cells = std::vector<std::string>;
 
 TEST_SUITE("data_csv") {
-  TEST_CASE("cells lose quotes, carriage returns and surrounding spaces") {
+  TEST_CASE("cells lose quotes, carriage returns and surrounding spaces and tabs") {
     CHECK(data::split_csv_line("a,b,c") == Cells{"a", "b", "c"});
-    CHECK(data::split_csv_line(" a , b\t,\"c\"\r") == Cells{"a", "b\t", "c"});
+    CHECK(data::split_csv_line(" a , b\t,\"c\"\r") == Cells{"a", "b", "c"});
+    CHECK(data::split_csv_line("6, 7,\t8 ") == Cells{"6", "7", "8"});  // "6, 7" as users write
+    CHECK(data::split_csv_line("1 2,a\tb") == Cells{"1 2", "a\tb"});   // inner ones stay
     CHECK(data::split_csv_line("\"2025-04-01T00:00:00Z\", 12.5 ") ==
           Cells{"2025-04-01T00:00:00Z", "12.5"});
     CHECK(data::split_csv_line("a,b,") == Cells{"a", "b", ""});  // trailing comma: empty cell
@@ -42,7 +44,7 @@ TEST_SUITE("data_csv") {
     CHECK(csv.path() == path);
     REQUIRE(csv.read_header());
     CHECK(csv.header() == Cells{"time", "value", "note"});
-    CHECK(csv.header_line() == "time, \"value\",note\r");  // raw text, for error messages
+    CHECK(csv.header_line() == "time, \"value\",note");  // raw text without CRLF, for messages
     CHECK(csv.column("time") == 0);
     CHECK(csv.column("value") == 1);
     CHECK(csv.column("note") == 2);
@@ -52,7 +54,7 @@ TEST_SUITE("data_csv") {
     REQUIRE(csv.next_row());
     CHECK(csv.line_number() == 2);
     CHECK(csv.cells() == Cells{"2025-04-01", "1.5", "x"});
-    CHECK(csv.line() == "2025-04-01,1.5,x\r");
+    CHECK(csv.line() == "2025-04-01,1.5,x");
     CHECK(csv.where() == path + ":2: ");
     REQUIRE(csv.next_row());
     CHECK(csv.line_number() == 5);
@@ -109,18 +111,18 @@ TEST_SUITE("data_csv") {
   }
 
   // Guards the integer columns (the outage scenario's step, index, status) against float
-  // notation: a user trial's step "1e1" was read as step 10.
-  TEST_CASE("integer_cell takes digits with an optional sign only, within its range") {
+  // notation: a user trial's step "1e1" was read as step 10; a second trial's "+6" was read as 6.
+  TEST_CASE("integer_cell takes digits with an optional '-' only, within its range") {
     const auto d = test::tmp_dir("pz_csv", "ints");
-    const std::string path =
-        test::write(d / "i.csv", "n\n12\n+4\n-3\n007\n1e1\n10.\n0x1\n 1 2\n-\n11\n");
+    const std::string path = test::write(
+        d / "i.csv", "n\n12\n 4 \n-3\n007\n1e1\n10.\n0x1\n 1 2\n-\n99999999999999999999\n11\n");
     data::CsvReader csv(path);
     REQUIRE(csv.read_header());
     for (int64_t want : {12, 4, -3, 7}) {
       REQUIRE(csv.next_row());
       CHECK(csv.integer_cell(0, "n", -10, 20, "an integer") == want);
     }
-    for (const char* bad : {"1e1", "10.", "0x1", "1 2", "-"}) {
+    for (const char* bad : {"1e1", "10.", "0x1", "1 2", "-", "99999999999999999999"}) {
       CAPTURE(bad);
       REQUIRE(csv.next_row());
       CHECK_THROWS_WITH_AS(
@@ -186,5 +188,129 @@ TEST_SUITE("data_csv") {
     CHECK_THROWS_WITH_AS(csv.number_cell(1, "n"),
                          (path + ":6: expected a value in column 'n', found none").c_str(),
                          core::ConfigError);
+  }
+
+  // Guards the sign rule (issue 36, a user trial): "+6" was read as 6 in integer columns and by
+  // number_cell, while every other number reader refused it. Now one rule: no '+'.
+  TEST_CASE("a leading '+' is refused in integer and number cells, with the fix in the message") {
+    const auto d = test::tmp_dir("pz_csv", "plus");
+    const std::string path = test::write(d / "p.csv", "n,x\n+6,+2.5\n 6 ,\t-2.5e1 \n");
+    data::CsvReader csv(path);
+    REQUIRE(csv.read_header());
+    REQUIRE(csv.next_row());
+    CHECK_THROWS_WITH_AS(csv.integer_cell(0, "n", 0, 10, "an integer"),
+                         (path + ":2: expected an integer in column 'n', found '+6' (no '+' sign: "
+                                 "write 6)")
+                             .c_str(),
+                         core::ConfigError);
+    CHECK_THROWS_WITH_AS(
+        csv.number_cell(1, "x"),
+        (path + ":2: expected a number in column 'x', found '+2.5' (no '+' sign: write 2.5)")
+            .c_str(),
+        core::ConfigError);
+    REQUIRE(csv.next_row());  // surrounding spaces and tabs are trimmed: the cells read
+    CHECK(csv.integer_cell(0, "n", 0, 10, "an integer") == 6);
+    CHECK(csv.number_cell(1, "x") == -25.0);
+  }
+
+  TEST_CASE("parse_csv_number: from_chars syntax, the whole cell, finite") {
+    double v = 0;
+    CHECK((data::parse_csv_number("2.5e1", v) && v == 25.0));
+    CHECK((data::parse_csv_number("-.5", v) && v == -0.5));
+    CHECK((data::parse_csv_number("5.", v) && v == 5.0));
+    for (const char* bad : {"", "+1", " 1", "1 ", "0x1p3", "nan", "inf", "-inf", "infinity",
+                            "1e400", "1,5", "1.5x", "--1"}) {
+      CAPTURE(bad);
+      CHECK_FALSE(data::parse_csv_number(bad, v));
+    }
+  }
+
+  TEST_CASE("show_cell makes tabs and invisible Unicode spaces visible") {
+    CHECK(data::show_cell("6") == "6");
+    CHECK(data::show_cell("6\t7") == "6\\t7");
+    CHECK(data::show_cell("6\xC2\xA0") == "6\\u00A0");  // no-break space
+    CHECK(data::show_cell("\xE2\x80\x8B"
+                          "6") == "\\u200B6");                    // zero-width space
+    CHECK(data::show_cell("\xEF\xBB\xBFstep") == "\\uFEFFstep");  // a BOM not at the file's start
+    CHECK(data::show_cell("\xE2\x80\xAF\xE2\x81\xA0") == "\\u202F\\u2060");
+    CHECK(data::show_cell("caf\xC3\xA9\x01") == "caf\xC3\xA9\\x01");  // UTF-8 kept, control escaped
+  }
+
+  // Guards issue 36 (a user trial): Excel's "CSV UTF-8" starts with a byte-order mark, which made
+  // the first column 'step' unknown with an invisible character in the message.
+  TEST_CASE("a UTF-8 byte-order mark is skipped; CRLF files read as LF files") {
+    const auto d = test::tmp_dir("pz_csv", "bom");
+    const std::string path =
+        test::write(d / "b.csv", "\xEF\xBB\xBFstep,value\r\n1,2.5\r\n\r\n3,4\r\n");
+    data::CsvReader csv(path);
+    REQUIRE(csv.read_header());
+    CHECK(csv.header() == Cells{"step", "value"});
+    CHECK(csv.header_line() == "step,value");
+    CHECK(csv.column("step") == 0);
+    REQUIRE(csv.next_row());
+    CHECK(csv.line() == "1,2.5");
+    CHECK(csv.integer_cell(0, "step", 0, 9, "a step") == 1);
+    CHECK(csv.number_cell(1, "value") == 2.5);
+    REQUIRE(csv.next_row());
+    CHECK(csv.line_number() == 4);
+    CHECK(csv.cells() == Cells{"3", "4"});
+    CHECK_FALSE(csv.next_row());
+    // Only at the start of the file: a BOM in a later line is a character of its cell.
+    const std::string later = test::write(d / "l.csv",
+                                          "a\n\xEF\xBB\xBF"
+                                          "1\n");
+    data::CsvReader l(later);
+    REQUIRE(l.read_header());
+    REQUIRE(l.next_row());
+    CHECK_THROWS_WITH_AS(
+        l.integer_cell(0, "a", 0, 9, "an integer"),
+        (later + ":2: expected an integer in column 'a', found '\\uFEFF1'").c_str(),
+        core::ConfigError);
+  }
+
+  TEST_CASE("UTF-16 files and CR-only line endings are refused by name") {
+    const auto d = test::tmp_dir("pz_csv", "enc");
+    const std::string u16 = test::write(d / "u.csv", std::string("\xFF\xFEs\0t\0e\0p\0\n\0", 12));
+    data::CsvReader u(u16);
+    CHECK_THROWS_WITH_AS(u.read_header(),
+                         (u16 + ":1: expected a UTF-8 CSV, found a UTF-16 byte-order mark (Excel's "
+                                "\"Unicode text\"; save the file as \"CSV UTF-8\")")
+                             .c_str(),
+                         core::ConfigError);
+    const std::string cr = test::write(d / "c.csv", "a,b\r1,2\r3,4\r");
+    data::CsvReader c(cr);
+    CHECK_THROWS_WITH_AS(c.read_header(),
+                         (cr + ":1: expected lines ending in LF or CRLF, found a carriage return "
+                               "inside line 1 (CR-only line endings? save the file with LF or "
+                               "CRLF line endings)")
+                             .c_str(),
+                         core::ConfigError);
+    const std::string mid = test::write(d / "m.csv", "a,b\n1,2\r3,4\n");
+    data::CsvReader m(mid);
+    REQUIRE(m.read_header());
+    CHECK_THROWS_WITH_AS(m.next_row(), doctest::Contains("m.csv:2: expected lines ending in LF"),
+                         core::ConfigError);
+  }
+
+  // Guards issue 36 (a user trial): a scenario file's 'comment' column was accepted and ignored.
+  TEST_CASE("expect_only_columns names the first column outside the fixed header") {
+    const auto d = test::tmp_dir("pz_csv", "only");
+    data::CsvReader ok(test::write(d / "o.csv", "b, a\n"));
+    REQUIRE(ok.read_header());
+    CHECK_NOTHROW(ok.expect_only_columns({"a", "b"}, "a, b"));
+    const std::string path = test::write(d / "x.csv", "a,b,comment\n");
+    data::CsvReader x(path);
+    REQUIRE(x.read_header());
+    CHECK_THROWS_WITH_AS(
+        x.expect_only_columns({"a", "b"}, "a, b"),
+        (path + ":1: expected only the columns a, b, found column 3 'comment'").c_str(),
+        core::ConfigError);
+    const std::string trailing = test::write(d / "t.csv", "a,b,\n");
+    data::CsvReader t(trailing);
+    REQUIRE(t.read_header());
+    CHECK_THROWS_WITH_AS(
+        t.expect_only_columns({"a", "b"}, "a, b"),
+        (trailing + ":1: expected only the columns a, b, found column 3 ''").c_str(),
+        core::ConfigError);
   }
 }

@@ -108,6 +108,43 @@ TEST_SUITE("data_outage_schedule") {
     CHECK(e.find("in column 'status', found '0e0'") != std::string::npos);
   }
 
+  // Guards issue 36 (a user trial with env.outages=FILE): '+6' was read as 6, a 'comment' column
+  // was ignored, and Excel's byte-order mark made 'step' an unknown column.
+  TEST_CASE("a '+' sign and an extra header column are refused; spaces, BOM and CRLF read") {
+    const std::string h = "step,element,index,status\n";
+    std::string e = error_of(h + "+6,branch,1,0\n");
+    CHECK(e.find("s.csv:2: expected an integer step >= 0 in column 'step', found '+6' (no '+' "
+                 "sign: write 6)") != std::string::npos);
+    e = error_of(h + "6,branch,+1,0\n");
+    CHECK(e.find("in column 'index', found '+1' (no '+' sign: write 1)") != std::string::npos);
+    e = error_of("step,element,index,status,comment\n6,branch,1,0,line 2 trips\n");
+    CHECK(
+        e.ends_with("/s.csv:1: expected only the columns step, element, index, status (in any "
+                    "order), found column 5 'comment'"));
+    e = error_of("step,element,index,status,\n6,branch,1,0,\n");  // a trailing comma
+    CHECK(e.find("s.csv:1: expected only the columns step, element, index, status (in any "
+                 "order), found column 5 ''") != std::string::npos);
+    e = error_of(h + "6,branch\xC2\xA0,1,0\n");  // a no-break space is not trimmed: shown
+    CHECK(e.find("expected element 'branch' or 'gen', found 'branch\\u00A0'") != std::string::npos);
+
+    const auto d = test::tmp_dir("pz_outsched", "excel");
+    const auto s = data::read_outage_schedule(
+        test::write(d / "x.csv",
+                    "\xEF\xBB\xBFstep, element, index, status\r\n 6 ,branch, 2,0\r\n24,\tgen\t,3 ,"
+                    "0\r\n18,branch,2,1\r\n"));
+    REQUIRE(s.events.size() == 3);
+    CHECK(s.events[0].step == 6);
+    CHECK(s.events[0].element == data::OutageElement::kBranch);
+    CHECK(s.events[0].index == 2);
+    CHECK(s.events[0].status == 0);
+    CHECK(s.events[1].step == 18);
+    CHECK(s.events[1].status == 1);
+    CHECK(s.events[2].step == 24);
+    CHECK(s.events[2].element == data::OutageElement::kGen);
+    CHECK(s.events[2].index == 3);
+    CHECK(s.events[2].line == 3);
+  }
+
   TEST_CASE("a missing file is named") {
     try {
       data::read_outage_schedule("/nonexistent/x.csv");

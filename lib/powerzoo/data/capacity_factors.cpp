@@ -30,7 +30,8 @@ CapacityFactors load_capacity_factors(const std::string& path, const std::string
   const int tcol = csv.column(time_column), vcol = csv.column(value_column);
   if (tcol < 0 || vcol < 0)
     throw ConfigError(path + ":1: expected columns '" + echo(time_column) + "' and '" +
-                      echo(value_column) + "' in the header, found '" + csv.header_line() + "'");
+                      echo(value_column) + "' in the header, found '" +
+                      show_cell(csv.header_line()) + "'");
   CapacityFactors out;
   out.path = path;
   out.column = value_column;
@@ -45,17 +46,17 @@ CapacityFactors load_capacity_factors(const std::string& path, const std::string
     int64_t ts = 0;
     if (!parse_utc_timestamp(cells[tcol], ts))
       throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" +
-                        echo(time_column) + "', found '" + core::echo(cells[tcol]) + "'");
+                        echo(time_column) + "', found '" + show_cell(cells[tcol]) + "'");
     if (ts % step_seconds != 0)
       throw ConfigError(where + "expected a timestamp on a " + std::to_string(step_seconds / 60) +
-                        "-minute grid, found '" + core::echo(cells[tcol]) + "'");
+                        "-minute grid, found '" + show_cell(cells[tcol]) + "'");
     if (out.values.empty()) {
       out.t0_unix = ts;
     } else {
       const int64_t expected = out.t0_unix + static_cast<int64_t>(out.values.size()) * step_seconds;
       if (ts != expected)
         throw ConfigError(where + "expected consecutive " + std::to_string(step_seconds / 60) +
-                          "-minute rows, found '" + core::echo(cells[tcol]) + "' " +
+                          "-minute rows, found '" + show_cell(cells[tcol]) + "' " +
                           (ts > expected ? "after a gap" : "out of order or repeated"));
     }
     const std::string& cell = cells[vcol];
@@ -65,7 +66,7 @@ CapacityFactors load_capacity_factors(const std::string& path, const std::string
     const auto r = std::from_chars(b, e, v);
     if (cell.empty() || r.ec != std::errc() || r.ptr != e || !std::isfinite(v) || v < 0 || v > 1)
       throw ConfigError(where + "expected a capacity factor in [0, 1] in column '" +
-                        echo(value_column) + "', found '" + core::echo(cell) + "'");
+                        echo(value_column) + "', found '" + show_cell(cell) + "'");
     out.values.push_back(v);
   }
   if (out.values.empty())

@@ -40,7 +40,7 @@ CsvReader open_csv(const std::string& path, const std::vector<std::string>& colu
     const int i = r.column(c);
     if (i < 0)
       throw ConfigError(csv_where(path, 1) + "expected a column '" + c + "', found header '" +
-                        r.header_line() + "'");
+                        show_cell(r.header_line()) + "'");
     idx.push_back(i);
   }
   return r;
@@ -75,13 +75,13 @@ void read_year(CsvReader& r, int time_col, int year, Value value) {
     if (!parse_utc_timestamp(cell(r, time_col), ts))
       throw ConfigError(r.where() + "expected an ISO-8601 UTC timestamp in column '" +
                         core::echo(r.header()[time_col]) + "', found '" +
-                        core::echo(cell(r, time_col)) + "'");
+                        show_cell(cell(r, time_col)) + "'");
     if (ts < t0 || ts >= t1) continue;
     if (ts != t0 + 1800 * k)
       throw ConfigError(r.where() + "expected half hour " + std::to_string(k + 1) + " of " +
                         std::to_string(n) + " of " + std::to_string(year) +
                         " (the rows of the year must be its consecutive half hours), found '" +
-                        core::echo(cell(r, time_col)) + "'");
+                        show_cell(cell(r, time_col)) + "'");
     value(r, k);
     ++k;
   }
@@ -115,7 +115,7 @@ WorkloadTrace load_workload_trace(const std::string& name_or_path) {
     if (!ok)
       throw ConfigError(r.where() + "column '" + w.column + "': expected a finite " +
                         (b ? std::string("number >= 0") : std::string("fraction in [0, 1]")) +
-                        ", found '" + core::echo(c) + "'");
+                        ", found '" + show_cell(c) + "'");
     w.frac.push_back(x);
   }
   if (w.frac.empty()) throw ConfigError(w.path + ": expected at least one data row, found none");
@@ -196,7 +196,7 @@ YearSeries load_gb_solar(const std::string& path, int year) {
     const std::string& c = cell(row, idx[1]);
     if (!parse_number(c, x) || !std::isfinite(x) || x < 0)
       throw ConfigError(row.where() + "column 'solar_cf': expected a finite number >= 0, found '" +
-                        core::echo(c) + "'");
+                        show_cell(c) + "'");
     y.peak = std::max(y.peak, x);
     hh.push_back(x);
   });

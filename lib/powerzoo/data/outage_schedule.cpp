@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <tuple>
 
-#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 
@@ -62,9 +62,12 @@ OutageSchedule read_schedule(const std::string& path, const std::vector<std::str
     if (i < 0)
       throw core::ConfigError(path + ":1: expected a column '" + kColumns[k] +
                               "' (header step,element,index,status), found '" +
-                              core::echo(csv.header_line()) + "'");
+                              show_cell(csv.header_line()) + "'");
     col[k] = static_cast<size_t>(i);
   }
+  // A fifth column (a comment, a note) would be read by nothing: refused, not ignored.
+  csv.expect_only_columns({std::begin(kColumns), std::end(kColumns)},
+                          "step, element, index, status (in any order)");
   OutageSchedule out;
   out.path = path;
   std::set<std::tuple<int, int, int>> seen;
@@ -81,7 +84,7 @@ OutageSchedule read_schedule(const std::string& path, const std::vector<std::str
       const auto it = std::find(kinds->begin(), kinds->end(), el);
       if (it == kinds->end())
         throw core::ConfigError(csv.where() + "expected element " + quoted_list(*kinds) +
-                                ", found '" + core::echo(el) + "'");
+                                ", found '" + show_cell(el) + "'");
       e.kind = static_cast<int>(it - kinds->begin());
     } else if (el == "branch") {
       e.element = OutageElement::kBranch;
@@ -89,7 +92,7 @@ OutageSchedule read_schedule(const std::string& path, const std::vector<std::str
       e.element = OutageElement::kGen;
     } else {
       throw core::ConfigError(csv.where() + "expected element 'branch' or 'gen', found '" +
-                              core::echo(el) + "'");
+                              show_cell(el) + "'");
     }
     e.index = static_cast<int>(csv.integer_cell(
         col[2], "index", 1, kMax,

@@ -35,9 +35,12 @@ struct OutageSchedule {
   bool empty() const { return events.empty(); }
 };
 
-/// Reads a scenario file. Throws core::ConfigError naming the file and line, what was expected
+/// Reads a scenario file (data/csv's rules: a UTF-8 BOM skipped, CRLF read, cells trimmed of
+/// spaces and tabs). Throws core::ConfigError naming the file and line, what was expected
 /// and what was found, for: no readable file, a missing column (step, element, index, status),
-/// a cell that is not a non-negative integer (NaN, 1.5, -1: step ≥ 0, index ≥ 1, status 0 or 1),
+/// a header column other than those four (a comment column would be ignored), a cell that is
+/// not a non-negative integer written as digits (NaN, 1.5, -1, 1e1, +6: step ≥ 0, index ≥ 1,
+/// status 0 or 1),
 /// an unknown element, and a row with the step, element and index of an earlier row. The checks
 /// against a case (index past the last row) and a horizon (step ≥ horizon) are
 /// check_outage_schedule's.

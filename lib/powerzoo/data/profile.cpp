@@ -138,24 +138,24 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
     int64_t ts;
     if (!parse_timestamp(cells[tcol], ts))
       throw ConfigError(where + "expected an ISO-8601 UTC timestamp in column '" +
-                        echo(time_column) + "', found '" + echo(cells[tcol]) + "'");
+                        echo(time_column) + "', found '" + show_cell(cells[tcol]) + "'");
     if (ts % step_seconds != 0)
       throw ConfigError(where + "expected a timestamp on a " + std::to_string(step_seconds / 60) +
-                        "-minute grid, found '" + echo(cells[tcol]) + "'");
+                        "-minute grid, found '" + show_cell(cells[tcol]) + "'");
     if (!rows.empty() && ts <= rows.back().first)
       throw ConfigError(where + "expected timestamps strictly increasing, found '" +
-                        echo(cells[tcol]) + "' after an equal or later one");
+                        show_cell(cells[tcol]) + "' after an equal or later one");
     double v = nan;
     const std::string& cell = cells[vcol];
     if (cell.find_first_not_of(' ') == std::string::npos) {
       ++rep.n_missing_values;
     } else if (!parse_double(cell, v)) {
       throw ConfigError(where + "expected a number or an empty cell in column '" +
-                        echo(value_column) + "', found '" + echo(cell) + "'");
+                        echo(value_column) + "', found '" + show_cell(cell) + "'");
     } else if (v < 0) {
       // Every profile is a demand; a negative one scaled the case's loads into generators.
       throw ConfigError(where + "expected a demand >= 0 in column '" + echo(value_column) +
-                        "', found '" + echo(cell) + "'");
+                        "', found '" + show_cell(cell) + "'");
     }
     if (rows.empty()) {
       first_row_ts = ts;
@@ -165,13 +165,13 @@ Profile load_profile_csv(const std::string& path, const std::string& time_column
     if (!std::isnan(v) && last_value_line == 0 && ts - first_row_ts > kMaxGapSeconds)
       throw ConfigError(where + "expected no gap longer than 1 day between values, found " +
                         days_text(ts - first_row_ts) + " of empty values from the first row ('" +
-                        echo(first_row_time) + "') to '" + echo(cells[tcol]) + "'");
+                        echo(first_row_time) + "') to '" + show_cell(cells[tcol]) + "'");
     if (!std::isnan(v)) {
       if (last_value_line > 0 && ts - last_value_ts - step_seconds > kMaxGapSeconds)
         throw ConfigError(where + "expected no gap longer than 1 day between values, found " +
                           days_text(ts - last_value_ts - step_seconds) + " without one between '" +
                           echo(last_value_time) + "' (line " + std::to_string(last_value_line) +
-                          ") and '" + echo(cells[tcol]) + "'");
+                          ") and '" + show_cell(cells[tcol]) + "'");
       last_value_ts = ts;
       last_value_line = csv.line_number();
       last_value_time = cells[tcol];

@@ -39,8 +39,8 @@ ActionSequence read_csv(const std::string& file, const envs::EnvSpec& sp) {
     if (std::find(names.begin(), names.end(), h) != names.end()) continue;
     const std::string dym = core::did_you_mean(h, names);
     throw ConfigError(data::csv_where(file, 1) + "column " + std::to_string(c + 1) +
-                      ": expected an action name of " + sp.id + ", found '" + core::echo(h) + "'" +
-                      (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
+                      ": expected an action name of " + sp.id + ", found '" + data::show_cell(h) +
+                      "'" + (dym.empty() ? "" : " (did you mean '" + dym + "'?)"));
   }
   for (size_t j = 0; j < names.size(); ++j)
     if (col[j] < 0)
@@ -61,10 +61,10 @@ ActionSequence read_csv(const std::string& file, const envs::EnvSpec& sp) {
       const auto r = std::from_chars(c.data(), c.data() + c.size(), v);
       if (r.ec != std::errc() || r.ptr != c.data() + c.size())
         throw ConfigError(in.where() + "column '" + names[j] + "': expected a number, found '" +
-                          core::echo(c) + "'");
+                          data::show_cell(c) + "'");
       if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
         throw ConfigError(in.where() + "column '" + names[j] +
-                          "': expected a finite number, found " + core::echo(c));
+                          "': expected a finite number, found " + data::show_cell(c));
       s.data.push_back(static_cast<float>(v));
     }
     ++s.T;
