@@ -294,10 +294,10 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK(e == "spec.toml:2: [vec] n_envs: expected an integer in [1, 65536], found 4.5");
     // Integers stay accepted: underscores, and overrides written as integers.
     const Spec s = parse_spec("[learner]\ntotal_steps = 1_000\n", "spec.toml",
-                              {"env.horizon=24", "vec.n_envs=1_0"});
+                              {"env.horizon=24", "vec.n_envs=1_6"});
     CHECK(s.learner.total_steps == 1000);
     CHECK(s.env.params.integer("horizon") == 24);
-    CHECK(s.vec.n_envs == 10);
+    CHECK(s.vec.n_envs == 16);
   }
 
   // Issue 36: env.outage_rate=1e-400 silently became 0 (toml++ reads an underflowing literal as
