@@ -25,6 +25,17 @@ std::vector<const envs::EnvEntry*> all_entries() {
   return out;
 }
 
+/// The ConfigError message of `fn`, or "" if it did not throw one.
+template <class F>
+std::string error_of(F&& fn) {
+  try {
+    fn();
+  } catch (const core::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace
 
 TEST_SUITE("envs_registry") {
@@ -164,5 +175,67 @@ TEST_SUITE("envs_registry") {
     CHECK(r.out.find("tso") != std::string::npos);
     CHECK(r.out.find("test_target") == std::string::npos);
     CHECK(envs::find_env("test_target") != nullptr);  // registered in this test binary
+  }
+
+  // Issue 36 (a user trial): an error raised while building names where its value came from.
+  TEST_CASE("rethrow_blamed: the key a message names, a scenario row, else the fallback key") {
+    core::ParamTable t;
+    t.set("case", std::string("case5"));
+    t.set("outage_n1_steps", int64_t{100});
+    t.set("outages", std::string("/d/s.csv"));
+    const envs::BuildContext ctx{t, "train", "spec.toml: ", [](const std::string& k) {
+                                   return k == "outage_n1_steps"
+                                              ? std::string("command line override 'x': ")
+                                              : "spec.toml:" + std::to_string(k.size()) + ": ";
+                                 }};
+    auto blamed = [&](const std::string& key, const std::string& msg) {
+      try {
+        envs::rethrow_blamed(ctx, key, core::ConfigError(msg));
+      } catch (const core::ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    CHECK(blamed("case",
+                 "[env] outage_n1_steps: expected at most the horizon (48 steps), found "
+                 "100") ==
+          "command line override 'x': [env] outage_n1_steps: expected at most the horizon (48 "
+          "steps), found 100");
+    CHECK(blamed("", "/d/s.csv:3: expected a branch") ==
+          "spec.toml:7: [env] outages: /d/s.csv:3: expected a branch");
+    CHECK(blamed("case", "case: expected a bus") == "spec.toml:4: [env] case: expected a bus");
+    CHECK(blamed("case", "[env] case: expected a bus") ==
+          "spec.toml:4: [env] case: expected a bus");
+    CHECK(blamed("", "[env] battery: x") == "spec.toml: [env] battery: x");  // not a key of t
+    CHECK(blamed("", "no gen") == "spec.toml: [env]: no gen");
+  }
+
+  TEST_CASE("outage errors of every task name the override or the spec line that set the value") {
+    const std::string where = "command line override 'env.outage_n1_steps=100': ";
+    for (const char* task : {"", "tso", "gencos"}) {
+      CAPTURE(task);
+      std::string head = "[env]\n";
+      if (*task) head += "task = \"" + std::string(task) + "\"\n";
+      if (std::string(task) == "tso") head += "case = \"case14\"\n";
+      const auto spec = exp::parse_spec(head + "horizon = 12\n", "x.toml",
+                                        {"env.outage_n1=gen", "env.outage_n1_steps=100"});
+      const std::string e = error_of([&] { exp::make_env(spec, "train"); });
+      CHECK(e == where +
+                     "[env] outage_n1_steps: expected at most the horizon (12 steps), found "
+                     "100");
+    }
+    const auto file = exp::parse_spec(
+        "[env]\nhorizon = 12\noutage_n1 = \"branch\"\noutage_n1_steps = 13\n", "x.toml");
+    CHECK(error_of([&] { exp::make_env(file, "train"); }) ==
+          "x.toml:4: [env] outage_n1_steps: expected at most the horizon (12 steps), found 13");
+    for (const char* task : {"dso", "ders"}) {
+      CAPTURE(task);
+      const auto spec = exp::parse_spec("[env]\ntask = \"" + std::string(task) + "\"\n", "x.toml",
+                                        {"env.outage_n1=gen"});
+      CHECK(error_of([&] { exp::make_env(spec, "train"); }) ==
+            "command line override 'env.outage_n1=gen': [env] outage_n1: expected \"none\" or "
+            "\"branch\" (a distribution feeder models branch outages only: its generator is the "
+            "substation, its DERs are devices), found \"gen\"");
+    }
   }
 }

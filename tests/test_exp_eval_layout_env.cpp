@@ -91,6 +91,15 @@ TEST_SUITE("exp_eval_layout_env") {
     CHECK(m.refusal ==
           "an observation of 6 values instead of the checkpoint's 3: it adds branch_status [3], "
           "which the checkpoint's policy was trained without");
+    // Issue 36: a checkpoint trained with gen outages (gen_status) evaluated with branch
+    // outages, status observed: the status fields differ; outage_status_obs hides nothing.
+    const auto gen_out = layout({{"load", 2}, {"gen_status", 2}, {"time", 1}}, {"power_balance"});
+    m = exp::match_layout(gen_out, outages, true);
+    CHECK(m.refusal ==
+          "an observation of 6 values instead of the checkpoint's 5: it adds branch_status [3], "
+          "which the checkpoint's policy was trained without, and it lacks gen_status [2], which "
+          "the checkpoint's policy was trained with");
+    CHECK_FALSE(m.adapt);
     // A forecast the checkpoint lacks, and a missing non-status field: never adapted.
     m = exp::match_layout(plain, layout({{"load", 2}, {"time", 1}, {"load_forecast", 4}}, {}),
                           true);

@@ -175,14 +175,14 @@ TEST_SUITE("io_spec") {
     CHECK(contains(s.sweep_toml, "\"ppo.learning_rate\" = [0.0001, 0.0003]"));
   }
 
-  TEST_CASE("remaining keys, integral floats for ints, ints for floats, penalty table") {
+  TEST_CASE("remaining keys, TOML integers with underscores, ints for floats, penalty table") {
     Spec s = parse_spec(R"(
 [env]
 task = "tso"
 load_scale = 2
 reward_scale = 0.1
 [learner]
-total_steps = 1e6
+total_steps = 1_000_000
 
 [ppo]
 weight_decay = 0.01
@@ -257,6 +257,75 @@ penalty = { thermal_overload = 10, reserve_shortfall = 2.5 }
     CHECK(contains(e, "[ppo] must be a table"));
     e = error_of([] { parse_spec("[ppo]\nlearning_rate = nan\n", "spec.toml"); });
     CHECK(contains(e, "found nan"));
+  }
+
+  // Issue 36 (a user trial): env.outage_duration_steps=8.0, =1e1 and env.horizon=4.8e1 were read
+  // as integers. Every integer key reads a TOML integer only (1_000 and "1000" on the command
+  // line still do), in the spec file and in overrides.
+  TEST_CASE("integer keys refuse float notation") {
+    std::string e = error_of([] { parse_spec("[env]\nhorizon = 4.8e1\n", "spec.toml"); });
+    CHECK(e ==
+          "spec.toml:2: [env] horizon: expected an integer >= 1, found 48.0 (a float: write the "
+          "integer without a decimal point or exponent, 48)");
+    e = error_of([] { parse_spec("", "spec.toml", {"env.horizon=4.8e1"}); });
+    CHECK(e ==
+          "command line override 'env.horizon=4.8e1': [env] horizon: expected an integer >= 1, "
+          "found 48.0 (a float: write the integer without a decimal point or exponent, 48)");
+    e = error_of([] {
+      parse_spec("", "spec.toml", {"env.outage_rate=0.1", "env.outage_duration_steps=8.0"});
+    });
+    CHECK(e ==
+          "command line override 'env.outage_duration_steps=8.0': [env] outage_duration_steps: "
+          "expected an integer in [1, 1000000], found 8.0 (a float: write the integer without a "
+          "decimal point or exponent, 8)");
+    e = error_of([] {
+      parse_spec("", "spec.toml", {"env.outage_rate=0.1", "env.outage_duration_steps=1e1"});
+    });
+    CHECK(contains(e, "found 10.0 (a float: write the integer"));
+    e = error_of([] { parse_spec("[learner]\ntotal_steps = 1e6\n", "spec.toml"); });
+    CHECK(contains(e, "spec.toml:2: [learner] total_steps: expected an integer >= 1, found"));
+    CHECK(contains(e, "write the integer without a decimal point or exponent, 1000000)"));
+    // Array elements too; a non-integral float has no integer to suggest.
+    e = error_of([] { parse_spec("[ppo]\nhidden = [64, 6.4e1]\n", "spec.toml"); });
+    CHECK(contains(e,
+                   "spec.toml:2: [ppo] hidden: expected a non-empty array of integers in [1, "
+                   "4096], found element 64.0 (a float: write the integer"));
+    e = error_of([] { parse_spec("[vec]\nn_envs = 4.5\n", "spec.toml"); });
+    CHECK(e == "spec.toml:2: [vec] n_envs: expected an integer in [1, 65536], found 4.5");
+    // Integers stay accepted: underscores, and overrides written as integers.
+    const Spec s = parse_spec("[learner]\ntotal_steps = 1_000\n", "spec.toml",
+                              {"env.horizon=24", "vec.n_envs=1_6"});
+    CHECK(s.learner.total_steps == 1000);
+    CHECK(s.env.params.integer("horizon") == 24);
+    CHECK(s.vec.n_envs == 16);
+  }
+
+  // Issue 36: env.outage_rate=1e-400 silently became 0 (toml++ reads an underflowing literal as
+  // 0, in a spec file too); 1e400 on the command line was read as the string "1e400".
+  TEST_CASE("number literals a double cannot hold") {
+    std::string e = error_of([] { parse_spec("", "spec.toml", {"env.outage_rate=1e-400"}); });
+    CHECK(e ==
+          "command line override 'env.outage_rate=1e-400': expected a number a double can hold, "
+          "found 1e-400 (below the smallest double, ±4.9e-324: it would be read as 0)");
+    e = error_of([] { parse_spec("[env]\n\noutage_rate = 1e-400  # tiny\n", "spec.toml"); });
+    CHECK(e ==
+          "spec.toml:3: [env] outage_rate: expected a number a double can hold, found 1e-400 "
+          "(below the smallest double, ±4.9e-324: it would be read as 0)");
+    e = error_of([] { parse_spec("[ppo]\nlearning_rate = 1e400\n", "spec.toml"); });
+    CHECK(contains(e, "spec.toml: TOML syntax error at line 2"));
+    CHECK(contains(e, "'1e400'"));
+    e = error_of([] { parse_spec("", "spec.toml", {"ppo.learning_rate=1e400"}); });
+    CHECK(e ==
+          "command line override 'ppo.learning_rate=1e400': expected a number a double can "
+          "hold, found 1e400 (beyond the largest double, ±1.8e308)");
+    e = error_of([] { parse_spec("[reward]\npenalty = { x = 5e-999 }\n", "spec.toml"); });
+    CHECK(contains(e, "spec.toml:2: [reward] penalty.x: expected a number a double can hold"));
+    // Zeros and subnormals are what they say; a string key keeps its text.
+    const Spec s = parse_spec("[env]\noutage_rate = 0.0e5\nreward_scale = 1e-320\n", "spec.toml",
+                              {"experiment.name=1e-400"});
+    CHECK(s.env.params.number("outage_rate") == 0.0);
+    CHECK(s.env.params.number("reward_scale") == 1e-320);
+    CHECK(s.experiment.name == "1e-400");
   }
 
   TEST_CASE("range checks: n_envs and n_minibatches divisibility") {

@@ -18,7 +18,7 @@ namespace pz::core {
 enum class ParamKind {
   kStr,         ///< any string (check: non_empty, no_slash)
   kChoice,      ///< one of `choices`
-  kInt,         ///< integer in [int_lo, int_hi]; an integral float is accepted
+  kInt,         ///< TOML integer in [int_lo, int_hi] (a float, even 8.0 or 1e1, is refused)
   kFloat,       ///< finite number with ok(x); an integer is accepted
   kBool,        ///< true or false
   kIntArray,    ///< array of integers in [int_lo, int_hi] (non_empty)

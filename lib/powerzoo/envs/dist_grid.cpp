@@ -519,7 +519,7 @@ EnvEntry dist_grid_entry() {
       "radial distribution feeder (exact DistFlow) with FlexLoad demand response; the dso task "
       "preset: case33bw, six flexible loads, AEMO feeder shapes; costs voltage_violation, "
       "thermal_overload, resource";
-  e.params = outage_params();  // branch outages (dist_grid_outage.cpp; docs/outages.md)
+  e.params = outage_params({"branch"});  // branch outages (dist_grid_outage.cpp; docs/outages.md)
   e.default_task = "dso";
   return e;
 }

@@ -322,7 +322,7 @@ EnvEntry dist_grid_marl_entry() {
       "multi-agent view of a DistGrid (task ders): one agent per battery, PV inverter or "
       "flexible load, local observations, shared team reward; costs voltage_violation, "
       "thermal_overload, resource";
-  e.params = outage_params();  // branch outages (DistGrid; docs/outages.md)
+  e.params = outage_params({"branch"});  // branch outages (DistGrid; docs/outages.md)
   e.default_task = "ders";
   return e;
 }

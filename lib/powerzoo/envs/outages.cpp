@@ -244,7 +244,7 @@ grid::Case outage_case(const grid::Case& c, const std::vector<uint8_t>& branch_o
   return grid::energize(e, dead);
 }
 
-std::vector<core::ParamDef> outage_params() {
+std::vector<core::ParamDef> outage_params(const std::vector<std::string>& n1_kinds) {
   std::vector<core::ParamDef> out = {
       core::str_param("outages", "",
                       "scenario file of scheduled outages: CSV step,element,index,status "
@@ -267,14 +267,20 @@ std::vector<core::ParamDef> outage_params() {
   out.push_back(core::int_param("outage_n1_steps", 24, 1, 1000000,
                                 "N-1: steps the episode's outage lasts (at most the horizon)"));
   out.back().applies = "outage_n1 != \"none\"";
-  out.back().inapplicable = [](const core::ParamTable& t) -> std::string {
-    // An n1_* evaluation split sets outage_n1 after this check, with the task's own length
-    // unless the spec names the split's kind itself: say so, the split alone does not read it.
-    return t.str("outage_n1") != "none"
-               ? ""
-               : "only the N-1 outage reads it, found outage_n1 = none (an n1_branch, n1_gen or "
-                 "n1_component split lasts its task's own number of steps; to set them, set "
-                 "outage_n1 to the split's kind as well, e.g. env.outage_n1=component)";
+  // An n1_* evaluation split sets outage_n1 after this check, with the task's own length
+  // unless the spec names the split's kind itself: say so, the split alone does not read it.
+  std::string splits, sets;
+  for (size_t i = 0; i < n1_kinds.size(); ++i) {
+    const std::string sep = i == 0 ? "" : (i + 1 == n1_kinds.size() ? " or " : ", ");
+    splits += sep + "n1_" + n1_kinds[i];
+    sets += sep + "env.outage_n1=" + n1_kinds[i];
+  }
+  const std::string why = "only the N-1 outage reads it, found outage_n1 = none (an " + splits +
+                          " split lasts its task's own number of steps; to set them, set "
+                          "outage_n1 to the split's kind as well: " +
+                          sets + ")";
+  out.back().inapplicable = [why](const core::ParamTable& t) -> std::string {
+    return t.str("outage_n1") != "none" ? "" : why;
   };
   out.push_back(core::choice_param(
       "outage_status_obs", "auto", {"auto", "true", "false"},

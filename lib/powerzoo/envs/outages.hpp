@@ -135,8 +135,11 @@ grid::Case outage_case(const grid::Case& c, const std::vector<uint8_t>& branch_o
 /// The [env] keys of the outage process: outages, outage_rate, outage_duration_steps,
 /// outage_elements (duration and elements refused without a rate), outage_n1, outage_n1_steps
 /// (refused without outage_n1), outage_status_obs ("auto", "true", "false"; a TOML boolean is
-/// read as "true"/"false"; "auto" resolves by outage_status_obs_resolved).
-std::vector<core::ParamDef> outage_params();
+/// read as "true"/"false"; "auto" resolves by outage_status_obs_resolved). `n1_kinds`: the
+/// kinds of N-1 outage the env takes (its n1_<kind> splits), the only ones the refusal of
+/// outage_n1_steps without outage_n1 suggests.
+std::vector<core::ParamDef> outage_params(const std::vector<std::string>& n1_kinds = {"branch",
+                                                                                      "gen"});
 
 /// [env] outage_status_obs of a section as true/false: "auto" (or the key absent, as in a spec
 /// written before it existed) is true iff the section itself configures outages (outages file,

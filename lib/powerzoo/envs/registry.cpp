@@ -69,6 +69,26 @@ EnvEntry apply(const EnvEntry& env, const TaskPreset& t) {
 
 }  // namespace
 
+void rethrow_blamed(const BuildContext& ctx, const std::string& key, const core::ConfigError& err) {
+  std::string msg = err.what(), blamed = key;
+  // "[env] K: " of a key the env reads: K's own place; the loaders' messages may start with the
+  // fallback key's name without "[env] " (cut, so the key is named once).
+  const size_t colon = msg.rfind("[env] ", 0) == 0 ? msg.find(": ") : std::string::npos;
+  const std::string named = colon == std::string::npos ? "" : msg.substr(6, colon - 6);
+  if (!named.empty() && ctx.params.has(named)) {
+    blamed = named;
+    msg = msg.substr(colon + 2);
+  } else if (ctx.params.has("outages")) {
+    const std::string& file = ctx.params.str("outages");
+    if (!file.empty() && msg.rfind(file + ":", 0) == 0) blamed = "outages";  // a row of the file
+  }
+  if (!blamed.empty() && blamed == key && msg.rfind(key + ": ", 0) == 0)
+    msg = msg.substr(key.size() + 2);
+  if (blamed.empty())
+    throw core::ConfigError(ctx.source + (msg.rfind("[env]", 0) == 0 ? "" : "[env]: ") + msg);
+  throw core::ConfigError(ctx.at(blamed) + "[env] " + blamed + ": " + msg);
+}
+
 void register_entry(EnvEntry entry) {
   auto& s = store();
   const std::string id = entry.id;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "powerzoo/core/error.hpp"
 #include "powerzoo/core/params.hpp"
 #include "powerzoo/envs/env.hpp"
 
@@ -31,6 +32,24 @@ struct BuildContext {
   std::function<std::string(const std::string& key)> where_key;
   std::string at(const std::string& key) const { return where_key ? where_key(key) : source; }
 };
+
+/// Rethrows `err`, raised while building an env from `ctx`, blamed on where its value came from
+/// (the spec file's line or the command-line override, docs/design.md §3): a message that starts
+/// "[env] K: " for an [env] key K of ctx.params is blamed on K; one that starts with the path of
+/// the outage scenario file (a row of it) on `outages`; any other on `key` ("" = the spec as a
+/// whole: "spec.toml: [env]: ...").
+[[noreturn]] void rethrow_blamed(const BuildContext& ctx, const std::string& key,
+                                 const core::ConfigError& err);
+
+/// Runs f, rethrowing a ConfigError through rethrow_blamed(ctx, key, ...).
+template <class F>
+auto with_key(const BuildContext& ctx, const std::string& key, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const core::ConfigError& err) {
+    rethrow_blamed(ctx, key, err);
+  }
+}
 
 using MakeFn = std::function<std::shared_ptr<const Env>(const BuildContext&)>;
 

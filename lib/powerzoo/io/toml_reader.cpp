@@ -12,6 +12,7 @@
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/io/toml_format.hpp"
+#include "powerzoo/io/toml_numbers.hpp"
 #include "powerzoo/io/toml_schema.hpp"
 
 namespace pz::io {
@@ -202,24 +203,24 @@ class Reader {
   }
 
   [[noreturn]] void fail(const std::string& sec, const std::string& key, const toml::node& n,
-                         const std::string& expected) const {
+                         const std::string& expected, const std::string& note = "") const {
     throw ConfigError(where(sec + "." + key, n.source()) + "[" + sec + "] " + key + ": expected " +
-                      expected + ", found " + describe(n));
+                      expected + ", found " + describe(n) + note);
   }
   [[noreturn]] void fail_element(const std::string& sec, const std::string& key,
-                                 const toml::node& e, const std::string& expected) const {
+                                 const toml::node& e, const std::string& expected,
+                                 const std::string& note = "") const {
     throw ConfigError(where(sec + "." + key, e.source()) + "[" + sec + "] " + key + ": expected " +
-                      expected + ", found element " + describe(e));
+                      expected + ", found element " + describe(e) + note);
+  }
+  static std::string float_for_int(const toml::node& n) {
+    return n.is_floating_point() ? detail::float_for_integer(*n.value<double>()) : "";
   }
 
-  /// An integer (an integral float is accepted silently: total_steps = 1e6); nullopt otherwise.
+  /// A TOML integer (1000, 1_000); nullopt otherwise: a float (8.0, 1e1) is refused even when
+  /// integral, as a value that is not what its key reads.
   static std::optional<int64_t> as_int(const toml::node& n) {
     if (auto* i = n.as_integer()) return i->get();
-    if (auto* f = n.as_floating_point()) {
-      double d = f->get();
-      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18)
-        return static_cast<int64_t>(d);
-    }
     return std::nullopt;
   }
   static std::optional<double> as_number(const toml::node& n, const ParamDef& d) {
@@ -258,7 +259,7 @@ class Reader {
       }
       case ParamKind::kInt: {
         auto v = as_int(n);
-        if (!v || *v < d.int_lo || *v > d.int_hi) fail(sec, key, n, expected);
+        if (!v || *v < d.int_lo || *v > d.int_hi) fail(sec, key, n, expected, float_for_int(n));
         return *v;
       }
       case ParamKind::kFloat: {
@@ -276,7 +277,8 @@ class Reader {
         std::vector<int64_t> out;
         for (const auto& e : *arr) {
           auto v = as_int(e);
-          if (!v || *v < d.int_lo || *v > d.int_hi) fail_element(sec, key, e, expected);
+          if (!v || *v < d.int_lo || *v > d.int_hi)
+            fail_element(sec, key, e, expected, float_for_int(e));
           out.push_back(*v);
         }
         return out;
@@ -380,6 +382,8 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
   }
   if (!error.empty()) {
     if (structured) throw ConfigError(ctx + "value is not valid TOML: " + error);
+    if (const std::string why = string_key ? "" : detail::overflowing(raw); !why.empty())
+      throw ConfigError(ctx + "expected a number a double can hold, found " + why);
     toml::table s;
     s.insert_or_assign("v", raw);
     return s;
@@ -389,6 +393,7 @@ toml::table parse_value(const std::string& raw, bool string_key, const std::stri
     s.insert_or_assign("v", raw);
     return s;
   }
+  detail::refuse_underflow("v = " + raw, [&](uint32_t, const std::string&) { return ctx; });
   return t;
 }
 
@@ -550,6 +555,14 @@ SectionValues read_toml(
     throw ConfigError(file + ": TOML syntax error at line " + std::to_string(b.line) + ", column " +
                       std::to_string(b.column) + ": " + core::echo(what, 200));
   }
+  detail::refuse_underflow(text, [&](uint32_t line, const std::string& dotted) {
+    const size_t dot = dotted.find('.');  // "env.outage_rate" -> "[env] outage_rate: "
+    return file + ":" + std::to_string(line) + ": " +
+           (dot == std::string::npos
+                ? "[" + dotted + "]"
+                : "[" + dotted.substr(0, dot) + "] " + dotted.substr(dot + 1)) +
+           ": ";
+  });
   auto peek = [&](const std::string& sec, const std::string& key) -> std::optional<std::string> {
     if (auto ov = override_string(overrides, sec + "." + key)) return ov;
     if (auto* s = doc[sec][key].as_string()) return s->get();

@@ -266,7 +266,7 @@ namespace {
 // The outage keys of envs/outages.hpp for the microgrid's components: the scenario file's
 // elements and outage_elements name components, outage_n1 picks one.
 std::vector<core::ParamDef> dcmg_outage_keys() {
-  std::vector<core::ParamDef> out = envs::outage_params();
+  std::vector<core::ParamDef> out = envs::outage_params({"component"});
   for (core::ParamDef& d : out) {
     if (d.key == "outages") {
       d.doc =

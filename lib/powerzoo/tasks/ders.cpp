@@ -329,13 +329,10 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
   mp.order = dev.order;
   mp.n_neighbours = static_cast<int>(ctx.params.integer("neighbours"));
   mp.voltage_penalty = ctx.params.number("voltage_penalty");
-  try {
+  return envs::with_key(ctx, "", [&]() -> std::shared_ptr<const envs::Env> {
     auto grid = std::make_shared<const envs::DistGrid>(std::move(p));
     return std::make_shared<const envs::DistGridMarl>(std::move(grid), mp);
-  } catch (const core::ConfigError& e) {
-    const std::string msg = e.what();
-    throw core::ConfigError(ctx.source + (msg.rfind("[env]", 0) == 0 ? "" : "[env]: ") + msg);
-  }
+  });
 }
 
 std::optional<envs::PolicyFn> ders_baseline(const std::string& name,

@@ -138,12 +138,7 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
   }
   p.outages = split_outages(ctx, kN1Steps);
   p.forecast = split_forecast(ctx, kSplitForecastNoise);
-  try {
-    return std::make_shared<envs::DistGrid>(std::move(p));
-  } catch (const core::ConfigError& e) {
-    const std::string msg = e.what();
-    throw core::ConfigError(ctx.source + (msg.rfind("[env]", 0) == 0 ? "" : "[env]: ") + msg);
-  }
+  return envs::with_key(ctx, "", [&] { return std::make_shared<envs::DistGrid>(std::move(p)); });
 }
 
 std::string describe_dso_data() {

@@ -230,23 +230,10 @@ std::shared_ptr<const envs::Env> make_gencos_env(const envs::BuildContext& ctx) 
   p.horizon = static_cast<int>(e.integer("horizon"));
   p.dt_hours = dt_hours;
   p.outages = split_outages(ctx, std::min(kN1Steps, p.horizon));
-  try {  // the outages against the case and horizon (a scenario row names its file and line)
-    envs::OutageProcess(p.outages, p.grid_case, p.horizon);
-  } catch (const core::ConfigError& err) {
-    std::string msg = err.what(), key = "outages";
-    for (const char* k : {"outage_n1_steps", "outage_n1"})
-      if (msg.rfind("[env] " + std::string(k) + ": ", 0) == 0) {
-        key = k;
-        msg = msg.substr(std::string("[env] ").size() + key.size() + 2);
-        break;
-      }
-    throw core::ConfigError(ctx.at(key) + "[env] " + key + ": " + msg);
-  }
-  try {
-    return std::make_shared<envs::GencosMarket>(std::move(p));
-  } catch (const core::ConfigError& err) {
-    throw core::ConfigError(ctx.source + "[env]: " + err.what());
-  }
+  // The outages against the case and horizon (a scenario row names its file and line).
+  envs::with_key(ctx, "outages", [&] { envs::OutageProcess(p.outages, p.grid_case, p.horizon); });
+  return envs::with_key(ctx, "",
+                        [&] { return std::make_shared<envs::GencosMarket>(std::move(p)); });
 }
 
 std::optional<envs::PolicyFn> gencos_baseline(const std::string& name,

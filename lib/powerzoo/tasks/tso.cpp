@@ -116,7 +116,6 @@ void apply_tso_line_ratings(grid::Case& c, double scale) {
 std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   const core::ParamTable& e = ctx.params;
   const std::string& split = ctx.split;
-  const std::string& src = ctx.source;
   const std::string case_name = e.str("case");
   const double dt_hours = e.number("dt_hours");
   const int horizon = static_cast<int>(e.integer("horizon"));
@@ -200,11 +199,8 @@ std::shared_ptr<const envs::Env> make_tso_env(const envs::BuildContext& ctx) {
   p.forecast_noise = fc.noise;
   p.reward_scale = e.number("reward_scale");
   p.outages = std::move(outages);
-  try {
-    return std::make_shared<envs::UnitCommitment>(std::move(p));
-  } catch (const core::ConfigError& err) {
-    throw core::ConfigError(src + "[env]: " + err.what());
-  }
+  return envs::with_key(ctx, "",
+                        [&] { return std::make_shared<envs::UnitCommitment>(std::move(p)); });
 }
 
 std::optional<envs::PolicyFn> tso_baseline(const std::string& name,

@@ -13,20 +13,6 @@
 namespace pz::envs {
 namespace {
 
-// Runs f, prefixing a ConfigError with where the spec set `key` and the key itself (once: the
-// loaders' own messages may already start with the key's name).
-template <class F>
-auto with_key(const BuildContext& ctx, const std::string& key, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const core::ConfigError& err) {
-    std::string msg = err.what();
-    for (const std::string& dup : {"[env] " + key + ": ", key + ": "})
-      if (msg.rfind(dup, 0) == 0) msg = msg.substr(dup.size());
-    throw core::ConfigError(ctx.at(key) + "[env] " + key + ": " + msg);
-  }
-}
-
 std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
   const core::ParamTable& e = ctx.params;
   TransGridParams p;
@@ -69,9 +55,8 @@ std::shared_ptr<const Env> make_trans_grid(const BuildContext& ctx) {
                             core::format_number(p.vm_max) + "), found " +
                             core::format_number(p.vm_min));
   p.outages = with_key(ctx, "outages", [&] { return outage_params_from(e); });
-  const bool scheduled = !p.outages.schedule.empty();
-  return with_key(ctx, scheduled ? "outages" : "case",
-                  [&] { return std::make_shared<TransGrid>(std::move(p)); });
+  // The network's own faults are the case's; an outage key's or a scenario row's are theirs.
+  return with_key(ctx, "case", [&] { return std::make_shared<TransGrid>(std::move(p)); });
 }
 
 std::string describe_trans_grid_data(const core::ParamTable& e) {

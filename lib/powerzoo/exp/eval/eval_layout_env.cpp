@@ -66,10 +66,14 @@ std::string obs_refusal(const EnvSpec& trained, const EnvSpec& eval, bool may_fi
                      " values instead of the checkpoint's " + std::to_string(trained.obs_dim);
   if (!added.empty())
     what += ": it adds " + join_some(added) + ", which the checkpoint's policy was trained without";
+  // Status fields lacking while the eval spec observes the status (may_fill_status) belong to
+  // kinds of element that cannot go out here, not to outage_status_obs = false.
   if (!missing.empty())
     what += std::string(added.empty() ? ": it" : ", and it") + " lacks " + join_some(missing) +
             ", which the checkpoint's policy was trained with" +
-            (all_status(missing) ? " (outage_status_obs = false hides the outage status)" : "");
+            (all_status(missing) && !may_fill_status
+                 ? " (outage_status_obs = false hides the outage status)"
+                 : "");
   if (added.empty() && missing.empty()) what += " (the same fields, in another order)";
   return what;
 }
