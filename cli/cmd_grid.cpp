@@ -29,8 +29,8 @@
 #include "powerzoo/grid/dc/dcopf.hpp"
 #include "powerzoo/grid/dc/dcpf_report.hpp"
 #include "powerzoo/grid/dc/island_dcopf.hpp"
-#include "powerzoo/grid/dc/island_scopf.hpp"
 #include "powerzoo/grid/dc/n1_screen.hpp"
+#include "powerzoo/grid/dc/scopf.hpp"
 #include "powerzoo/grid/dc/security_report.hpp"
 
 namespace po = boost::program_options;

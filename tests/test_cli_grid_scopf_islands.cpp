@@ -12,7 +12,6 @@
 
 #include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dc.hpp"
-#include "powerzoo/grid/dc/island_scopf.hpp"
 #include "powerzoo/grid/dc/scopf.hpp"
 #include "test_grid_util.hpp"
 #include "test_util.hpp"
@@ -27,7 +26,7 @@ std::vector<double> doubles(const nlohmann::json& j) { return j.get<std::vector<
 
 }  // namespace
 
-TEST_SUITE("grid_island_scopf") {
+TEST_SUITE("cli_grid_scopf_islands") {
   // case5 without 1-2 and 2-3: bus 2 (300 MW) has no gen left and is de-energized. On buses 1,
   // 3, 4, 5 (load 700 MW) 3-4 is a bridge (left out); losing 1-4 sends units 1, 2 and 5 over
   // 4-5 (240 MW), losing 1-5 sends unit 5 over it: PG1 + PG2 + PG5 ≤ 240 and PG5 ≤ 240, so the
