@@ -1,17 +1,22 @@
-// `powerzoo grid distflow CASE [--json]`: solves a radial case with the DistFlow sweep and prints
-// voltages, branch from-end flows, losses and the sweep count with MATPOWER-like field names.
+// `powerzoo grid distflow CASE [--out-of-service branch:K] [--json]`: solves a radial case with the
+// DistFlow sweep and prints voltages, branch from-end flows, losses and the sweep count with
+// MATPOWER-like field names.
 #include "cli/cmd_distflow.hpp"
 
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/core/format.hpp"
 #include "powerzoo/grid/case/case.hpp"
+#include "powerzoo/grid/case/outages.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
 #include "powerzoo/grid/dist/feeder.hpp"
 
@@ -21,9 +26,34 @@ namespace pz::cli {
 
 using core::format_printf;
 
+namespace {
+
+// `--out-of-service branch:K,...` applied as the dist envs apply a line outage
+// (grid::feeder_lines_out): the lines out, the buses below them de-energized. Gen rows are
+// refused as the envs refuse them.
+grid::Case lines_out(const grid::Case& c, const std::string& v) {
+  grid::Outages o;
+  try {
+    o = grid::parse_outages(v, c);
+  } catch (const core::ConfigError& e) {
+    throw UsageError{"--out-of-service '" + core::echo(v) + "': " + e.what()};
+  }
+  if (!o.gens.empty())
+    throw UsageError{"--out-of-service '" + core::echo(v) + "': expected branch:K rows only (" +
+                     "a distribution feeder models branch outages only, as the dist envs: its "
+                     "generator is the substation, the only slack DistFlow has), found gen:" +
+                     std::to_string(o.gens.front() + 1)};
+  const grid::RadialNetwork net(c);  // the intact feeder: refuses a meshed case first
+  std::vector<uint8_t> on(c.n_branch(), 1);
+  for (int k : o.branches) on[k] = 0;
+  return grid::feeder_lines_out(c, net, on);
+}
+
+}  // namespace
+
 int grid_distflow_main(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: powerzoo grid distflow CASE [--json]\n\n"
+      "usage: powerzoo grid distflow CASE [--out-of-service branch:K,...] [--json]\n\n"
       "Solves the radial (distribution) case CASE (bundled name such as case33bw, or a path to a\n"
       "MATPOWER .m file) with an exact AC power flow by backward/forward sweep on squared "
       "voltages\n"
@@ -34,8 +64,14 @@ int grid_distflow_main(const std::vector<std::string>& args) {
       "not served (a type-4 bus's own load, shunt and gens leave the case on reading, as in\n"
       "MATPOWER's ext2int). A meshed case, one without a substation, or a cut-off island with a "
       "gen in\n"
-      "service is an error (exit 2); no convergence exits 1.\n\noptions");
-  opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables");
+      "service is an error (exit 2); no convergence exits 1.\n"
+      "--out-of-service takes lines out as the dist envs do under an outage: each line out cuts\n"
+      "off the part of the feeder below it, which is de-energized and its load reported as not\n"
+      "served (gen rows are refused: the feeder's generator is the substation).\n\noptions");
+  opts.add_options()("help,h", "show this help")("json", "print JSON instead of tables")(
+      "out-of-service", po::value<std::string>(),
+      "take lines out of service before solving: a comma-separated list of branch:K (1-based "
+      "rows of mpc.branch, as MATPOWER numbers them)");
   po::variables_map vm;
   std::vector<std::string> p;
   if (!parse_command(args, opts, vm, p)) return 0;
@@ -44,7 +80,8 @@ int grid_distflow_main(const std::vector<std::string>& args) {
     throw UsageError{"grid distflow: expected one case (e.g. `grid distflow case33bw`), found " +
                      std::to_string(p.size()) + " arguments"};
 
-  const grid::Case c = grid::load_case(grid::resolve_case_path(p[0]));
+  grid::Case c = grid::load_case(grid::resolve_case_path(p[0]));
+  if (vm.count("out-of-service")) c = lines_out(c, vm["out-of-service"].as<std::string>());
   // The feeder as the dist envs read it (grid/dist/feeder): the substation is the root and the
   // slack, buses cut off from it are de-energized (reported, not refused, as grid dcpf/acpf do).
   const grid::DistFlowResult r = grid::solve_case(c);

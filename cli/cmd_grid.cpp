@@ -133,7 +133,7 @@ int cmd_grid(const Args& args) {
       "                                  [--out-of-service branch:K,gen:G] [--json]\n"
       "       powerzoo grid acpf CASE [--load-scale x] [--out-of-service ...] [--enforce-q-lims]\n"
       "                               [--json]\n"
-      "       powerzoo grid distflow CASE [--json]\n\n"
+      "       powerzoo grid distflow CASE [--out-of-service branch:K] [--json]\n\n"
       "Solves CASE (bundled name such as case118, or a path to a MATPOWER .m file) and prints\n"
       "the result with MATPOWER field names:\n"
       "  dcpf   DC power flow, as MATPOWER's rundcpf (bus angles, branch flows, gen outputs)\n"
@@ -155,11 +155,12 @@ int cmd_grid(const Args& args) {
       "         (infeasible: no dispatch is N-1 secure)\n"
       "  distflow  exact radial AC power flow (DistFlow sweeps) of a distribution feeder;\n"
       "         see `powerzoo grid distflow --help`\n\n"
-      "dcpf, acpf, dcopf and acopf read the case as MATPOWER and every env do: an island without\n"
+      "These solvers read the case as MATPOWER and every env do: an island without\n"
       "an in-service gen is de-energized (type 4; its buses and load are reported as not served,\n"
       "JSON dead_bus and unserved_mw), an island whose reference bus lost its gens takes its "
       "first\n"
-      "PV bus with one, and each energized island is solved (the OPFs balance each island).\n"
+      "PV bus with one, and each energized island is solved (the OPFs balance each island,\n"
+      "scopf secures each island against its own branch outages).\n"
       "An --out-of-service edit that takes every gen out leaves every bus de-energized: they\n"
       "report nothing flowing and all load unserved (exit 0); contingencies and scopf refuse "
       "it.\n\n"
@@ -217,24 +218,28 @@ int cmd_grid(const Args& args) {
     b.qd_mvar *= load_scale;
   }
   const bool json = vm.count("json") > 0;
-  if (p[0] == "contingencies") {
-    const grid::N1Screen s = grid::screen_n1(c);
-    if (!s.base.success && !s.base.message.empty())
-      throw core::ConfigError(c.source_path + ": " + s.base.message);
-    std::cout << grid::n1_report(c, s, json);
-    return s.base.success ? 0 : 1;
-  }
-  if (p[0] == "scopf") {
-    const grid::ScopfResult r = grid::solve_scopf(c);
-    std::cout << grid::scopf_report(c, r, json);
-    return r.ok() ? 0 : 1;
-  }
-  // The four solvers see the case as energized; the report's bus types are the ones solved with.
+  // Every solver sees the case as energized; the report's bus types are the ones solved with.
   // The AC data are checked as the file gives them (a case without a REF bus is bad input, not
   // one whose first PV bus takes the reference).
   if (p[0] == "acpf" || p[0] == "acopf") grid::validate_ac_case(c);
   DeadLoad dead;
   const grid::Case e = energized_case(c, dead);
+  if (p[0] == "contingencies") {
+    // The screen re-solves islanding outages from the case as given (run_dcpf energizes it), so
+    // its outages' dead_buses are those each outage adds to the base case's.
+    const grid::N1Screen s = grid::screen_n1(c);
+    if (!s.base.success && !s.base.message.empty())
+      throw core::ConfigError(c.source_path + ": " + s.base.message);
+    std::cout << with_dead_load(grid::n1_report(c, s, json), c, dead, json);
+    return s.base.success ? 0 : 1;
+  }
+  if (p[0] == "scopf") {
+    // Each energized island secured on its own, as `grid dcopf` balances each (issue 36: an edit
+    // that cut off a loaded bus exited 2 with "expected a connected network").
+    const grid::ScopfResult r = grid::solve_island_scopf(e);
+    std::cout << with_dead_load(grid::scopf_report(e, r, json), e, dead, json);
+    return r.ok() ? 0 : 1;
+  }
   if (p[0] == "acpf") {
     grid::AcPfOptions o;
     o.enforce_q_lims = vm.count("enforce-q-lims") > 0;

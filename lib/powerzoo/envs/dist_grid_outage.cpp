@@ -1,8 +1,9 @@
 // DistGrid under branch outages. In a radial feeder every line is a bridge: a line out cuts off
 // the subtree below it, an island without a generator, which MATPOWER's ext2int de-energizes
 // (its load unserved). The energized rest is still a tree, and its power flow is the radial
-// power flow of the edited case (grid::RadialNetwork of the case with the line out and the
-// cut-off buses type 4), exact as the intact one. A network per single-line outage is built at
+// power flow of the edited case (grid::RadialNetwork of grid::feeder_lines_out: the case with the
+// line out and the cut-off buses type 4, as `powerzoo grid distflow --out-of-service` reads it),
+// exact as the intact one. A network per single-line outage is built at
 // construction (one tree per line, a few kB each on the bundled feeders); several lines out at
 // once build the edited case's network when the status changes and keep it in the state.
 #include <algorithm>
@@ -11,31 +12,9 @@
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/data/csv.hpp"
 #include "powerzoo/envs/dist_grid.hpp"
+#include "powerzoo/grid/dist/feeder.hpp"
 
 namespace pz::envs {
-namespace {
-
-// The case with the lines that are out (branch_on = 0) out of service and every bus they cut off
-// from the substation type 4 with its gens out (so read_feeder finds no energized island).
-grid::Case edited_case(const grid::Case& c, const grid::RadialNetwork& net,
-                       const std::vector<uint8_t>& branch_on) {
-  grid::Case e = c;
-  std::vector<char> dead(c.n_bus(), 0);
-  const std::vector<int>& order = net.order();  // parents before children
-  for (size_t i = 1; i < order.size(); ++i) {
-    const int b = order[i];
-    dead[b] = dead[net.parent()[b]] || !branch_on[net.parent_branch()[b]];
-  }
-  for (int k = 0; k < c.n_branch(); ++k)
-    if (!branch_on[k]) e.branch[k].status = 0;
-  for (int b = 0; b < c.n_bus(); ++b)
-    if (dead[b]) e.bus[b].type = 4;
-  for (int g = 0; g < c.n_gen(); ++g)
-    if (dead[c.gen_bus_idx[g]]) e.gen[g].status = 0;
-  return e;
-}
-
-}  // namespace
 
 void DistGrid::setup_outages() {
   outages_ = OutageProcess(p_.outages, p_.grid_case, p_.horizon);
@@ -69,7 +48,8 @@ void DistGrid::setup_outages() {
     std::vector<uint8_t> on(c.n_branch(), 1);
     for (int k : lines_) {
       on[k] = 0;
-      single_out_[k] = std::make_shared<const grid::RadialNetwork>(edited_case(c, net_, on));
+      single_out_[k] =
+          std::make_shared<const grid::RadialNetwork>(grid::feeder_lines_out(c, net_, on));
       on[k] = 1;
     }
   }
@@ -87,7 +67,7 @@ const grid::RadialNetwork& DistGrid::energize(GridState& s) const {
     } else if (n_out > 1) {
       if (!s.multi_net || s.multi_key != s.out.branch_on) {
         s.multi_net = std::make_shared<const grid::RadialNetwork>(
-            edited_case(p_.grid_case, net_, s.out.branch_on));
+            grid::feeder_lines_out(p_.grid_case, net_, s.out.branch_on));
         s.multi_key = s.out.branch_on;
       }
       net = s.multi_net.get();

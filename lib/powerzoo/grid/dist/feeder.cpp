@@ -4,6 +4,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/grid/case/energized.hpp"
+#include "powerzoo/grid/dist/distflow.hpp"
 
 namespace pz::grid {
 
@@ -75,6 +76,24 @@ Feeder read_feeder(const Case& raw) {
     f.dead_pd_mw += raw.bus[b].pd_mw;
   }
   return f;
+}
+
+Case feeder_lines_out(const Case& c, const RadialNetwork& net,
+                      const std::vector<uint8_t>& branch_on) {
+  Case e = c;
+  std::vector<char> dead(c.n_bus(), 0);
+  const std::vector<int>& order = net.order();  // parents before children
+  for (size_t i = 1; i < order.size(); ++i) {
+    const int b = order[i];
+    dead[b] = dead[net.parent()[b]] || !branch_on[net.parent_branch()[b]];
+  }
+  for (int k = 0; k < c.n_branch(); ++k)
+    if (!branch_on[k]) e.branch[k].status = 0;
+  for (int b = 0; b < c.n_bus(); ++b)
+    if (dead[b]) e.bus[b].type = 4;
+  for (int g = 0; g < c.n_gen(); ++g)
+    if (dead[c.gen_bus_idx[g]]) e.gen[g].status = 0;
+  return e;
 }
 
 }  // namespace pz::grid

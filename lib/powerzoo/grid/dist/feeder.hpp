@@ -3,6 +3,7 @@
 // that one file means one feeder everywhere.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,19 @@ struct Feeder {
 /// Errors are core::ConfigError naming the file (Case::source_path, else the case's name) and
 /// the bus or gen row.
 Feeder read_feeder(const Case& raw);
+
+class RadialNetwork;
+
+/// A feeder with lines out, as the dist envs (dist_grid, dist_grid_marl) and `powerzoo grid
+/// distflow --out-of-service` read it: `c` with every branch row k whose branch_on[k] == 0
+/// [n_branch] out of service (BR_STATUS 0) and every bus those lines cut off from the substation
+/// (the subtree below each line in `net`, the intact feeder of `c`) of type 4 with its gens out
+/// of service. In a radial feeder every line is a bridge and its downstream part an island
+/// without the substation, which MATPOWER's ext2int de-energizes (its load not served); a gen
+/// there goes out with it (read_feeder would refuse an energized cut-off island). Rows stay in
+/// place; the loads stay in the rows (read_feeder counts them in dead_pd_mw).
+Case feeder_lines_out(const Case& c, const RadialNetwork& net,
+                      const std::vector<uint8_t>& branch_on);
 
 /// "FILE" (Case::source_path) or "case 'NAME'" for a case built in code: the prefix of every
 /// feeder error.
