@@ -123,7 +123,7 @@ void VecSession::reset(std::optional<int64_t> seed) {
     build_venv();
   }
   if (eval_)
-    exp::reset_eval_venv(*venv_);
+    exp::reset_eval_venv(*venv_, static_cast<uint64_t>(seed_));
   else
     venv_->reset_all();
   ended_.assign(static_cast<size_t>(n_), 0);
