@@ -11,14 +11,23 @@ their own channel, info["costs"] [N, n_costs]. Same-step autoreset: an env whose
 step is reset within that step, `obs` is the first observation of its next episode and
 info["final_obs"] [N, obs_dim] the observation the step ended in (for every env: the next state of
 the transition). info["episode"] (return, length, shaped_return, cost_sum) and the mask
-info["_episode"] appear on steps where episodes ended.
+info["_episode"] appear on steps where episodes ended. make_vec(..., info_traces=True) adds the
+per-step traces evaluation files record (env.trace_names [N], env.trace_vectors [N, size], the
+outage status among them) to info.
 """
+
+import os
 
 import numpy as np
 
 from . import _core
 
-__all__ = ["make_vec", "VecEnv"]
+__all__ = ["make_vec", "VecEnv", "InputTypeError"]
+
+
+class InputTypeError(TypeError, ValueError):
+    """An argument of a type make_vec does not take (an override value, info_traces). A TypeError,
+    and a ValueError as every other bad input of the module, so either `except` catches it."""
 
 
 def _override_items(prefix, value):
@@ -44,11 +53,14 @@ def _toml_value(key, v):
         return repr(float(v))
     if isinstance(v, str):
         return v
+    if isinstance(v, os.PathLike):  # a file-valued key (env.outages, env.case, ...)
+        return os.fsdecode(os.fspath(v))
     if isinstance(v, (list, tuple)):
-        items = [f'"{x}"' if isinstance(x, str) else _toml_value(key, x) for x in v]
+        items = [f'"{_toml_value(key, x)}"' if isinstance(x, (str, os.PathLike))
+                 else _toml_value(key, x) for x in v]
         return "[" + ", ".join(items) + "]"
-    raise ValueError(f"overrides: {key}: expected a bool, number, string, list or dict, "
-                     f"found {type(v).__name__}")
+    raise InputTypeError(f"overrides: {key}: expected a bool, number, string, path (os.PathLike), "
+                         f"list or dict, found {type(v).__name__}")
 
 
 class VecEnv(_core.VecEnv):
@@ -119,7 +131,8 @@ class VecEnv(_core.VecEnv):
                 f"costs={self.cost_names})")
 
 
-def make_vec(spec, num_envs=None, seed=None, threads=1, split=None, eval=False, overrides=None):
+def make_vec(spec, num_envs=None, seed=None, threads=1, split=None, eval=False, overrides=None,
+             info_traces=False):
     """A VecEnv of `spec`: a spec file (TOML), a task preset or an env id (`powerzoo envs`).
 
     num_envs: envs stepped together (None: the spec's vec.n_envs; with eval=True its
@@ -128,12 +141,16 @@ def make_vec(spec, num_envs=None, seed=None, threads=1, split=None, eval=False, 
     env.split; with eval=True the spec's first eval split). eval=True: env k walks the k-th of
     num_envs evenly spaced evaluation episodes of the split with the evaluation Rng streams, as
     `powerzoo eval` and `powerzoo baseline` do, without autoreset. overrides: {dotted key: value}
-    as `key=value` on the command line. The spec's env, reward, safety and eval sections get the
-    checks of `powerzoo validate` (the learner sections are not used); bad input raises
-    ValueError with the CLI's message.
+    as `key=value` on the command line; a file-valued key takes a str or an os.PathLike
+    (pathlib.Path). info_traces: the per-step traces step() puts in info, as evaluation
+    trajectories record them (False: none, the default, so a plain step pays nothing; True: every
+    one of env.trace_names and env.trace_vectors; or a list of their names, e.g. ["gen_status"]).
+    The spec's env, reward, safety and eval sections get the checks of `powerzoo validate` (the
+    learner sections are not used); bad input raises ValueError with the CLI's message (an
+    argument of the wrong type InputTypeError, a TypeError and a ValueError).
     """
-    if not isinstance(spec, str):
-        spec = str(spec) if hasattr(spec, "__fspath__") else spec
+    if isinstance(spec, os.PathLike):
+        spec = os.fsdecode(os.fspath(spec))
     if not isinstance(spec, str):
         raise ValueError(f"spec: expected a spec file, task preset or env id (str), found "
                          f"{type(spec).__name__}")
@@ -154,5 +171,12 @@ def make_vec(spec, num_envs=None, seed=None, threads=1, split=None, eval=False, 
         raise ValueError(f"num_envs: expected an integer >= 1, found {num_envs}")
     if split is not None and not isinstance(split, str):
         raise ValueError(f"split: expected a split name (str), found {split!r}")
+    if info_traces is None or isinstance(info_traces, (bool, np.bool_)):
+        traces = bool(info_traces)
+    elif isinstance(info_traces, (list, tuple)) and all(isinstance(n, str) for n in info_traces):
+        traces = list(info_traces)
+    else:
+        raise InputTypeError(f"info_traces: expected True, False or a list of trace names (str), "
+                             f"found {info_traces!r}")
     return VecEnv(spec, 0 if num_envs is None else int(num_envs), seed,
-                  int(threads), split or "", bool(eval), items)
+                  int(threads), split or "", bool(eval), items, traces)

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <limits>
 #include <memory>
@@ -27,7 +28,57 @@ struct PyVecEnv {
   explicit PyVecEnv(const VecOptions& o) : s(o) {}
   VecSession s;
   std::atomic<bool> busy{false};
+  /// The traces step() puts in info (make_vec's info_traces): indices into trace_names and
+  /// trace_vectors; none by default, so a plain step pays nothing for them.
+  std::vector<size_t> scalar_traces, vector_traces;
+  bool traced() const { return !scalar_traces.empty() || !vector_traces.empty(); }
 };
+
+/// Every trace step() can put in info: trace_names, then trace_vectors' names.
+std::vector<std::string> all_trace_names(const envs::EnvSpec& sp) {
+  std::vector<std::string> names = sp.trace_names;
+  for (const auto& tv : sp.trace_vectors) names.push_back(tv.name);
+  return names;
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "'" : ", '") + n + "'";
+  return "[" + s + "]";
+}
+
+/// make_vec's info_traces: None / False (none), True (every trace) or a list of trace names.
+/// Raises ValueError for another type or an unknown name (naming the env's names).
+void select_traces(PyVecEnv& e, pyb::handle sel) {
+  const envs::EnvSpec& sp = e.s.env_spec();
+  const std::vector<std::string> all = all_trace_names(sp);
+  std::vector<std::string> names;
+  if (sel.is_none() || (pyb::isinstance<pyb::bool_>(sel) && !sel.cast<bool>())) return;
+  if (pyb::isinstance<pyb::bool_>(sel)) {
+    names = all;
+  } else if (pyb::isinstance<pyb::list>(sel) || pyb::isinstance<pyb::tuple>(sel)) {
+    for (auto item : sel) {
+      if (!pyb::isinstance<pyb::str>(item))
+        throw pyb::value_error("info_traces: expected trace names (str), found " +
+                               std::string(pyb::str(pyb::type::handle_of(item).attr("__name__"))));
+      names.push_back(item.cast<std::string>());
+    }
+  } else {
+    throw pyb::value_error(
+        "info_traces: expected True, False, None or a list of trace names, found " +
+        std::string(pyb::str(pyb::type::handle_of(sel).attr("__name__"))));
+  }
+  for (const auto& n : names) {
+    const auto it = std::find(all.begin(), all.end(), n);
+    if (it == all.end())
+      throw pyb::value_error("info_traces: expected names of the env's traces " + quoted_list(all) +
+                             ", found '" + n + "'");
+    const size_t j = static_cast<size_t>(it - all.begin());
+    auto& list = j < sp.trace_names.size() ? e.scalar_traces : e.vector_traces;
+    const size_t idx = j < sp.trace_names.size() ? j : j - sp.trace_names.size();
+    if (std::find(list.begin(), list.end(), idx) == list.end()) list.push_back(idx);
+  }
+}
 
 class BusyGuard {
  public:
@@ -88,6 +139,24 @@ pyb::tuple step_result(PyVecEnv& e) {
   } else {
     info["shaped_reward"] = f32_array(v.shaped_reward.data(), {n});
   }
+  if (e.traced()) {
+    const size_t nt = sp.trace_names.size(), w = static_cast<size_t>(envs::trace_vector_width(sp));
+    for (size_t j : e.scalar_traces) {
+      std::vector<float> col(static_cast<size_t>(n));
+      for (size_t i = 0; i < col.size(); ++i) col[i] = e.s.trace()[i * nt + j];
+      info[pyb::str(sp.trace_names[j])] = f32_array(col.data(), {n});
+    }
+    for (size_t j : e.vector_traces) {
+      size_t off = 0;
+      for (size_t q = 0; q < j; ++q) off += static_cast<size_t>(sp.trace_vectors[q].size);
+      const size_t sz = static_cast<size_t>(sp.trace_vectors[j].size);
+      std::vector<float> block(static_cast<size_t>(n) * sz);
+      for (size_t i = 0; i < static_cast<size_t>(n); ++i)
+        std::copy_n(e.s.trace_vec().begin() + i * w + off, sz, block.begin() + i * sz);
+      info[pyb::str(sp.trace_vectors[j].name)] =
+          f32_array(block.data(), {n, static_cast<ssize_t>(sz)});
+    }
+  }
   if (!v.finished().empty()) {
     pyb::dict ep = episode_info(v, static_cast<size_t>(k));
     info["_episode"] = ep.attr("pop")("_mask");
@@ -114,7 +183,7 @@ pyb::tuple step(PyVecEnv& e, pyb::handle actions) {
   BusyGuard g(e, "step");
   {
     pyb::gil_scoped_release rel;
-    e.s.step(a.data());
+    e.s.step(a.data(), e.traced());
   }
   return step_result(e);
 }
@@ -280,17 +349,23 @@ PYBIND11_MODULE(_core, m) {
   pyb::class_<PyVecEnv>(m, "VecEnv", pyb::dynamic_attr())
       .def(pyb::init([](const std::string& spec, int num_envs, std::optional<int64_t> seed,
                         int threads, const std::string& split, bool eval,
-                        const std::vector<std::string>& overrides) {
+                        const std::vector<std::string>& overrides, pyb::object info_traces) {
              VecOptions o{spec, num_envs, seed, threads, split, eval, overrides};
              if (seed && *seed < 0)
                throw pyb::value_error("seed: expected an integer >= 0, found " +
                                       std::to_string(*seed));
-             pyb::gil_scoped_release rel;
-             return std::make_unique<PyVecEnv>(o);
+             std::unique_ptr<PyVecEnv> e;
+             {
+               pyb::gil_scoped_release rel;
+               e = std::make_unique<PyVecEnv>(o);
+             }
+             select_traces(*e, info_traces);
+             return e;
            }),
            pyb::arg("spec"), pyb::arg("num_envs") = 0, pyb::arg("seed") = pyb::none(),
            pyb::arg("threads") = 1, pyb::arg("split") = "", pyb::arg("eval") = false,
-           pyb::arg("overrides") = std::vector<std::string>{})
+           pyb::arg("overrides") = std::vector<std::string>{},
+           pyb::arg("info_traces") = pyb::none())
       .def("reset", &reset, pyb::arg("seed") = pyb::none(),
            "Resets every env -> (obs [N, obs_dim] float32, info {}).")
       .def("step", &step, pyb::arg("actions"),
@@ -324,6 +399,22 @@ PYBIND11_MODULE(_core, m) {
                              [](const PyVecEnv& e) { return esp(e).action_feature_names(); })
       .def_property_readonly("cost_names", [](const PyVecEnv& e) { return esp(e).cost_names; })
       .def_property_readonly("trace_names", [](const PyVecEnv& e) { return esp(e).trace_names; })
+      .def_property_readonly("trace_vectors",
+                             [](const PyVecEnv& e) {
+                               pyb::dict d;  // insertion order: the order of rollout's info
+                               for (const auto& tv : esp(e).trace_vectors)
+                                 d[pyb::str(tv.name)] = tv.size;
+                               return d;
+                             })
+      .def_property_readonly("info_traces",
+                             [](const PyVecEnv& e) {
+                               std::vector<std::string> names;
+                               for (size_t j : e.scalar_traces)
+                                 names.push_back(esp(e).trace_names[j]);
+                               for (size_t j : e.vector_traces)
+                                 names.push_back(esp(e).trace_vectors[j].name);
+                               return names;
+                             })
       .def_property_readonly("action_low", [](const PyVecEnv& e) { return box(esp(e), true); })
       .def_property_readonly("action_high", [](const PyVecEnv& e) { return box(esp(e), false); })
       .def_property_readonly("obs_fields", [](const PyVecEnv& e) { return obs_fields(esp(e)); })

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
 
 #include "powerzoo/core/did_you_mean.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/envs/registry.hpp"
 #include "powerzoo/exp/eval/eval_venv.hpp"
@@ -123,7 +125,7 @@ void VecSession::reset(std::optional<int64_t> seed) {
     build_venv();
   }
   if (eval_)
-    exp::reset_eval_venv(*venv_);
+    exp::reset_eval_venv(*venv_, static_cast<uint64_t>(seed_));
   else
     venv_->reset_all();
   ended_.assign(static_cast<size_t>(n_), 0);
@@ -131,12 +133,13 @@ void VecSession::reset(std::optional<int64_t> seed) {
   started_ = true;
 }
 
-void VecSession::step(const float* actions) {
+void VecSession::step(const float* actions, bool traces) {
   check_ready("step");
   if (eval_ && n_ended_ == n_)
     throw ConfigError("step: every one of the " + std::to_string(n_) +
                       " evaluation episodes has ended; call reset() to walk them again");
   venv_->step_all(actions);
+  if (traces) write_traces();  // before ended_ moves on: rows of episodes ended earlier are zero
   if (!eval_) return;
   for (int i = 0; i < n_; ++i) {
     if (!ended_[i] && (venv_->terminated[i] || venv_->truncated[i])) {
@@ -144,6 +147,30 @@ void VecSession::step(const float* actions) {
       ++n_ended_;
     }
   }
+}
+
+// The rows evaluate() records per step (exp/eval/evaluate.cpp), for every env at once. The trace
+// vectors are written on the pool: the DSO env's cost several of its steps.
+void VecSession::write_traces() {
+  const envs::EnvSpec& sp = env_->spec();
+  const size_t n = static_cast<size_t>(n_), nt = sp.trace_names.size();
+  const size_t w = static_cast<size_t>(envs::trace_vector_width(sp));
+  const vec::VectorEnv& v = *venv_;
+  trace_.assign(n * nt, 0.0f);
+  trace_vec_.assign(n * w, 0.0f);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < nt && !(eval_ && ended_[i]); ++j)
+      trace_[i * nt + j] = static_cast<float>(v.info[i].trace[j]);
+  if (w == 0) return;
+  const size_t blocks = std::min(pool_->size(), n);
+  pool_->run_blocks(blocks, [&](size_t b) {
+    for (size_t i = b * n / blocks; i < (b + 1) * n / blocks; ++i) {
+      const bool reset_already = !eval_ && (v.terminated[i] || v.truncated[i]);
+      if ((eval_ && ended_[i]) || reset_already) continue;
+      env_->write_trace(v.state(static_cast<int>(i)),
+                        std::span<float>(trace_vec_.data() + i * w, w));
+    }
+  });
 }
 
 core::StateDict VecSession::state_dict() const {

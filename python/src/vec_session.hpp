@@ -43,8 +43,15 @@ class VecSession {
   void reset(std::optional<int64_t> seed);
   /// Steps every env with actions [N, act_dim] (finite, checked by the caller). Throws
   /// core::ConfigError before reset(), after close() and, in evaluation mode, once every
-  /// episode has ended.
-  void step(const float* actions);
+  /// episode has ended. traces = true also fills trace() and trace_vec() with the step's
+  /// traces, as evaluation trajectories record them.
+  void step(const float* actions, bool traces = false);
+  /// After step(actions, true): [N, n_trace] EnvSpec::trace_names of the step and [N, width]
+  /// EnvSpec::trace_vectors of the state after it (outage status: the status the step was solved
+  /// with). Zero rows where an evaluation episode had ended before the step; trace_vec also zero
+  /// where a training episode ended in the step (its state is the next episode's already).
+  const std::vector<float>& trace() const { return trace_; }
+  const std::vector<float>& trace_vec() const { return trace_vec_; }
   /// Throws core::ConfigError unless the env is open and reset.
   void check_ready(const char* what) const;
 
@@ -75,6 +82,7 @@ class VecSession {
 
  private:
   void build_venv();
+  void write_traces();
 
   exp::Spec spec_;
   std::string resolved_;
@@ -90,6 +98,7 @@ class VecSession {
   bool started_ = false;
   std::vector<uint8_t> ended_;
   int n_ended_ = 0;
+  std::vector<float> trace_, trace_vec_;
 };
 
 }  // namespace pz::py

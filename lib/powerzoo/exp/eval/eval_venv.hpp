@@ -25,7 +25,11 @@ std::unique_ptr<vec::VectorEnv> make_eval_venv(std::shared_ptr<const envs::Env> 
                                                const std::vector<double>& penalty,
                                                core::ThreadPool& pool);
 
-/// Resets an evaluation VectorEnv (as make_eval_venv left it) to the first step of its episodes.
-void reset_eval_venv(vec::VectorEnv& venv);
+/// Resets an evaluation VectorEnv (as make_eval_venv built it) to the first step of its episodes:
+/// every env's Rng stream back to (eval_seed, kEvalStreamBase + k) first, so what an episode draws
+/// at reset and per step (outages, forecast noise) is that of the evaluation whatever the venv
+/// walked before. A reset without it drew the next outages of an advanced stream: the Python eval
+/// env's outages differed from `eval` / `baseline` and changed with every reset (issue 36).
+void reset_eval_venv(vec::VectorEnv& venv, uint64_t eval_seed);
 
 }  // namespace pz::exp
