@@ -184,6 +184,39 @@ TEST_SUITE("envs_trans_grid_outage_net") {
     }
   }
 
+  TEST_CASE("DC-OPF mode, a new single branch out each step, equals the edited case's DC-OPF") {
+    // Regression guard of the LODF-updated OPF model (grid::DcOpf::set_branch_outage), which
+    // replaced a model build per new outage set: case5 branches 2 and 5 alternate every step.
+    const grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    data::OutageSchedule s = sched({2});
+    for (int t = 1; t < 4; ++t) {
+      const int now = t % 2 ? 5 : 2, before = t % 2 ? 2 : 5;
+      s.events.push_back({t, data::OutageElement::kBranch, before, 1, 2 * t + 1});
+      s.events.push_back({t, data::OutageElement::kBranch, now, 0, 2 * t + 2});
+    }
+    envs::TransGridParams p = params(c, Solver::kDc, s);
+    p.opf_dispatch = true;
+    const envs::TransGrid env(std::move(p));
+    std::vector<double> load(c.n_bus());
+    for (int b = 0; b < c.n_bus(); ++b) load[b] = c.bus[b].pd_mw;
+    for (int n = 1; n <= 4; ++n) {
+      CAPTURE(n);
+      const Run r = run(env, n);  // step n − 1 has branch 2 (even) or 5 (odd) out
+      REQUIRE(r.info.status == envs::StepStatus::kOk);
+      const int out = (n - 1) % 2 ? 5 : 2;
+      grid::Case e = edited(env, r.p, {out});
+      grid::DcOpf opf(grid::energize(e));
+      const grid::DcOpfResult ref = opf.solve(load);
+      REQUIRE(ref.ok());
+      CHECK(r.info.gen_cost == doctest::Approx(ref.objective).epsilon(1e-10));
+      for (int u = 0; u < env.n_units(); ++u)
+        CHECK(std::abs(r.p[u] - ref.gen_pg_mw[env.unit_gen()[u]]) < 1e-9);
+      for (int l = 0; l < c.n_branch(); ++l)
+        CHECK(std::abs(r.flow[l] - ref.branch_pf_mw[l]) < 1e-9);
+      CHECK(r.flow[out - 1] == 0.0);
+    }
+  }
+
   TEST_CASE("several branches out: flows equal run_dcpf, the edited network factored once") {
     const grid::Case c = grid::load_case(grid::resolve_case_path("case14"));
     data::OutageSchedule s = sched({1, 10});
