@@ -209,16 +209,23 @@ void DcOpf::Impl::build_rows(const Columns& cols, Rows& rows) {
 
 /// mlim [n_lim x n_pg] and gmat [n_pg x nl] (zero for branches out of service) from the PTDF.
 void DcOpf::Impl::fill_sensitivities() {
+  // Run again for every outage set (set_branch_outage): the gen buses are looked up once and each
+  // PTDF row is read once.
   const int n_pg = static_cast<int>(on_gens.size());
-  mlim.assign(lim.size() * static_cast<size_t>(n_pg), 0.0);
+  thread_local std::vector<int> gbus;
+  gbus.resize(n_pg);
+  for (int j = 0; j < n_pg; ++j) gbus[j] = c.gen_bus_idx[on_gens[j]];
+  mlim.resize(lim.size() * static_cast<size_t>(n_pg));
   for (size_t k = 0; k < lim.size(); ++k) {
-    for (int j = 0; j < n_pg; ++j) mlim[k * n_pg + j] = ptdf.at(lim[k], c.gen_bus_idx[on_gens[j]]);
+    const double* row = ptdf.row(lim[k]);
+    double* m = &mlim[k * n_pg];
+    for (int j = 0; j < n_pg; ++j) m[j] = row[gbus[j]];
   }
   gmat.assign(static_cast<size_t>(n_pg) * nl, 0.0);
-  for (int j = 0; j < n_pg; ++j) {
-    for (int l = 0; l < nl; ++l)
-      if (b[l] != 0.0)
-        gmat[static_cast<size_t>(j) * nl + l] = ptdf.at(l, c.gen_bus_idx[on_gens[j]]);
+  for (int l = 0; l < nl; ++l) {
+    if (b[l] == 0.0) continue;
+    const double* row = ptdf.row(l);
+    for (int j = 0; j < n_pg; ++j) gmat[static_cast<size_t>(j) * nl + l] = row[gbus[j]];
   }
 }
 
