@@ -69,7 +69,8 @@ std::string obs_refusal(const EnvSpec& trained, const EnvSpec& eval, bool may_fi
   const bool drop_added = !added.empty() && all_status(added) && may_fill_status &&
                           observes_status(trained);
   const bool fill_missing = missing.empty() || (all_status(missing) && may_fill_status);
-  if ((added.empty() || drop_added) && fill_missing) {
+  const bool reordered = added.empty() && missing.empty();
+  if (!reordered && (added.empty() || drop_added) && fill_missing) {
     m.adapt = true;
     m.blind = added;
     return "";
