@@ -315,19 +315,18 @@ TEST_SUITE("cli_eval_overrides") {
     CHECK_FALSE(fs::exists(bad));
   }
 
-  // Guards issue 36 (a third user trial): a GenCos checkpoint trained with random branch outages
-  // was refused on n1_gen ("it adds gen_status [...], which the checkpoint's policy was trained
+  // Guards issue 36 (a third user trial): a TSO checkpoint trained with random branch outages
+  // was refused on n1_gen ("it adds gen_status [54], which the checkpoint's policy was trained
   // without"), while one trained without outages evaluated there blind. It acts blind to the
   // unit outage now: its own observation, the unit status in the traces.
   TEST_CASE("a checkpoint trained with branch outages evaluates on n1_gen, blind to the units") {
     const fs::path d = pz::test::tmp_dir("pz_cli", "eval_blind_kind");
     const auto spec = write(
-        d / "gencos.toml",
-        "[experiment]\nname = \"gencos_branch\"\nseed = 4\n[env]\ntask = \"gencos\"\n"
-        "outage_rate = 0.02\noutage_duration_steps = 4\noutage_elements = \"branch\"\n[vec]\n"
-        "n_envs = 2\n[learner]\nalgo = \"ippo\"\ntotal_steps = 96\nrollout_length = 48\n"
-        "[ppo]\nhidden = [8, 8]\n[eval]\nevery_steps = 96\nn_episodes = 1\n[output]\n"
-        "checkpoint_every_steps = 96\n");
+        d / "tso.toml",
+        "[experiment]\nname = \"tso_branch\"\nseed = 4\n[env]\ntask = \"tso\"\n"
+        "outage_rate = 0.002\noutage_duration_steps = 4\noutage_elements = \"branch\"\n[vec]\n"
+        "n_envs = 2\n[learner]\ntotal_steps = 96\nrollout_length = 48\n[ppo]\nhidden = [8, 8]\n"
+        "[eval]\nevery_steps = 96\nn_episodes = 1\n[output]\ncheckpoint_every_steps = 96\n");
     const auto r = sh(kBin + " run " + spec + " --quiet --threads 1 --out " + (d / "run").string());
     REQUIRE_MESSAGE(r.code == 0, r.out);
     const std::string ck = (d / "run" / "ckpt" / "step_96.h5").string();
