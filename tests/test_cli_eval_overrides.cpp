@@ -325,7 +325,7 @@ TEST_SUITE("cli_eval_overrides") {
         d / "tso.toml",
         "[experiment]\nname = \"tso_branch\"\nseed = 4\n[env]\ntask = \"tso\"\n"
         "outage_rate = 0.002\noutage_duration_steps = 4\noutage_elements = \"branch\"\n[vec]\n"
-        "n_envs = 2\n[learner]\ntotal_steps = 96\nrollout_length = 48\n[ppo]\nhidden = [8, 8]\n"
+        "n_envs = 2\n[learner]\ntotal_steps = 96\nrollout_length = 48\n[ppo]\nn_minibatches = 2\nhidden = [8, 8]\n"
         "[eval]\nevery_steps = 96\nn_episodes = 1\n[output]\ncheckpoint_every_steps = 96\n");
     const auto r = sh(kBin + " run " + spec + " --quiet --threads 1 --out " + (d / "run").string());
     REQUIRE_MESSAGE(r.code == 0, r.out);
