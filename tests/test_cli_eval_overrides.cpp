@@ -65,9 +65,9 @@ std::string info_datasets(const std::string& file) {
 // Every value of an eval file's trajectories/<split>/info/<name>.
 std::vector<float> info_values(const std::string& file, const std::string& name,
                                const std::string& split = "iid") {
-  const auto py = sh("/usr/bin/python3 -c \"import h5py; o = h5py.File('" + file +
-                     "', 'r')['trajectories/" + split + "/info/" + name +
-                     "'][...]; print(' '.join(str(x) for x in o.ravel()))\"");
+  const auto py =
+      sh("/usr/bin/python3 -c \"import h5py; o = h5py.File('" + file + "', 'r')['trajectories/" +
+         split + "/info/" + name + "'][...]; print(' '.join(str(x) for x in o.ravel()))\"");
   REQUIRE_MESSAGE(py.code == 0, py.out);
   std::vector<float> out;
   std::istringstream in(py.out);
@@ -325,13 +325,15 @@ TEST_SUITE("cli_eval_overrides") {
         d / "tso.toml",
         "[experiment]\nname = \"tso_branch\"\nseed = 4\n[env]\ntask = \"tso\"\n"
         "outage_rate = 0.002\noutage_duration_steps = 4\noutage_elements = \"branch\"\n[vec]\n"
-        "n_envs = 2\n[learner]\ntotal_steps = 96\nrollout_length = 48\n[ppo]\nn_minibatches = 2\nhidden = [8, 8]\n"
+        "n_envs = 2\n[learner]\ntotal_steps = 96\nrollout_length = 48\n[ppo]\nn_minibatches = "
+        "2\nhidden = [8, 8]\n"
         "[eval]\nevery_steps = 96\nn_episodes = 1\n[output]\ncheckpoint_every_steps = 96\n");
     const auto r = sh(kBin + " run " + spec + " --quiet --threads 1 --out " + (d / "run").string());
     REQUIRE_MESSAGE(r.code == 0, r.out);
     const std::string ck = (d / "run" / "ckpt" / "step_96.h5").string();
     const std::string out = (d / "n1.h5").string();
-    const auto e = sh(kBin + " eval " + ck + " --split n1_gen --episodes 2 --threads 1 --out " + out);
+    const auto e =
+        sh(kBin + " eval " + ck + " --split n1_gen --episodes 2 --threads 1 --out " + out);
     REQUIRE_MESSAGE(e.code == 0, e.out);
     CHECK_MESSAGE(e.out.find("note: the env of split n1_gen observes ") != std::string::npos,
                   e.out);

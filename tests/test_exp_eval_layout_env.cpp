@@ -111,8 +111,9 @@ TEST_SUITE("exp_eval_layout_env") {
     CHECK(m.blind == std::vector<std::string>{"gen_status [2]"});
     // Not when the status is hidden from the eval env (nothing to drop then) or asked for.
     m = exp::match_layout(outages, both, false);
-    CHECK(has(m.refusal, "it adds gen_status [2], which the checkpoint's policy was trained "
-                         "without"));
+    CHECK(has(m.refusal,
+              "it adds gen_status [2], which the checkpoint's policy was trained "
+              "without"));
     CHECK_FALSE(m.adapt);
     // A forecast the checkpoint lacks, and a missing non-status field: never adapted.
     m = exp::match_layout(plain, layout({{"load", 2}, {"time", 1}, {"load_forecast", 4}}, {}),

@@ -66,8 +66,8 @@ std::string obs_refusal(const EnvSpec& trained, const EnvSpec& eval, bool may_fi
   // Status fields the eval env adds are dropped when the policy observed the status of other
   // kinds: it acts blind to the kinds it never saw (a checkpoint trained with branch outages on
   // the n1_gen split), as a checkpoint trained without outages acts blind to all of them.
-  const bool drop_added = !added.empty() && all_status(added) && may_fill_status &&
-                          observes_status(trained);
+  const bool drop_added =
+      !added.empty() && all_status(added) && may_fill_status && observes_status(trained);
   const bool fill_missing = missing.empty() || (all_status(missing) && may_fill_status);
   const bool reordered = added.empty() && missing.empty();
   if (!reordered && (added.empty() || drop_added) && fill_missing) {

@@ -41,10 +41,11 @@ LayoutMatch match_layout(const envs::EnvSpec& trained, const envs::EnvSpec& eval
 
 /// `inner` presented in the observation layout of `trained` (match_layout said adapt): each
 /// observation element is inner's element of the same feature name, or 1 (in service) for a
-/// status field inner does not have (inner's status fields `trained` lacks are left out); the cost channels are inner's, then the outage channels of
-/// `trained` inner lacks, 0 (nothing is out, so nothing is unserved or spilled); the trace
-/// vectors are those of `trained` inner has, in its order, its status vectors inner lacks (all
-/// 1, as the observation), then inner's others. Actions, rewards, info and state are inner's.
+/// status field inner does not have (inner's status fields `trained` lacks are left out); the cost
+/// channels are inner's, then the outage channels of `trained` inner lacks, 0 (nothing is out, so
+/// nothing is unserved or spilled); the trace vectors are those of `trained` inner has, in its
+/// order, its status vectors inner lacks (all 1, as the observation), then inner's others. Actions,
+/// rewards, info and state are inner's.
 class EvalLayoutEnv : public envs::Env {
  public:
   /// Throws core::ConfigError when `trained` has a non-status element inner lacks.
