@@ -217,7 +217,8 @@ TEST_SUITE("envs_trans_grid_outage_net") {
     }
   }
 
-  TEST_CASE("DC-OPF mode with random branch outages: a saved and loaded state continues as the run") {
+  TEST_CASE(
+      "DC-OPF mode with random branch outages: a saved and loaded state continues as the run") {
     // Regression guard of resume exactness with the LODF-updated model: the run's model carries
     // a warm basis and the coefficients of every set it took out and put back, the loaded state a
     // fresh model that starts cold; both take single-branch sets by LODF and the rest by the
