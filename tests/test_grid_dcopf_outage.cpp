@@ -106,6 +106,40 @@ TEST_SUITE("grid_dcopf_outage") {
     }
   }
 
+  // Guards issue 36 (a fourth user trial): with case5 branch 5 out from the env's first step, the
+  // step it came back (intact) ended the episode as an infeasible OPF, though the intact DC-OPF
+  // solves. Each branch out before the model's first solve, then back, on fresh models.
+  TEST_CASE("a branch out before the first solve, then back: equals the intact DC-OPF") {
+    const grid::Case c = test::bundled("case5");
+    const grid::Lodf lodf(grid::energize(c));
+    std::vector<double> load(c.n_bus());
+    for (int b = 0; b < c.n_bus(); ++b) load[b] = c.bus[b].pd_mw;
+    for (int k = 0; k < c.n_branch(); ++k) {
+      if (lodf.islands(k)) continue;
+      CAPTURE(k + 1);
+      grid::Case e = c;
+      e.branch[k].status = 0;
+      grid::IslandDcOpf rebuilt(grid::energize(e));
+      grid::DcOpf fast(c), fresh(c);
+      fast.set_branch_outage(k, lodf.column(k));
+      for (double f : {0.8828, 0.9, 0.95}) {
+        std::vector<double> ld(load);
+        for (double& v : ld) v *= f;
+        CAPTURE(f);
+        check_equal(fast.solve(ld), rebuilt.solve(ld));
+      }
+      fast.set_branch_outage(-1, nullptr);
+      for (double f : {0.8828, 0.9, 1.0}) {
+        std::vector<double> ld(load);
+        for (double& v : ld) v *= f;
+        CAPTURE(f);
+        const grid::DcOpfResult ref = fresh.solve(ld);
+        REQUIRE(ref.ok());
+        check_equal(fast.solve(ld), ref);
+      }
+    }
+  }
+
   TEST_CASE("case5 (LP, rated lines): every branch out equals the edited case's DC-OPF") {
     CHECK(check_every_branch(test::bundled("case5")) == 6);
   }

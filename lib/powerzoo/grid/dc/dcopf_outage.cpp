@@ -5,6 +5,7 @@
 // the CLP model keeps its rows, columns and basis (k's row is emptied and left free). A new set
 // then costs a warm re-solve instead of a model build and a cold solve.
 #include <coin/ClpPackedMatrix.hpp>
+#include <cmath>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
@@ -54,6 +55,11 @@ void DcOpf::Impl::set_branch_outage(int k, const double* lodf_col) {
   for (size_t r = 0; r < lim.size(); ++r)
     for (int j = 0; j < n_pg; ++j) {
       const size_t i = r * n_pg + j;
+      // PTDF_l + LODF[l, k]·PTDF_k leaves rounding residue (~1e-16) where the edited network's
+      // sensitivity is 0 (a gen on the far side of a branch that became radial). As coefficients
+      // such values wrecked CLP's geometric scaling: case5 with branch 5 out before the first
+      // solve, then back, failed the optimality check on every solve (a fourth user trial).
+      if (std::abs(mlim[i]) < 1e-12) mlim[i] = 0.0;
       if (mlim[i] == old_mlim[i]) continue;
       model.modifyCoefficient(static_cast<int>(r) + 1, j, mlim[i], false);
       changed = true;
