@@ -39,7 +39,8 @@ struct OutageBenchResult {
 /// Times the row's env three ways (no outage file; the held schedule; the swap schedule, written
 /// to a temporary file and removed): n_envs envs on one thread, one episode of warm-up, then
 /// `vector_steps` vector steps of fixed random actions (the same seeds in every run, so the work
-/// is the same from run to run; only the wall time varies with the machine's load). Throws
+/// is the same from run to run; only the wall time varies with the machine's load); the three
+/// alternate over 3 rounds and each time is the median of its rounds. Throws
 /// core::ConfigError if a branch of the row is out of range, out of service or islands.
 OutageBenchResult bench_outages(const OutageBenchCase& row, int n_envs, int vector_steps);
 

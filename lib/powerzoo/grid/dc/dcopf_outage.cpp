@@ -4,8 +4,8 @@
 // flows and the LMP rows follow from the case's PTDF in O(n_branch·n_bus), no factorization, and
 // the CLP model keeps its rows, columns and basis (k's row is emptied and left free). A new set
 // then costs a warm re-solve instead of a model build and a cold solve.
-#include <coin/ClpPackedMatrix.hpp>
 #include <cmath>
+#include <coin/ClpPackedMatrix.hpp>
 #include <string>
 
 #include "powerzoo/core/error.hpp"
