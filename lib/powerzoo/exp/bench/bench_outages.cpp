@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,9 +12,7 @@
 
 #include "powerzoo/core/build_info.hpp"
 #include "powerzoo/core/error.hpp"
-#include "powerzoo/core/rng.hpp"
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/envs/penalty.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/grid/case/case_cache.hpp"
@@ -79,17 +76,11 @@ void check_branches(const Spec& spec, const OutageBenchCase& row) {
 
 // Wall µs per env step of `vector_steps` vector steps (after one episode of warm-up), 1 thread.
 double time_env(const Spec& spec, int n_envs, int vector_steps) {
-  auto env = make_env(spec, spec.env.split);
   core::ThreadPool pool(1);
-  vec::VectorEnv venv(envs::with_penalty(env, penalty_weights(spec, env->spec())), n_envs, 0, 0,
-                      pool);
-  venv.reset_all();
-  const int ad = env->spec().act_dim;
-  core::Rng rng(1, 1);
-  std::vector<std::vector<float>> bank(8, std::vector<float>(static_cast<size_t>(n_envs) * ad));
-  for (auto& v : bank)
-    for (auto& x : v) x = static_cast<float>(2 * rng.uniform() - 1);
-  for (int i = 0; i < env->spec().horizon; ++i) venv.step_all(bank[i % 8].data());
+  const auto venv_ptr = make_bench_venv(spec, n_envs, pool);
+  vec::VectorEnv& venv = *venv_ptr;
+  const auto bank = random_action_bank(n_envs, venv.spec().act_dim);
+  for (int i = 0; i < venv.spec().horizon; ++i) venv.step_all(bank[i % 8].data());
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < vector_steps; ++i) venv.step_all(bank[i % 8].data());
   return 1e6 * seconds_since(t0) / (static_cast<double>(vector_steps) * n_envs);
@@ -133,10 +124,6 @@ OutageBenchResult bench_outages(const OutageBenchCase& row, int n_envs, int vect
     throw;
   }
   for (const auto& f : files) std::filesystem::remove(f);
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   r.intact_us = median(us[0]);
   r.held_us = median(us[1]);
   r.swap_us = median(us[2]);
