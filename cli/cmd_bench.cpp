@@ -16,6 +16,7 @@
 #include "powerzoo/core/thread_pool.hpp"
 #include "powerzoo/exp/bench/bench.hpp"
 #include "powerzoo/exp/bench/bench_benchmarks.hpp"
+#include "powerzoo/exp/bench/bench_outages.hpp"
 #include "powerzoo/exp/bench/bench_scoreboard.hpp"
 #include "powerzoo/exp/spec/learners.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
@@ -69,6 +70,9 @@ std::vector<int> parse_list(const std::string& s, const char* what, int lo, int 
   return out;
 }
 
+// Outage rows: 4 envs, 192 vector steps (4 episodes of 48) after one episode of warm-up.
+constexpr int kOutageEnvs = 4, kOutageSteps = 192;
+
 void print_dcopf(const exp::DcOpfBenchResult& d) {
   std::printf("  %-8s cold %9.1f us   warm %9.1f us   (median of %d)\n", d.case_name.c_str(),
               d.cold_us, d.warm_us, d.reps);
@@ -79,6 +83,31 @@ void print_ac(const exp::AcBenchResult& d) {
       "  %-8s build %9.1f us   cold %10.1f us (%4.1f it)   warm %10.1f us (%4.1f it)   (median "
       "of %d)\n",
       d.case_name.c_str(), d.build_us, d.cold_us, d.cold_iters, d.warm_us, d.warm_iters, d.reps);
+}
+
+// The outage rows (`rows_s`: row names, "" = all; an unknown name is a UsageError).
+std::vector<exp::OutageBenchResult> bench_outage_rows(const std::string& rows_s) {
+  const auto cases = exp::outage_bench_cases();
+  std::vector<std::string> names;
+  for (const auto& c : cases) names.push_back(c.name);
+  const std::vector<std::string> want = rows_s.empty() ? names : split_items(rows_s, "--rows");
+  for (const auto& w : want)
+    if (std::find(names.begin(), names.end(), w) == names.end()) {
+      const std::string d = core::did_you_mean(w, names);
+      throw UsageError{"--rows: expected outage rows among " +
+                       [&] {
+                         std::string all;
+                         for (const auto& n : names) all += (all.empty() ? "" : ",") + n;
+                         return all;
+                       }() +
+                       ", found '" + core::echo(w) + "'" +
+                       (d.empty() ? "" : " (did you mean '" + d + "'?)")};
+    }
+  std::vector<exp::OutageBenchResult> out;
+  for (const auto& c : cases)
+    if (std::find(want.begin(), want.end(), c.name) != want.end())
+      out.push_back(exp::bench_outages(c, kOutageEnvs, kOutageSteps));
+  return out;
 }
 
 std::vector<exp::DcOpfBenchResult> bench_dcopf_cases() {
@@ -164,9 +193,12 @@ int cmd_bench(const Args& args) {
       "thread counts (random actions), the learner's rates for the spec's network, and median\n"
       "DC-OPF solve times (cold and warm) for case5, case118, case300. `--only acpf,acopf`:\n"
       "the same for the Newton-Raphson AC power flow and the AC-OPF (build, cold solve from\n"
-      "MATPOWER's start, warm re-solve of loads drifting by 2 %).\n\noptions");
+      "MATPOWER's start, warm re-solve of loads drifting by 2 %). `--only outages` (also in\n"
+      "the scoreboard): µs per env step of the DC envs (trans_grid DC agent and DC-OPF\n"
+      "dispatch, TSO, GenCos) intact, with one branch held out and with a new single-branch set\n"
+      "every step, and the ratios to intact (`--rows` picks rows, `--json`).\n\noptions");
   std::string envs_s = "1,8,64,256", threads_s = "1,2", what = "env,learner,dcopf";
-  const std::vector<std::string> parts_known{"env", "learner", "dcopf", "acpf", "acopf"};
+  const std::vector<std::string> parts_known{"env", "learner", "dcopf", "acpf", "acopf", "outages"};
   double seconds = 1.0;
   std::string rows_s;
   int rounds = 1, iterations = 3;
@@ -176,10 +208,11 @@ int cmd_bench(const Args& args) {
       "seconds", po::value<double>(&seconds),
       "time per measurement (default 1; with --benchmarks: training seconds measured at least, "
       "default 10)")("only", po::value<std::string>(&what),
-                     "subset of env,learner,dcopf,acpf,acopf")(
-      "json", "scoreboard as JSON on stdout (without SPEC)")(
+                     "subset of env,learner,dcopf,acpf,acopf,outages")(
+      "json", "scoreboard (without SPEC) or --only outages as JSON on stdout")(
       "benchmarks", "the benchmark rows instead of the scoreboard (--seconds default 10)")(
-      "rows", po::value<std::string>(&rows_s), "with --benchmarks: these rows (spec names)")(
+      "rows", po::value<std::string>(&rows_s),
+      "with --benchmarks: these rows (spec names); with --only outages: these outage rows")(
       "rounds", po::value<int>(&rounds), "with --benchmarks: alternated rounds (default 1)")(
       "iterations", po::value<int>(&iterations),
       "with --benchmarks: measured iterations at least (default 3)")(
@@ -199,16 +232,32 @@ int cmd_bench(const Args& args) {
     while (std::getline(ss, part, ','))
       if (std::find(parts_known.begin(), parts_known.end(), part) == parts_known.end())
         throw UsageError{
-            "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf, found '" +
+            "--only: expected a comma-separated subset of env,learner,dcopf,acpf,acopf,outages, "
+            "found '" +
             core::echo(part) + "'" + [&] {
               const std::string d = core::did_you_mean(part, parts_known);
               return d.empty() ? std::string() : " (did you mean '" + d + "'?)";
             }()};
   }
   const bool benchmarks = vm.count("benchmarks") > 0;
+  const bool outages_only = vm.count("only") && what == "outages";
   for (const char* opt : {"rows", "rounds", "iterations", "markdown"})
-    if (vm.count(opt) && !benchmarks)
-      throw UsageError{std::string("--") + opt + ": only with --benchmarks"};
+    if (vm.count(opt) && !benchmarks && !(outages_only && std::string(opt) == "rows"))
+      throw UsageError{std::string("--") + opt + ": only with --benchmarks" +
+                       (std::string(opt) == "rows" ? " or --only outages" : "")};
+  if (outages_only) {  // fixed specs of their own: no SPEC, --envs or --threads
+    if (!positional.empty() || vm.count("envs") || vm.count("threads"))
+      throw UsageError{"--only outages: times fixed specs on 1 thread; found " +
+                       std::string(!positional.empty() ? "a SPEC"
+                                   : vm.count("envs")  ? "--envs"
+                                                       : "--threads")};
+    const auto rows = bench_outage_rows(rows_s);
+    if (vm.count("json"))
+      std::cout << exp::outage_bench_json(rows) << "\n";
+    else
+      std::cout << "outage steps (1 thread):\n" << exp::outage_bench_table(rows);
+    return 0;
+  }
   if (benchmarks)
     return run_benchmarks(vm, positional, thread_list, rows_s, rounds, iterations,
                           vm.count("seconds") ? seconds : 10.0);
@@ -228,8 +277,9 @@ int cmd_bench(const Args& args) {
     for (const auto& rel : exp::scoreboard_specs())
       rows.push_back(exp::score_spec(std::string(pz::core::source_dir()) + "/" + rel, seconds));
     const auto dcopf = bench_dcopf_cases();
+    const auto outages = bench_outage_rows("");
     if (vm.count("json")) {
-      std::cout << exp::scoreboard_json(rows, dcopf, core::blas_kernel_name());
+      std::cout << exp::scoreboard_json(rows, dcopf, outages, core::blas_kernel_name());
       return 0;
     }
     std::cout << "powerzoo bench scoreboard (OpenBLAS kernel " << core::blas_kernel_name()
@@ -237,6 +287,7 @@ int cmd_bench(const Args& args) {
                  "cblas_sgemm at the learner's shape)\n"
               << exp::scoreboard_table(rows) << "DC-OPF (COIN-OR CLP):\n";
     for (const auto& d : dcopf) print_dcopf(d);
+    std::cout << "outage steps (1 thread):\n" << exp::outage_bench_table(outages);
     return 0;
   }
   const std::string spec_path =
@@ -286,6 +337,9 @@ int cmd_bench(const Args& args) {
   if (wants("acopf")) {
     std::cout << "AC-OPF (Ipopt):\n";
     for (const char* c : {"case5", "case118", "case300"}) print_ac(exp::bench_acopf(c, 11));
+  }
+  if (wants("outages")) {
+    std::cout << "outage steps (1 thread):\n" << exp::outage_bench_table(bench_outage_rows(""));
   }
   return 0;
 }

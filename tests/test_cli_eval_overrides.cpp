@@ -62,11 +62,12 @@ std::string info_datasets(const std::string& file) {
   return py.out;
 }
 
-// Every value of an eval file's trajectories/iid/info/<name>.
-std::vector<float> info_values(const std::string& file, const std::string& name) {
-  const auto py = sh("/usr/bin/python3 -c \"import h5py; o = h5py.File('" + file +
-                     "', 'r')['trajectories/iid/info/" + name +
-                     "'][...]; print(' '.join(str(x) for x in o.ravel()))\"");
+// Every value of an eval file's trajectories/<split>/info/<name>.
+std::vector<float> info_values(const std::string& file, const std::string& name,
+                               const std::string& split = "iid") {
+  const auto py =
+      sh("/usr/bin/python3 -c \"import h5py; o = h5py.File('" + file + "', 'r')['trajectories/" +
+         split + "/info/" + name + "'][...]; print(' '.join(str(x) for x in o.ravel()))\"");
   REQUIRE_MESSAGE(py.code == 0, py.out);
   std::vector<float> out;
   std::istringstream in(py.out);
@@ -312,6 +313,48 @@ TEST_SUITE("cli_eval_overrides") {
                               "trained with") != std::string::npos,
                   b2.out);
     CHECK_FALSE(fs::exists(bad));
+  }
+
+  // Guards issue 36 (a third user trial): a TSO checkpoint trained with random branch outages
+  // was refused on n1_gen ("it adds gen_status [54], which the checkpoint's policy was trained
+  // without"), while one trained without outages evaluated there blind. It acts blind to the
+  // unit outage now: its own observation, the unit status in the traces.
+  TEST_CASE("a checkpoint trained with branch outages evaluates on n1_gen, blind to the units") {
+    const fs::path d = pz::test::tmp_dir("pz_cli", "eval_blind_kind");
+    const auto spec = write(
+        d / "tso.toml",
+        "[experiment]\nname = \"tso_branch\"\nseed = 4\n[env]\ntask = \"tso\"\n"
+        "outage_rate = 0.002\noutage_duration_steps = 4\noutage_elements = \"branch\"\n[vec]\n"
+        "n_envs = 2\n[learner]\ntotal_steps = 96\nrollout_length = 48\n[ppo]\nn_minibatches = "
+        "2\nhidden = [8, 8]\n"
+        "[eval]\nevery_steps = 96\nn_episodes = 1\n[output]\ncheckpoint_every_steps = 96\n");
+    const auto r = sh(kBin + " run " + spec + " --quiet --threads 1 --out " + (d / "run").string());
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string ck = (d / "run" / "ckpt" / "step_96.h5").string();
+    const std::string out = (d / "n1.h5").string();
+    const auto e =
+        sh(kBin + " eval " + ck + " --split n1_gen --episodes 2 --threads 1 --out " + out);
+    REQUIRE_MESSAGE(e.code == 0, e.out);
+    CHECK_MESSAGE(e.out.find("note: the env of split n1_gen observes ") != std::string::npos,
+                  e.out);
+    CHECK_MESSAGE(e.out.find("gen_status [") != std::string::npos, e.out);
+    CHECK_MESSAGE(e.out.find("the policy acts blind to them; the trajectories record them "
+                             "(info/gen_status)") != std::string::npos,
+                  e.out);
+    // The observation is the checkpoint's: its names, no gen_status among them.
+    const auto names = names_attr(out, "obs_names");
+    CHECK(names == names_attr((d / "run" / "run.h5").string(), "obs_names"));
+    CHECK(std::none_of(names.begin(), names.end(), [](const std::string& n) {
+      return n.find("gen_status") != std::string::npos;
+    }));
+    CHECK(std::any_of(names.begin(), names.end(), [](const std::string& n) {
+      return n.find("branch_status") != std::string::npos;
+    }));
+    // The traces show the unit outage of each episode: some unit out at some step.
+    const auto gen = info_values(out, "gen_status", "n1_gen");
+    REQUIRE(!gen.empty());
+    CHECK(std::count(gen.begin(), gen.end(), 0.0f) > 0);
+    CHECK(std::all_of(gen.begin(), gen.end(), [](float x) { return x == 0.0f || x == 1.0f; }));
   }
 
   // Guards issue 36: a checkpoint of outage_status_obs = true without outage keys on an n1 split

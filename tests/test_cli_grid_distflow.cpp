@@ -11,6 +11,7 @@
 
 #include "powerzoo/envs/dist_grid.hpp"
 #include "powerzoo/grid/case/case.hpp"
+#include "test_env_util.hpp"
 #include "test_util.hpp"
 
 using namespace pz;
@@ -35,12 +36,7 @@ EnvStep env_step(const std::vector<int>& out) {
   p.outages.schedule.path = "test.csv";
   for (int r : out) p.outages.schedule.events.push_back({0, data::OutageElement::kBranch, r, 0, 2});
   const envs::DistGrid env(std::move(p));
-  auto st = env.make_state();
-  core::Rng rng(3, 0);
-  std::vector<float> obs(env.spec().obs_dim), costs(env.spec().cost_names.size());
-  env.reset(*st, rng, obs);
-  envs::Info info;
-  env.step(*st, std::vector<float>(env.spec().act_dim, 0.0f), rng, obs, costs, &info);
+  const auto [st, obs, costs, info] = test::zero_action_step(env);
   const auto& s = static_cast<const envs::DistGrid::GridState&>(*st);
   EnvStep e;
   e.v.assign(s.v.begin(), s.v.end());

@@ -18,6 +18,7 @@
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/grid/dist/distflow.hpp"
 #include "status_obs_util.hpp"
+#include "test_env_util.hpp"
 #include "test_util.hpp"
 #include "trace_status_util.hpp"
 
@@ -80,12 +81,7 @@ grid::Case cut_case(const grid::Case& c, const std::vector<int>& out, std::vecto
 double check_cut(const std::vector<int>& out) {
   const envs::DistGrid env(plain_params(at_step0(data::OutageElement::kBranch, out)));
   const grid::Case c = case33();
-  auto st = env.make_state();
-  core::Rng rng(3, 0);
-  std::vector<float> obs(env.spec().obs_dim), costs(env.spec().cost_names.size());
-  env.reset(*st, rng, obs);
-  envs::Info info;
-  env.step(*st, std::vector<float>(env.spec().act_dim, 0.0f), rng, obs, costs, &info);
+  const auto [st, obs, costs, info] = test::zero_action_step(env);
   const auto& s = static_cast<const envs::DistGrid::GridState&>(*st);
   std::vector<int> keep;
   const grid::Case r = cut_case(c, out, keep);

@@ -150,10 +150,16 @@ TEST_SUITE("envs_trans_grid") {
     p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
     p.opf_dispatch = true;
     p.load_scale = 1.6;  // 1600 MW of load against 1530 MW of capacity
-    const OneStep r = step_once(std::move(p), std::vector<float>(5, 0.0f));
+    const OneStep r = step_once(p, std::vector<float>(5, 0.0f));
     CHECK(r.step.terminated);
     CHECK(r.info.status == envs::StepStatus::kSolverFailed);
     CHECK_FALSE(r.info.is_safe);
+    // Guards a fourth user trial: the failed step dispatched the policy's action, though the OPF
+    // modes ignore it, so evaluations of two checkpoints differed on the same outages.
+    const OneStep other = step_once(std::move(p), {1.0f, -1.0f, 0.5f, -0.3f, 0.9f});
+    CHECK(other.step.terminated);
+    CHECK(other.grid().p_mw == r.grid().p_mw);
+    CHECK(other.step.reward == r.step.reward);
   }
 }
 

@@ -184,6 +184,88 @@ TEST_SUITE("envs_trans_grid_outage_net") {
     }
   }
 
+  TEST_CASE("DC-OPF mode, a new single branch out each step, equals the edited case's DC-OPF") {
+    // Regression guard of the LODF-updated OPF model (grid::DcOpf::set_branch_outage), which
+    // replaced a model build per new outage set: case5 branches 2 and 5 alternate every step.
+    const grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    data::OutageSchedule s = sched({2});
+    for (int t = 1; t < 4; ++t) {
+      const int now = t % 2 ? 5 : 2, before = t % 2 ? 2 : 5;
+      s.events.push_back({t, data::OutageElement::kBranch, before, 1, 2 * t + 1});
+      s.events.push_back({t, data::OutageElement::kBranch, now, 0, 2 * t + 2});
+    }
+    envs::TransGridParams p = params(c, Solver::kDc, s);
+    p.opf_dispatch = true;
+    const envs::TransGrid env(std::move(p));
+    std::vector<double> load(c.n_bus());
+    for (int b = 0; b < c.n_bus(); ++b) load[b] = c.bus[b].pd_mw;
+    for (int n = 1; n <= 4; ++n) {
+      CAPTURE(n);
+      const Run r = run(env, n);  // step n − 1 has branch 2 (even) or 5 (odd) out
+      REQUIRE(r.info.status == envs::StepStatus::kOk);
+      const int out = (n - 1) % 2 ? 5 : 2;
+      grid::Case e = edited(env, r.p, {out});
+      grid::DcOpf opf(grid::energize(e));
+      const grid::DcOpfResult ref = opf.solve(load);
+      REQUIRE(ref.ok());
+      CHECK(r.info.gen_cost == doctest::Approx(ref.objective).epsilon(1e-10));
+      for (int u = 0; u < env.n_units(); ++u)
+        CHECK(std::abs(r.p[u] - ref.gen_pg_mw[env.unit_gen()[u]]) < 1e-9);
+      for (int l = 0; l < c.n_branch(); ++l)
+        CHECK(std::abs(r.flow[l] - ref.branch_pf_mw[l]) < 1e-9);
+      CHECK(r.flow[out - 1] == 0.0);
+    }
+  }
+
+  TEST_CASE(
+      "DC-OPF mode with random branch outages: a saved and loaded state continues as the run") {
+    // Regression guard of resume exactness with the LODF-updated model: the run's model carries
+    // a warm basis and the coefficients of every set it took out and put back, the loaded state a
+    // fresh model that starts cold; both take single-branch sets by LODF and the rest by the
+    // edited case's models. The optimum is unique on case5 (distinct costs), so they agree.
+    const grid::Case c = grid::load_case(grid::resolve_case_path("case5"));
+    envs::TransGridParams p = params(c, Solver::kDc, {});
+    p.opf_dispatch = true;
+    p.horizon = 48;
+    p.outages.rate = 0.08;
+    p.outages.duration_steps = 2;
+    p.outages.random_branch = true;
+    const envs::TransGrid env(std::move(p));
+    auto a_st = env.make_state();
+    core::Rng rng(11, 0);
+    std::vector<float> obs(env.spec().obs_dim), costs(env.spec().cost_names.size());
+    std::vector<float> act(env.spec().act_dim, 0.0f);
+    env.reset(*a_st, rng, obs);
+    auto* a = static_cast<envs::TransGrid::GridState*>(a_st.get());
+    int lodf_steps = 0, net_steps = 0;
+    auto count = [&] {
+      const int k = a->opf->branch_outage();
+      lodf_steps += k >= 0;
+      net_steps += a->net != nullptr && k < 0;
+    };
+    for (int t = 0; t < 16; ++t) {
+      env.step(*a_st, act, rng, obs, costs, nullptr);
+      count();
+    }
+    std::vector<double> saved;
+    env.save_state(*a_st, saved);
+    core::Rng rng_b = rng;
+    auto b_st = env.make_state();
+    CHECK(env.load_state(*b_st, saved) == saved.size());
+    std::vector<float> obs_b(obs.size()), costs_b(costs.size());
+    for (int t = 16; t < 48; ++t) {
+      CAPTURE(t);
+      env.step(*a_st, act, rng, obs, costs, nullptr);
+      env.step(*b_st, act, rng_b, obs_b, costs_b, nullptr);
+      count();
+      for (size_t i = 0; i < obs.size(); ++i) CHECK(std::abs(obs[i] - obs_b[i]) < 1e-5);
+      for (size_t i = 0; i < costs.size(); ++i)
+        CHECK(std::abs(costs[i] - costs_b[i]) < 1e-6 * (1 + std::abs(costs[i])));
+    }
+    CHECK(lodf_steps > 0);  // the seed exercises both paths
+    CHECK(net_steps > 0);
+  }
+
   TEST_CASE("several branches out: flows equal run_dcpf, the edited network factored once") {
     const grid::Case c = grid::load_case(grid::resolve_case_path("case14"));
     data::OutageSchedule s = sched({1, 10});

@@ -86,19 +86,34 @@ TEST_SUITE("exp_eval_layout_env") {
           "an observation of 3 values instead of the checkpoint's 6: it lacks branch_status [3], "
           "which the checkpoint's policy was trained with (outage_status_obs = false hides the "
           "outage status)");
-    // Status shown to a checkpoint that never saw it.
+    // Status shown to a checkpoint that never saw any (outage_status_obs = true asked for it).
     m = exp::match_layout(plain, outages, true);
+    CHECK(m.blind.empty());
     CHECK(m.refusal ==
           "an observation of 6 values instead of the checkpoint's 3: it adds branch_status [3], "
           "which the checkpoint's policy was trained without");
-    // Issue 36: a checkpoint trained with gen outages (gen_status) evaluated with branch
-    // outages, status observed: the status fields differ; outage_status_obs hides nothing.
+    // Guards issue 36 (a third user trial): a checkpoint trained with gen outages (gen_status)
+    // evaluated with branch outages, status observed, was refused ("it adds branch_status [3]
+    // ..., and it lacks gen_status [2]"). It observed the status of gens, so it acts blind to
+    // branches (dropped) and sees its gens in service (filled).
     const auto gen_out = layout({{"load", 2}, {"gen_status", 2}, {"time", 1}}, {"power_balance"});
     m = exp::match_layout(gen_out, outages, true);
-    CHECK(m.refusal ==
-          "an observation of 6 values instead of the checkpoint's 5: it adds branch_status [3], "
-          "which the checkpoint's policy was trained without, and it lacks gen_status [2], which "
-          "the checkpoint's policy was trained with");
+    CHECK(m.refusal.empty());
+    CHECK(m.adapt);
+    CHECK(m.blind == std::vector<std::string>{"branch_status [3]"});
+    // Trained with branch outages, evaluated with branch and gen outages (the n1_gen split of a
+    // spec with branch outages): blind to the gens.
+    const auto both = layout({{"load", 2}, {"branch_status", 3}, {"gen_status", 2}, {"time", 1}},
+                             {"power_balance", "unserved_load"});
+    m = exp::match_layout(outages, both, true);
+    CHECK(m.refusal.empty());
+    CHECK(m.adapt);
+    CHECK(m.blind == std::vector<std::string>{"gen_status [2]"});
+    // Not when the status is hidden from the eval env (nothing to drop then) or asked for.
+    m = exp::match_layout(outages, both, false);
+    CHECK(has(m.refusal,
+              "it adds gen_status [2], which the checkpoint's policy was trained "
+              "without"));
     CHECK_FALSE(m.adapt);
     // A forecast the checkpoint lacks, and a missing non-status field: never adapted.
     m = exp::match_layout(plain, layout({{"load", 2}, {"time", 1}, {"load_forecast", 4}}, {}),

@@ -6,10 +6,9 @@
 #include <vector>
 
 #include "powerzoo/core/thread_pool.hpp"
-#include "powerzoo/data/profile.hpp"
 #include "powerzoo/envs/trans_grid/trans_grid.hpp"
 #include "powerzoo/exp/eval/eval_venv.hpp"
-#include "powerzoo/grid/case/case.hpp"
+#include "test_env_util.hpp"
 
 using namespace pz;
 
@@ -20,13 +19,7 @@ constexpr int kHorizon = 12, kEpisodes = 4;
 // trans_grid on case5 (gb_demand, iid days) with an N-1 branch outage of 3 steps per episode and
 // random generator outages (rate 0.1, 2 steps): both draw from the env's Rng stream.
 std::shared_ptr<const envs::Env> outage_env() {
-  envs::TransGridParams p;
-  p.grid_case = grid::load_case(grid::resolve_case_path("case5"));
-  const auto prof = data::load_profile("gb_demand");
-  p.profile = prof.values;
-  p.profile_mean = data::split_mean(prof, data::split_by_name("train"));
-  p.episode_starts = data::episode_starts(prof, data::split_by_name("iid"), kHorizon);
-  p.horizon = kHorizon;
+  envs::TransGridParams p = test::gb_case5_params(kHorizon, "iid");
   p.outages.n1 = envs::OutageParams::N1::kBranch;
   p.outages.n1_steps = 3;
   p.outages.rate = 0.1;

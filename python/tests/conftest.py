@@ -24,6 +24,16 @@ def run_cli(*args, check=True):
     return p
 
 
+def spec_path(tmp_path, spec):
+    """A spec file: `spec` itself when it names a .toml file, else a one-line spec of that task
+    (`[env] task = "<spec>"`) written under tmp_path."""
+    if spec.endswith(".toml"):
+        return spec
+    p = tmp_path / f"{spec}.toml"
+    p.write_text(f'[env]\ntask = "{spec}"\n')
+    return str(p)
+
+
 @pytest.fixture
 def root():
     return ROOT

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import powerzoo
-from conftest import run_cli
+from conftest import run_cli, spec_path
 
 QS = "python/tests/specs/quickstart_env.toml"
 RANDOM = {"env.outage_rate": 0.05, "env.outage_duration_steps": 4,
@@ -26,14 +26,6 @@ CASES = [
 ]
 IDS = [c[0].split("/")[-1] + "_" + c[2] for c in CASES]
 EPISODES = 2
-
-
-def spec_path(tmp_path, spec):
-    if spec.endswith(".toml"):
-        return spec
-    p = tmp_path / f"{spec}.toml"
-    p.write_text(f'[env]\ntask = "{spec}"\n')
-    return str(p)
 
 
 def baseline(tmp_path, spec, policy, split, overrides):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import powerzoo
-from conftest import run_cli
+from conftest import run_cli, spec_path
 
 # (spec: file or task preset, a baseline that moves the actions away from zero)
 CASES = [
@@ -19,14 +19,6 @@ CASES = [
     ("dc_microgrid", "rule_based"),
 ]
 EPISODES = 2
-
-
-def spec_path(tmp_path, spec):
-    if spec.endswith(".toml"):
-        return spec
-    p = tmp_path / f"{spec}.toml"
-    p.write_text(f'[env]\ntask = "{spec}"\n')
-    return str(p)
 
 
 def baseline_file(tmp_path, spec, policy, split):

@@ -53,6 +53,8 @@ struct ParamDef {
   /// kStr: a file path (or a bundled name); a relative path is resolved against the directory of
   /// the spec file that sets it.
   bool is_path = false;
+  /// With is_path: a file only, no bundled names (messages then do not offer one).
+  bool file_only = false;
   /// When the key has no effect given the other values of its section (every key of the
   /// section, defaults filled in): "" (it applies) or why not ("only the AC solvers read it,
   /// found solver = \"dc\""). Setting an inapplicable key is bad input; the resolved spec omits

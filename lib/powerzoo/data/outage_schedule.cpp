@@ -105,6 +105,12 @@ OutageSchedule read_schedule(const std::string& path, const std::vector<std::str
                               std::to_string(e.index));
     out.events.push_back(e);
   }
+  // A scenario without rows takes nothing out, so [env] outages would have no effect (bad input,
+  // as any key without effect; a fourth user trial found it accepted silently).
+  if (out.events.empty())
+    throw core::ConfigError(path + ": expected at least one outage row after the header, found " +
+                            "none (a scenario without rows has no effect: leave [env] outages "
+                            "unset instead)");
   std::stable_sort(out.events.begin(), out.events.end(),
                    [](const OutageEvent& a, const OutageEvent& b) { return a.step < b.step; });
   return out;

@@ -17,10 +17,10 @@
 namespace pz::envs {
 
 void DistGrid::setup_outages() {
-  outages_ = OutageProcess(p_.outages, p_.grid_case, p_.horizon);
-  if (!outages_.active()) return;
   // The bundled feeders' only generator is the substation (its outage would de-energize the
   // whole feeder, and DistFlow has no other slack); the DERs are bundle devices, not case gens.
+  // Checked before OutageProcess checks the rows' indices, so a gen row is refused for what it
+  // is, not for an index past the feeder's one gen (a user trial, issue 36).
   for (const auto& ev : p_.outages.schedule.events)
     if (ev.element == data::OutageElement::kGen)
       throw core::ConfigError(data::csv_where(p_.outages.schedule.path, ev.line) +
@@ -36,6 +36,8 @@ void DistGrid::setup_outages() {
     throw core::ConfigError(
         "[env] outage_n1: expected \"none\" or \"branch\" (a distribution feeder models branch "
         "outages only: its generator is the substation, its DERs are devices), found \"gen\"");
+  outages_ = OutageProcess(p_.outages, p_.grid_case, p_.horizon);
+  if (!outages_.active()) return;
   const grid::Case& c = p_.grid_case;
   if (outages_.tracks_branches()) {
     const int nl = n_lines();

@@ -290,6 +290,7 @@ std::vector<core::ParamDef> outage_params(const std::vector<std::string>& n1_kin
       "outage_rate > 0, outage_n1), decided before an n1 split adds its outage, so a policy "
       "trained without outages evaluates on the n1 splits; the resolved spec records true/false"));
   out[0].is_path = true;
+  out[0].file_only = true;  // scenario files have no bundled names
   for (size_t i = 2; i < 4; ++i) {
     out[i].applies = "outage_rate > 0";
     out[i].inapplicable = [](const core::ParamTable& t) -> std::string {

@@ -260,8 +260,11 @@ Step TransGrid::step(State& st, std::span<const float> action, core::Rng& rng, s
     else
       dc_flow(load, s.p_mw, s.flow_mw);  // balanced: the slack adjustment is ~0
   } else {
+    // The OPF modes ignore the action, also when the OPF fails (the step that ends the episode):
+    // every unit at the middle of its range, so a failed step's costs never depend on the policy.
     for (int u = 0; u < n_units(); ++u) {
-      const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
+      const double a =
+          p_.opf_dispatch ? 0.0 : std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
       s.p_mw[u] = 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u]);
     }
     if (outages_.active()) {

@@ -189,6 +189,10 @@ class TransGrid final : public Env {
   /// DC-OPF of the step's loads on the network of s.out (intact: s.opf; else per energized
   /// island of the edited case, objectives summed; kInfeasible if any island is).
   grid::DcOpfResult solve_dc_opf(GridState& s, const std::vector<double>& load) const;
+  /// The branch (0-based) whose single outage s.out is, when s.opf can take it by its LODF column
+  /// (every gen as in the case, no other branch out, k neither a bridge nor a phase shifter); −1
+  /// for the intact network; −2 when the set needs the edited case's own models (OutageNet).
+  int opf_lodf_branch(const GridState& s) const;
   /// Flows of s.p_mw on the network of s.out from the PTDF of that network, built once per set
   /// (out units and units of de-energized islands at 0, their load unserved). False (nothing
   /// done) when the edited network has several islands with generators.
@@ -215,6 +219,9 @@ class TransGrid final : public Env {
   std::vector<double> vmin_, vmax_;  // [n_bus] voltage band of the AC modes
   OutageProcess outages_;            // inactive unless [env] outages / outage_rate
   std::optional<grid::Lodf> lodf_;   // built when branches can go out
+  // The DC-OPF case energizes as it is (one island, every bus live), so s.opf takes single
+  // branch outages by LODF (opf_lodf_branch).
+  bool opf_by_lodf_ = false;
 };
 
 }  // namespace pz::envs

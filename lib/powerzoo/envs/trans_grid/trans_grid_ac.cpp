@@ -205,8 +205,9 @@ Step TransGrid::step_ac(GridState& s, std::span<const float> action, core::Rng& 
       for (int u = 0; u < n_units(); ++u) s.p_mw[u] = dc.gen_pg_mw[unit_gen_[u]];
     } else {
       dispatch_failed = p_.opf_dispatch;
-      for (int u = 0; u < n_units(); ++u) {
-        const double a = std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
+      for (int u = 0; u < n_units(); ++u) {  // a failed OPF step ignores the action too (step())
+        const double a =
+            p_.opf_dispatch ? 0.0 : std::clamp(static_cast<double>(action[u]), -1.0, 1.0);
         s.p_mw[u] = unit_on(s, u) ? 0.5 * (pmin_[u] + pmax_[u]) + a * 0.5 * (pmax_[u] - pmin_[u])
                                   : 0.0;  // an out unit produces nothing, whatever the action
       }

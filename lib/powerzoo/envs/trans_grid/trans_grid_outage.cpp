@@ -12,6 +12,7 @@
 
 #include "powerzoo/envs/network_view.hpp"
 #include "powerzoo/envs/trans_grid/trans_grid.hpp"
+#include "powerzoo/grid/case/energized.hpp"
 #include "powerzoo/grid/dc/dc.hpp"
 
 namespace pz::envs {
@@ -20,6 +21,13 @@ void TransGrid::setup_outages(const grid::Case& c) {
   outages_ = OutageProcess(p_.outages, c, p_.horizon);
   if (!outages_.active()) return;
   if (outages_.tracks_branches()) lodf_.emplace(c);
+  if (p_.opf_dispatch || (p_.report_opf_gap && !ac())) {
+    std::vector<int> dead;
+    const grid::Case e = grid::energize(opf_case_, &dead);
+    int n_refs = 0;
+    for (const auto& b : e.bus) n_refs += b.type == 3;
+    opf_by_lodf_ = dead.empty() && n_refs == 1 && e.ref_bus_idx == opf_case_.ref_bus_idx;
+  }
   const int nl = c.n_branch(), nu = n_units();
   // Appended after time_of_day, so every field of the env without outages keeps its offset.
   // The traces always carry the tracked kinds; the observation unless outage_status_obs = false.

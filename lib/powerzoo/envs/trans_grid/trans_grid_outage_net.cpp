@@ -67,8 +67,31 @@ bool TransGrid::cached_dc_flows(GridState& s, const std::vector<double>& load) c
   return true;
 }
 
+int TransGrid::opf_lodf_branch(const GridState& s) const {
+  if (!opf_by_lodf_) return -2;
+  const grid::Case& c = opf_case_;
+  for (int g = 0; g < c.n_gen(); ++g)
+    if (s.out.gen_on[g] != (c.gen[g].status > 0)) return -2;
+  int k = -1;
+  for (int l = 0; l < c.n_branch(); ++l)
+    if (c.branch[l].status > 0 && !s.out.branch_on[l]) {
+      if (k >= 0) return -2;
+      k = l;
+    }
+  if (k >= 0 && (!lodf_ || lodf_->islands(k) || c.branch[k].shift_deg != 0.0)) return -2;
+  return k;
+}
+
+// One branch out (or none): the env's own DC-OPF model updated by the branch's LODF column and
+// re-solved warm (grid::DcOpf::set_branch_outage), equal to the edited case's model to rounding,
+// at about the cost of an intact step; any other set: the edited case's models per island.
 grid::DcOpfResult TransGrid::solve_dc_opf(GridState& s, const std::vector<double>& load) const {
   if (!outages_.active()) return s.opf->solve(load);
+  const int k = opf_lodf_branch(s);
+  if (k >= -1) {
+    s.opf->set_branch_outage(k, k >= 0 ? lodf_->column(k) : nullptr);
+    return s.opf->solve(load);
+  }
   OutageNet& n = outage_net(s);
   if (!n.opf) n.opf = std::make_unique<grid::IslandDcOpf>(n.net);
   return n.opf->solve(load);  // the loads of de-energized buses are not served

@@ -25,18 +25,29 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
+std::unique_ptr<vec::VectorEnv> make_bench_venv(const Spec& spec, int n_envs,
+                                                core::ThreadPool& pool) {
   auto env = make_env(spec, spec.env.split);
-  core::ThreadPool pool(static_cast<size_t>(threads));
-  vec::VectorEnv venv(envs::with_penalty(env, penalty_weights(spec, env->spec())), n_envs, 0, 0,
-                      pool);
-  venv.reset_all();
-  const int ad = env->spec().act_dim;
+  auto venv = std::make_unique<vec::VectorEnv>(
+      envs::with_penalty(env, penalty_weights(spec, env->spec())), n_envs, 0, 0, pool);
+  venv->reset_all();
+  return venv;
+}
+
+std::vector<std::vector<float>> random_action_bank(int n_envs, int act_dim) {
   core::Rng rng(1, 1);
-  // A bank of random action batches, generated outside the timed loop.
-  std::vector<std::vector<float>> bank(8, std::vector<float>(static_cast<size_t>(n_envs) * ad));
+  std::vector<std::vector<float>> bank(8,
+                                       std::vector<float>(static_cast<size_t>(n_envs) * act_dim));
   for (auto& a : bank)
     for (auto& x : a) x = static_cast<float>(2 * rng.uniform() - 1);
+  return bank;
+}
+
+EnvBenchResult bench_env(const Spec& spec, int n_envs, int threads, double seconds) {
+  core::ThreadPool pool(static_cast<size_t>(threads));
+  const auto venv_ptr = make_bench_venv(spec, n_envs, pool);
+  vec::VectorEnv& venv = *venv_ptr;
+  const auto bank = random_action_bank(n_envs, venv.spec().act_dim);
   for (int i = 0; i < 20; ++i) venv.step_all(bank[i % 8].data());
   long long steps = 0;
   const auto t0 = Clock::now();

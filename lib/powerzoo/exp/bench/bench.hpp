@@ -3,12 +3,20 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "powerzoo/envs/env.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 #include "powerzoo/rl/learner_registry.hpp"
+
+namespace pz::core {
+class ThreadPool;
+}
+namespace pz::vec {
+class VectorEnv;
+}
 
 namespace pz::exp {
 
@@ -26,6 +34,15 @@ struct EnvBenchResult {
   double steps_per_sec = 0;  ///< env transitions per second (VectorEnv::step_all, random actions)
   double us_per_step = 0;    ///< wall microseconds per single-env transition (1 / rate)
 };
+
+/// The vector env the env benches step: the spec's env with its penalties, n_envs copies on
+/// `pool` (seed 0), reset.
+std::unique_ptr<vec::VectorEnv> make_bench_venv(const Spec& spec, int n_envs,
+                                                core::ThreadPool& pool);
+
+/// 8 batches [n_envs × act_dim] of uniform random actions in [−1, 1] (Rng(1, 1)), generated
+/// outside the timed loops and stepped in turn.
+std::vector<std::vector<float>> random_action_bank(int n_envs, int act_dim);
 
 /// Steps the spec's training env with n_envs envs on `threads` workers for about `seconds`
 /// (after a warm-up) with uniform random actions in [−1, 1].

@@ -113,6 +113,7 @@ std::string scoreboard_table(const std::vector<ScoreRow>& rows) {
 
 std::string scoreboard_json(const std::vector<ScoreRow>& rows,
                             const std::vector<DcOpfBenchResult>& dcopf,
+                            const std::vector<OutageBenchResult>& outages,
                             const std::string& blas_kernel) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows)
@@ -132,7 +133,10 @@ std::string scoreboard_json(const std::vector<ScoreRow>& rows,
   for (const auto& r : dcopf)
     d.push_back(
         {{"case", r.case_name}, {"cold_us", r.cold_us}, {"warm_us", r.warm_us}, {"reps", r.reps}});
-  const nlohmann::json out = {{"blas_kernel", blas_kernel}, {"tasks", a}, {"dcopf", d}};
+  const nlohmann::json out = {{"blas_kernel", blas_kernel},
+                              {"tasks", a},
+                              {"dcopf", d},
+                              {"outages", nlohmann::json::parse(outage_bench_json(outages))}};
   return out.dump(1) + "\n";
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powerzoo/exp/bench/bench.hpp"
+#include "powerzoo/exp/bench/bench_outages.hpp"
 #include "powerzoo/exp/bench/bench_training.hpp"
 #include "powerzoo/exp/spec/spec.hpp"
 
@@ -43,10 +44,11 @@ std::vector<std::string> scoreboard_specs();
 
 /// Rows as a fixed-width table, and as JSON: {"blas_kernel", "tasks": [objects with the ScoreRow
 /// fields, "train_2_threads": training_json(train_2)], "dcopf": [{"case", "cold_us", "warm_us",
-/// "reps"}]}.
+/// "reps"}], "outages": outage_bench_json's rows}.
 std::string scoreboard_table(const std::vector<ScoreRow>& rows);
 std::string scoreboard_json(const std::vector<ScoreRow>& rows,
                             const std::vector<DcOpfBenchResult>& dcopf,
+                            const std::vector<OutageBenchResult>& outages,
                             const std::string& blas_kernel);
 
 }  // namespace pz::exp

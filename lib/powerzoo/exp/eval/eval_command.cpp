@@ -193,8 +193,8 @@ Spec layout_spec(const Spec& stored, const Spec& spec, const std::vector<std::st
 // The checkpoint's policy reads observations and writes actions by position: the env of the
 // evaluation (its split and overrides) must have the layout of the env it was trained on (its
 // stored spec on its training split). The n1 and forecast_error splits and the overrides are
-// held to the same rule; cost channels they add are reported, outages switched off are adapted
-// (EvalLayoutEnv). Returns the env to evaluate.
+// held to the same rule; cost channels they add are reported, outages switched off and status
+// kinds the policy never observed are adapted (EvalLayoutEnv). Returns the env to evaluate.
 std::shared_ptr<const envs::Env> checkpoint_layout_env(const Spec& stored, const Spec& spec,
                                                        const std::string& split,
                                                        const std::vector<std::string>& overrides) {
@@ -209,6 +209,19 @@ std::shared_ptr<const envs::Env> checkpoint_layout_env(const Spec& stored, const
         (overrides.empty() ? "" : " with overrides '" + join_overrides(overrides) + "'") +
         ": the env has " + m.refusal + "; the checkpoint's policy acts only on envs with the " +
         "observation and action layout it was trained on (split " + stored.env.split + ")");
+  if (!m.blind.empty()) {
+    std::string fields, traces;
+    for (const auto& f : m.blind) {
+      fields += (fields.empty() ? "" : ", ") + f;
+      const std::string name = f.substr(0, f.rfind(" ["));
+      const std::string trace = "info/" + name.substr(name.rfind('/') + 1);
+      if (traces.find(trace) == std::string::npos) traces += (traces.empty() ? "" : ", ") + trace;
+    }
+    std::cerr << "powerzoo eval: note: the env of split " << split << " observes " << fields
+              << ", which the checkpoint's policy was trained without (its training env took no "
+                 "such element out): the policy acts blind to them; the trajectories record them ("
+              << traces << ")\n";
+  }
   if (m.adapt) env = std::make_shared<EvalLayoutEnv>(env, trained);
   return env;
 }

@@ -53,13 +53,26 @@ bool all_status(const std::vector<std::string>& fields) {
   });
 }
 
+bool observes_status(const EnvSpec& s) {
+  return std::any_of(s.obs_fields.begin(), s.obs_fields.end(),
+                     [](const auto& f) { return is_status_field(f.name); });
+}
+
 std::string obs_refusal(const EnvSpec& trained, const EnvSpec& eval, bool may_fill_status,
-                        bool* adapt) {
+                        LayoutMatch& m) {
   if (trained.obs_dim == eval.obs_dim && trained.obs_feature_names() == eval.obs_feature_names())
     return "";
   const auto added = fields_not_in(eval, trained), missing = fields_not_in(trained, eval);
-  if (added.empty() && !missing.empty() && all_status(missing) && may_fill_status) {
-    *adapt = true;
+  // Status fields the eval env adds are dropped when the policy observed the status of other
+  // kinds: it acts blind to the kinds it never saw (a checkpoint trained with branch outages on
+  // the n1_gen split), as a checkpoint trained without outages acts blind to all of them.
+  const bool drop_added =
+      !added.empty() && all_status(added) && may_fill_status && observes_status(trained);
+  const bool fill_missing = missing.empty() || (all_status(missing) && may_fill_status);
+  const bool reordered = added.empty() && missing.empty();
+  if (!reordered && (added.empty() || drop_added) && fill_missing) {
+    m.adapt = true;
+    m.blind = added;
     return "";
   }
   std::string what = "an observation of " + std::to_string(eval.obs_dim) +
@@ -94,7 +107,7 @@ LayoutMatch match_layout(const EnvSpec& trained, const EnvSpec& eval, bool may_f
     what = std::to_string(eval.n_agents()) + " agents instead of the checkpoint's " +
            std::to_string(trained.n_agents());
   } else {
-    what = obs_refusal(trained, eval, may_fill_status, &m.adapt);
+    what = obs_refusal(trained, eval, may_fill_status, m);
   }
   if (!what.empty()) return m;
   for (const auto& c : trained.cost_names) {

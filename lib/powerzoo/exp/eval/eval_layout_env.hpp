@@ -21,6 +21,10 @@ struct LayoutMatch {
   /// It can, through EvalLayoutEnv: the env lacks outage status fields or outage cost channels
   /// of the checkpoint (its outages switched off).
   bool adapt = false;
+  /// Status fields of the eval env that the checkpoint's policy never observed (kinds of element
+  /// its training env could not take out), each as "name [size]": adapted by dropping them, so
+  /// the policy acts blind to those outages; the traces still record them.
+  std::vector<std::string> blind;
 };
 
 /// Compares the env `eval` with the checkpoint's training env `trained`. The policy reads its
@@ -29,16 +33,19 @@ struct LayoutMatch {
 /// fields (branch_status, gen_status, component_status, per agent too) and outage cost channels
 /// (unserved_load, spilled_generation) of `trained` that `eval` lacks are tolerated when
 /// `may_fill_status` (the eval spec's outage_status_obs resolves true, so a missing field means
-/// no element of that kind can go out): EvalLayoutEnv fills them.
+/// no element of that kind can go out): EvalLayoutEnv fills them. Under the same condition,
+/// status fields `eval` adds are dropped (LayoutMatch::blind) when `trained` observed some status
+/// field; a policy that observed none is refused them (outage_status_obs = true asked for them).
 LayoutMatch match_layout(const envs::EnvSpec& trained, const envs::EnvSpec& eval,
                          bool may_fill_status);
 
 /// `inner` presented in the observation layout of `trained` (match_layout said adapt): each
 /// observation element is inner's element of the same feature name, or 1 (in service) for a
-/// status field inner does not have; the cost channels are inner's, then the outage channels of
-/// `trained` inner lacks, 0 (nothing is out, so nothing is unserved or spilled); the trace
-/// vectors are those of `trained` inner has, in its order, its status vectors inner lacks (all
-/// 1, as the observation), then inner's others. Actions, rewards, info and state are inner's.
+/// status field inner does not have (inner's status fields `trained` lacks are left out); the cost
+/// channels are inner's, then the outage channels of `trained` inner lacks, 0 (nothing is out, so
+/// nothing is unserved or spilled); the trace vectors are those of `trained` inner has, in its
+/// order, its status vectors inner lacks (all 1, as the observation), then inner's others. Actions,
+/// rewards, info and state are inner's.
 class EvalLayoutEnv : public envs::Env {
  public:
   /// Throws core::ConfigError when `trained` has a non-status element inner lacks.

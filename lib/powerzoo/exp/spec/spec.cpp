@@ -65,9 +65,10 @@ bool looks_like_path(const std::string& value) {
 
 /// A relative file path set in the spec file `file` names a file next to the spec, wherever
 /// powerzoo is started from: returns it as an absolute path (ConfigError at `where` if there is
-/// no such file). Bundled names, absolute paths and text that is not a spec file pass unchanged.
+/// no such file; `file_only`: the key has no bundled names to offer). Bundled names, absolute paths
+/// and text that is not a spec file pass unchanged.
 std::string relative_to_spec(const std::string& value, const std::string& file,
-                             const std::string& where, const std::string& key) {
+                             const std::string& where, const std::string& key, bool file_only) {
   namespace fs = std::filesystem;
   if (!looks_like_path(value) || fs::path(value).is_absolute() || !fs::is_regular_file(file))
     return value;
@@ -75,7 +76,8 @@ std::string relative_to_spec(const std::string& value, const std::string& file,
   const std::string path =
       fs::absolute(fs::path(file).parent_path() / value, ec).lexically_normal().string();
   if (!fs::exists(path, ec))
-    throw ConfigError(where + "[env] " + key + ": expected a bundled name or an existing file " +
+    throw ConfigError(where + "[env] " + key + ": expected " +
+                      (file_only ? "an existing file " : "a bundled name or an existing file ") +
                       "(a relative path in a spec is resolved against the spec's folder), found " +
                       "no file '" + core::echo(path, 400) + "'");
   return path;
@@ -366,12 +368,12 @@ Spec parse_spec(const std::string& toml_text, const std::string& file,
   if (auto it = v.sections.find("env"); it != v.sections.end())
     for (const auto& [key, val] : it->second.items())
       if (const core::ParamDef* d = core::find_param(entry->params, key))
-        s.env.params.set(key,
-                         !d->is_path ? val
-                         : v.from_override.count("env." + key)
-                             ? core::ParamValue(relative_to_cwd(std::get<std::string>(val)))
-                             : core::ParamValue(relative_to_spec(std::get<std::string>(val), file,
-                                                                 v.at("env." + key), key)));
+        s.env.params.set(
+            key, !d->is_path ? val
+                 : v.from_override.count("env." + key)
+                     ? core::ParamValue(relative_to_cwd(std::get<std::string>(val)))
+                     : core::ParamValue(relative_to_spec(std::get<std::string>(val), file,
+                                                         v.at("env." + key), key, d->file_only)));
   resolve_auto_keys(s.env.params);
   if (auto it = v.free_form.find("sweep"); it != v.free_form.end()) s.sweep_toml = it->second;
   if (!v.find("env", "id")) s.env.id = entry->id;  // a task preset names its env

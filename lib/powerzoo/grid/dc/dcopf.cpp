@@ -189,16 +189,7 @@ void DcOpf::Impl::build_rows(const Columns& cols, Rows& rows) {
     rows.lb.push_back(-rate);
     rows.ub.push_back(rate);
   }
-  mlim.assign(lim.size() * static_cast<size_t>(n_pg), 0.0);
-  for (size_t k = 0; k < lim.size(); ++k) {
-    for (int j = 0; j < n_pg; ++j) mlim[k * n_pg + j] = ptdf.at(lim[k], c.gen_bus_idx[on_gens[j]]);
-  }
-  gmat.assign(static_cast<size_t>(n_pg) * nl, 0.0);
-  for (int j = 0; j < n_pg; ++j) {
-    for (int l = 0; l < nl; ++l)
-      if (b[l] != 0.0)
-        gmat[static_cast<size_t>(j) * nl + l] = ptdf.at(l, c.gen_bus_idx[on_gens[j]]);
-  }
+  fill_sensitivities();
   // Piecewise-linear epigraphs: y − slope·p ≥ intercept.
   for (int g : cols.pwl_gens) {
     const auto& k = c.gencost[g].coeffs;
@@ -214,6 +205,28 @@ void DcOpf::Impl::build_rows(const Columns& cols, Rows& rows) {
     }
   }
   n_rows = static_cast<int>(rows.lb.size());
+}
+
+/// mlim [n_lim x n_pg] and gmat [n_pg x nl] (zero for branches out of service) from the PTDF.
+void DcOpf::Impl::fill_sensitivities() {
+  // Run again for every outage set (set_branch_outage): the gen buses are looked up once and each
+  // PTDF row is read once.
+  const int n_pg = static_cast<int>(on_gens.size());
+  thread_local std::vector<int> gbus;
+  gbus.resize(n_pg);
+  for (int j = 0; j < n_pg; ++j) gbus[j] = c.gen_bus_idx[on_gens[j]];
+  mlim.resize(lim.size() * static_cast<size_t>(n_pg));
+  for (size_t k = 0; k < lim.size(); ++k) {
+    const double* row = ptdf.row(lim[k]);
+    double* m = &mlim[k * n_pg];
+    for (int j = 0; j < n_pg; ++j) m[j] = row[gbus[j]];
+  }
+  gmat.assign(static_cast<size_t>(n_pg) * nl, 0.0);
+  for (int l = 0; l < nl; ++l) {
+    if (b[l] == 0.0) continue;
+    const double* row = ptdf.row(l);
+    for (int j = 0; j < n_pg; ++j) gmat[static_cast<size_t>(j) * nl + l] = row[gbus[j]];
+  }
 }
 
 /// Loads the matrix, bounds and objective (and, for a QP, the quadratic objective) into CLP.
@@ -317,7 +330,7 @@ bool DcOpf::Impl::solve_full(bool lines, int& iters, bool& warm_used) {
   for (size_t k = 0; k < lim.size(); ++k) {
     const int l = lim[k];
     const double rate = c.branch[l].rate_a_mva;
-    if (lines)
+    if (lines && l != out_branch)  // the out branch's row is empty (set_branch_outage)
       model.setRowBounds(static_cast<int>(k) + 1, -rate - base_flow[l], rate - base_flow[l]);
     else
       model.setRowBounds(static_cast<int>(k) + 1, -COIN_DBL_MAX, COIN_DBL_MAX);

@@ -135,6 +135,21 @@ class DcOpf {
   /// cold, then on the full model, and otherwise reported as kFailed naming the limit.
   void set_iteration_limit(int n);
 
+  /// Takes in-service branch k (0-based row) out of the model without rebuilding it (k = −1: back
+  /// to the case's network): every PTDF row l becomes PTDF_l + LODF[l, k]·PTDF_k (Wood &
+  /// Wollenberg, "Power Generation, Operation, and Control", 2nd ed., §11.3), k's flow row is
+  /// emptied and freed, the other flow rows' coefficients are rewritten in the CLP model, and the
+  /// next solve starts from the current basis (QP: the last active set's KKT point is tried
+  /// first). Solves then equal those of a DcOpf built on the case with branch k's status 0 (to
+  /// rounding; where the optimum is not unique another optimal vertex may be returned). One
+  /// outage at a time: a new k replaces the previous one. lodf_col [n_branch]: Lodf::column(k)
+  /// of this case's (energized) network. Throws core::ConfigError if k is out of range, out of
+  /// service in the case, a phase shifter, or a bridge (lodf_col[k] ≠ −1: Lodf's column of an
+  /// islanding outage is zero), before changing anything.
+  void set_branch_outage(int k, const double* lodf_col);
+  /// The branch set_branch_outage took out (−1: none).
+  int branch_outage() const;
+
   /// Forgets the stored basis, so the next solve() starts cold.
   void reset_warm_start();
 

@@ -33,6 +33,7 @@ void DcOpf::Impl::set_reference_loads(const std::vector<double>& pd) {
   if (static_cast<int>(pd.size()) != nb)
     throw core::ConfigError("DcOpf: expected " + std::to_string(nb) +
                             " reference bus loads, found " + std::to_string(pd.size()));
+  ref_pd = pd;  // set_branch_outage recomputes the flows on its PTDF
   ref_flow.assign(nl, 0.0);
   off_flow.assign(nl, 0.0);
   std::vector<double> load(nb), fixed(nb);

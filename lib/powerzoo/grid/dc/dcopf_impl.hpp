@@ -138,6 +138,15 @@ struct DcOpf::Impl {
   void init_pwl_curves();
   bool check_offer_prices(const DcOpfOverrides* o, std::string& err);
   void apply_offer_prices(const DcOpfOverrides* o);
+  // One branch out by LODF (DcOpf::set_branch_outage, dcopf_outage.cpp): the branch (−1 none),
+  // the case's PTDF (kept from the first outage on), the out branch's susceptance, and the
+  // reference loads of set_reference_loads (their flows are recomputed on the new PTDF).
+  int out_branch = -1, out_status = 1;
+  double out_b = 0;
+  PtdfFlow ptdf0;
+  std::vector<double> ref_pd, old_mlim;
+  void fill_sensitivities();  ///< mlim and gmat from ptdf and b (build_rows, outages)
+  void set_branch_outage(int k, const double* lodf_col);
   // QP warm start: active set of the last polished optimum (empty if none).
   std::vector<int> last_fix, last_act;
 };

@@ -1,6 +1,8 @@
 // PtdfFlow: dense PTDF · injection products in a fixed summation order.
 #include "powerzoo/grid/dc/ptdf_flow.hpp"
 
+#include <algorithm>
+
 #include "powerzoo/grid/dc/dc.hpp"
 
 namespace pz::grid {
@@ -30,6 +32,26 @@ void PtdfFlow::flows(std::span<const double> inj_mw, std::span<double> flow_mw) 
 void PtdfFlow::add_row(int l, double y, std::span<double> out) const {
   const double* r = row(l);
   for (int b = 0; b < n_bus_; ++b) out[b] += y * r[b];
+}
+
+void PtdfFlow::assign_outage(const PtdfFlow& base, int k, const double* lodf_col) {
+  n_bus_ = base.n_bus_;
+  n_branch_ = base.n_branch_;
+  slack_ = base.slack_;
+  ptdf_.resize(base.ptdf_.size());
+  const double* rk = base.row(k);
+  for (int l = 0; l < n_branch_; ++l) {
+    const double* src = base.row(l);
+    double* dst = &ptdf_[static_cast<size_t>(l) * n_bus_];
+    const double f = lodf_col[l];
+    if (l == k) {
+      std::fill(dst, dst + n_bus_, 0.0);
+    } else if (f == 0.0) {
+      std::copy(src, src + n_bus_, dst);
+    } else {
+      for (int b = 0; b < n_bus_; ++b) dst[b] = src[b] + f * rk[b];
+    }
+  }
 }
 
 std::vector<double> PtdfFlow::columns(std::span<const int> bus_idx) const {

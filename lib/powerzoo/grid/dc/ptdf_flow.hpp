@@ -37,6 +37,12 @@ class PtdfFlow {
   void flows(std::span<const double> inj_mw, std::span<double> flow_mw) const;
   /// out[b] += y·PTDF[l, b] for every bus, out [n_bus] (LMPs from a flow row's dual y).
   void add_row(int l, double y, std::span<double> out) const;
+  /// Sets this model to `base` with its branch k out of service (k in service in base and not a
+  /// bridge): row l = base row l + lodf_col[l]·base row k (PTDF'_l = PTDF_l + LODF[l, k]·PTDF_k,
+  /// Wood & Wollenberg, "Power Generation, Operation, and Control", 2nd ed., §11.3), row k = 0
+  /// (as make_ptdf gives an out-of-service branch). lodf_col [n_branch]: Lodf::column(k) of
+  /// base's network. O(n_branch·n_bus), no factorization; allocates only on first use.
+  void assign_outage(const PtdfFlow& base, int k, const double* lodf_col);
   /// PTDF columns at the given buses, [n_branch x bus_idx.size()] row-major (units' sensitivities).
   std::vector<double> columns(std::span<const int> bus_idx) const;
 

@@ -61,11 +61,6 @@ std::vector<AgentGroup> ippo_groups(const std::vector<AgentSlice>& agents, Shari
 
 namespace {
 
-/// Rows per update block of a group: a full batch of T·A_g·N rows (61,440 on GenCos) in four
-/// blocks streamed every activation through memory; blocks of 1,024 rows keep a layer's
-/// activations (1,024 × 128 floats, 512 KiB) near the core and give the second thread even work.
-constexpr int kGroupBlockRows = 1024;
-
 /// Group-side buffers of one group: its agents' rows of the env arrays, row i·A_g + k.
 struct GroupBuffers {
   std::vector<float> obs, act, reward, shaped, final_obs, next_obs, costs;
@@ -196,7 +191,7 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool la
       sub.cost_scale = ctx.cost_scale;
     }
     l.set_context(s.name, sub);
-    l.set_max_block_rows(kGroupBlockRows);
+    l.set_max_block_rows(kIppoBlockRows);
     s.learners.push_back(std::move(l));
   }
   s.buf.resize(s.groups.size());

@@ -15,6 +15,11 @@
 
 namespace pz::rl {
 
+/// Rows per update block of a group: a full batch of T·A_g·N rows (61,440 on GenCos) in four
+/// blocks streamed every activation through memory; blocks of 1,024 rows keep a layer's
+/// activations (1,024 × 128 floats, 512 KiB) near the core and give the second thread even work.
+inline constexpr int kIppoBlockRows = 1024;
+
 /// A parameter group: the agents (indices into LearnerContext::agents) that share one network.
 struct AgentGroup {
   std::string name;         ///< "all" (full), the type prefix (typed) or the agent name

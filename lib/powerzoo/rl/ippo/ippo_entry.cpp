@@ -1,6 +1,7 @@
 // The [ippo] section and the entries ippo and ippo_lagrangian: independent PPO (de Witt et al.
 // 2020, arXiv:2011.09533) with one PpoLearner per parameter group, reading [ppo] (and
 // [lagrangian]) for every group's update.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -87,6 +88,25 @@ void check_ippo_env(const LearnerContext& ctx) {
   }
 }
 
+// PPO's count per agent (each agent's rows through its group's networks) on the minibatches IPPO
+// really runs: with full_batch one per epoch. A group's minibatch holds the rows of its A_g agents,
+// T·N·A_g / n_minibatches of them, run in blocks of at most kIppoBlockRows rows: the largest
+// group's block sets the SGEMM peak's shape (the rows of one GEMM the learner runs).
+LearnerBenchShape ippo_bench(const LearnerContext& ctx) {
+  const LearnerContext view = full_batch_view(ctx);
+  LearnerBenchShape b = ppo_bench(view);
+  const PpoConfig c = ppo_config(view);
+  size_t rows_per_env = 1;
+  for (const AgentGroup& g :
+       ippo_groups(ctx.agents, ippo_config(ctx).sharing, ctx.obs_dim, ctx.act_dim))
+    rows_per_env = std::max(rows_per_env, g.agents.size());
+  const size_t rows = static_cast<size_t>(ctx.rollout_length) * ctx.n_envs * rows_per_env /
+                      std::max(c.n_minibatches, 1);
+  b.gemm_m = static_cast<int>(std::min(rows, static_cast<size_t>(kIppoBlockRows)));
+  b.text += ", " + std::to_string(rows_per_env) + " agents in the largest group";
+  return b;
+}
+
 LearnerEntry ippo_entry(bool lagrangian) {
   LearnerEntry e;
   e.name = lagrangian ? "ippo_lagrangian" : "ippo";
@@ -109,7 +129,7 @@ LearnerEntry ippo_entry(bool lagrangian) {
     return std::unique_ptr<Learner>(std::make_unique<IppoLearner>(ctx, init_rng, lagrangian));
   };
   e.memory = ppo_memory;
-  e.bench = ppo_bench;
+  e.bench = ippo_bench;
   return e;
 }
 

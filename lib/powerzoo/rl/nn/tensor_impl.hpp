@@ -61,6 +61,17 @@ inline auto tanh_expr(E&& e) {
   return xt::make_lambda_xfunction([](auto x) { return RationalTanh{}(x); }, std::forward<E>(e));
 }
 
+/// Copies n floats from src to dst (non-overlapping) in xsimd batches: a learner copies many short
+/// rows (a layer's bias into each row of its output, an agent's 12-float observation into a
+/// minibatch), where a memcpy call per row costs more than the copy itself.
+inline void copy_row(const float* src, std::size_t n, float* dst) {
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t W = batch::size;
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) batch::load_unaligned(src + i).store_unaligned(dst + i);
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 /// Σ x² of n floats in double, deterministic whatever the address of x: xsimd batches loaded
 /// unaligned at fixed offsets 0, W, 2W, … (so the lane of x[i] is i mod W, unlike xt::sum, whose
 /// split depends on the alignment of x), each 1024-element chunk reduced in float lanes and

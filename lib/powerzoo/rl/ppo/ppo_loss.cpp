@@ -123,8 +123,8 @@ void PpoLearner::Impl::prepare_task(size_t task) {
   const size_t r0 = block_row(tb, nb, b), r1 = block_row(tb, nb, b + 1), n = r1 - r0;
   for (size_t i = r0; i < r1; ++i) {
     const size_t src = (i / B) * N + cols[i % B];
-    std::copy_n(&r.obs[src * od], od, &obs_mb[i * od]);
-    std::copy_n(&r.actions[src * A], A, &act_mb[i * A]);
+    detail::copy_row(&r.obs[src * od], od, &obs_mb[i * od]);
+    detail::copy_row(&r.actions[src * A], A, &act_mb[i * A]);
     if (cfg.clip_value_loss) values_old[i] = r.values[src];
   }
   float* x = &obs_mb[r0 * od];
