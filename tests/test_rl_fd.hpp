@@ -1,5 +1,5 @@
-// Finite-difference check of a PPO learner's analytic gradient, shared by the PPO and Safe-RL
-// tests.
+// Random PPO rollouts and the finite-difference check of a PPO learner's analytic gradient,
+// shared by the PPO and Safe-RL tests.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -7,11 +7,58 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <vector>
 
+#include "powerzoo/core/rng.hpp"
+#include "powerzoo/core/state_dict.hpp"
 #include "powerzoo/rl/ppo/ppo.hpp"
 
 namespace pz::test {
+
+/// Random rollout of T steps × N envs with k cost channels (k = 0: none) and a fixed done /
+/// truncated pattern. logp_old is the learner's current log-likelihood of the stored actions minus
+/// an offset in [−0.6, 0.6], so ratios ρ ∈ [0.55, 1.8] straddle 1 ± 0.2. With squash = true the
+/// stored actions are raw samples u and logp includes the tanh Jacobian −Σ log(1 − tanh²u) (naive
+/// form; |u| stays small here).
+inline rl::Rollout random_rollout(rl::PpoLearner& learner, int T, int N, int obs_dim, int act_dim,
+                                  int k, core::Rng& rng, bool squash = false) {
+  rl::Rollout r;
+  r.resize(T, N, obs_dim, act_dim, k);
+  for (auto& x : r.obs) x = static_cast<float>(1.5 * rng.normal() + 0.3);
+  for (auto& x : r.final_obs) x = static_cast<float>(rng.normal());
+  for (auto& x : r.next_obs) x = static_cast<float>(rng.normal());
+  for (auto& x : r.actions) x = static_cast<float>(rng.normal());
+  for (auto& x : r.rewards) x = static_cast<float>(rng.normal());
+  for (auto& x : r.costs) x = static_cast<float>(std::max(0.0, rng.normal()));
+  for (int t = 0; t < T; ++t) {
+    for (int n = 0; n < N; ++n) {
+      const int i = t * N + n;
+      if ((t + n) % 3 == 1) r.dones[i] = 1;                       // terminated
+      if ((t * 7 + n) % 5 == 2) r.dones[i] = r.truncated[i] = 1;  // truncated
+    }
+  }
+  // Current log-likelihood of the stored actions: deterministic act() gives u = μ (raw).
+  std::vector<float> mu(r.actions.size()), env_a(r.actions.size());
+  learner.act(r.obs.data(), T * N, nullptr, env_a.data(), nullptr, nullptr, mu.data());
+  core::StateDict sd;
+  learner.save(sd);
+  const auto& ls = sd.f32.at("learner/actor/log_std");
+  std::vector<double> log_std(ls.begin(), ls.begin() + act_dim);
+  for (int i = 0; i < T * N; ++i) {
+    double lp = 0.0;
+    for (int d = 0; d < act_dim; ++d) {
+      const double z = (r.actions[i * act_dim + d] - mu[i * act_dim + d]) / std::exp(log_std[d]);
+      lp += -0.5 * z * z - log_std[d] - 0.5 * std::log(2.0 * std::numbers::pi);
+      if (squash) {
+        const double th = std::tanh(double(r.actions[i * act_dim + d]));
+        lp -= std::log(1.0 - th * th);
+      }
+    }
+    r.logp[i] = static_cast<float>(lp - (1.2 * rng.uniform() - 0.6));
+  }
+  return r;
+}
 
 /// Central differences (h = 1e-3 on the float parameters, actual step used) of
 /// loss_and_grad_fixed at the learner's current parameters p for each index in idx, checked

@@ -1,4 +1,5 @@
-// Tests for the PPO learner: GAE, gradients vs finite differences, Adam, normalizer, checkpoints.
+// Tests for the PPO learner: GAE, Adam, normalizer, checkpoints, updates (gradients are in
+// test_rl_ppo_grad.cpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -21,53 +22,7 @@ using pz::rl::PpoConfig;
 using pz::rl::PpoLearner;
 using pz::rl::Rollout;
 using pz::rl::Truncation;
-
-namespace {
-
-// Random rollout with a fixed done/truncated pattern; logp_old is set from the learner's current
-// log-likelihood minus an offset in [−0.6, 0.6], so ratios ρ ∈ [0.55, 1.8] straddle 1 ± 0.2.
-// With squash = true the stored actions are raw samples u and logp includes the tanh Jacobian
-// −Σ log(1 − tanh²u) (naive form; |u| stays small here).
-Rollout random_rollout(PpoLearner& learner, int T, int N, int obs_dim, int act_dim, Rng& rng,
-                       bool squash = false) {
-  Rollout r;
-  r.resize(T, N, obs_dim, act_dim);
-  for (auto& x : r.obs) x = static_cast<float>(1.5 * rng.normal() + 0.3);
-  for (auto& x : r.final_obs) x = static_cast<float>(rng.normal());
-  for (auto& x : r.next_obs) x = static_cast<float>(rng.normal());
-  for (auto& x : r.actions) x = static_cast<float>(rng.normal());
-  for (auto& x : r.rewards) x = static_cast<float>(rng.normal());
-  for (int t = 0; t < T; ++t) {
-    for (int n = 0; n < N; ++n) {
-      const int k = t * N + n;
-      if ((t + n) % 3 == 1) r.dones[k] = 1;                       // terminated
-      if ((t * 7 + n) % 5 == 2) r.dones[k] = r.truncated[k] = 1;  // truncated
-    }
-  }
-  // Current log-likelihood of the stored actions: deterministic act() gives u = μ (raw).
-  std::vector<float> mu(r.actions.size()), env_a(r.actions.size());
-  learner.act(r.obs.data(), T * N, nullptr, env_a.data(), nullptr, nullptr, mu.data());
-  std::vector<double> log_std(act_dim);
-  pz::core::StateDict sd;
-  learner.save(sd);
-  const auto& ls = sd.f32.at("learner/actor/log_std");
-  for (int d = 0; d < act_dim; ++d) log_std[d] = ls[d];
-  for (int i = 0; i < T * N; ++i) {
-    double lp = 0.0;
-    for (int d = 0; d < act_dim; ++d) {
-      const double z = (r.actions[i * act_dim + d] - mu[i * act_dim + d]) / std::exp(log_std[d]);
-      lp += -0.5 * z * z - log_std[d] - 0.5 * std::log(2.0 * std::numbers::pi);
-      if (squash) {
-        const double th = std::tanh(double(r.actions[i * act_dim + d]));
-        lp -= std::log(1.0 - th * th);
-      }
-    }
-    r.logp[i] = static_cast<float>(lp - (1.2 * rng.uniform() - 0.6));
-  }
-  return r;
-}
-
-}  // namespace
+using pz::test::random_rollout;
 
 TEST_SUITE("rl") {
   TEST_CASE("gae: hand-computed T=4 trajectories, both truncation modes") {
@@ -128,7 +83,7 @@ TEST_SUITE("rl") {
       cfg.truncation = mode;
       Rng init(3, 0), data(4, 0);
       PpoLearner learner(obs_dim, act_dim, cfg, init);
-      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, data);
+      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, 0, data);
       learner.normalizer().merge(r.obs.data(), T * N);
       const std::vector<int> cols = {2, 0, 3};
       const int B = 3;
@@ -177,7 +132,7 @@ TEST_SUITE("rl") {
     for (int t : {0, 1, 2}) {
       Rng init(3, 0), data(4, 0);
       PpoLearner learner(obs_dim, act_dim, cfg, init);
-      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, data);
+      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, 0, data);
       learner.normalizer().merge(r.obs.data(), T * N);
       pz::core::ThreadPool pool(t == 0 ? 1 : t);
       learner.set_pool(t == 0 ? nullptr : &pool);
@@ -206,170 +161,6 @@ TEST_SUITE("rl") {
       CHECK(adv[t] == adv[0]);
       CHECK(tgt[t] == tgt[0]);
     }
-  }
-
-  // Guards the scalar tail of Mlp::backward's fused activation-gradient rows: hidden widths 7 and
-  // 5 leave a remainder after the SIMD batches (the other tests' widths are multiples of 8); the
-  // ReLU path's bits are guarded by the dcmg_sac run of scripts/check_numbers.py.
-  TEST_CASE("loss_and_grad matches finite differences on widths off the SIMD width") {
-    {
-      const int T = 3, N = 4, obs_dim = 3, act_dim = 2;
-      PpoConfig cfg;
-      cfg.hidden = {7, 5};
-      cfg.entropy_coef = 0.05;
-      cfg.normalize_advantages = true;
-      Rng init(21, 0), data(22, 0), pick(23, 0);
-      PpoLearner learner(obs_dim, act_dim, cfg, init);
-      // Actor 3→7→5→2 = 28 + 40 + 12 = 80, log σ 2, critic 3→7→5→1 = 28 + 40 + 6 = 74.
-      REQUIRE(learner.n_parameters() == 80 + 2 + 74);
-      auto p = learner.parameters();
-      for (auto& x : p) x += static_cast<float>(0.3 * data.normal());
-      learner.set_parameters(p);
-      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, data, false);
-      learner.normalizer().merge(r.obs.data(), T * N);
-      const std::vector<int> cols = {3, 0, 2};
-      std::vector<float> grad, adv, tgt;
-      learner.loss_and_grad(r, cols, &grad, nullptr);
-      learner.compute_targets(r, cols, &adv, &tgt);
-      std::vector<int64_t> idx;
-      for (int k = 0; k < 40; ++k) idx.push_back(static_cast<int64_t>(pick.below(156)));
-      const int n_nonzero = pz::test::check_gradient_fd(learner, r, cols, adv, tgt, grad, idx);
-      CHECK(n_nonzero > 15);
-    }
-  }
-
-  TEST_CASE("loss_and_grad matches central finite differences (squash none and tanh)") {
-    for (const bool squash : {false, true}) {
-      CAPTURE(squash);
-      const int T = 3, N = 4, obs_dim = 3, act_dim = 2;
-      PpoConfig cfg;
-      cfg.squash = squash ? pz::rl::Squash::kTanh : pz::rl::Squash::kNone;
-      cfg.hidden = {8, 8};
-      cfg.entropy_coef = 0.05;
-      cfg.critic_loss_weight = 0.5;
-      cfg.clip_range = 0.2;
-      cfg.normalize_advantages = true;
-      cfg.gamma = 0.9;
-      cfg.gae_lambda = 0.8;
-      Rng init(11, 0), data(12, 0), pick(13, 0);
-      PpoLearner learner(obs_dim, act_dim, cfg, init);
-      // Layout: actor 3→8→8→2 = 32 + 72 + 18 = 122, log_std 2, critic 3→8→8→1 = 32 + 72 + 9.
-      REQUIRE(learner.n_parameters() == 122 + 2 + 113);
-      const int64_t ls_off = 122, critic_off = 124, n_par = 237;
-      // Move away from the init (actor output ×0.01 would make most actor gradients tiny).
-      auto p = learner.parameters();
-      for (auto& x : p) x += static_cast<float>(0.3 * data.normal());
-      p[ls_off] = -0.3f;
-      p[ls_off + 1] = 0.2f;
-      learner.set_parameters(p);
-      Rollout r = random_rollout(learner, T, N, obs_dim, act_dim, data, squash);
-      learner.normalizer().merge(r.obs.data(), T * N);
-      const std::vector<int> cols = {3, 0, 2};
-
-      std::vector<float> grad, grad_fixed, adv, tgt;
-      std::map<std::string, double> metrics;
-      const double loss = learner.loss_and_grad(r, cols, &grad, &metrics);
-      // Some, but not all, samples are clipped.
-      CHECK(metrics["losses/clipping_fraction"] > 0.0);
-      CHECK(metrics["losses/clipping_fraction"] < 1.0);
-      learner.compute_targets(r, cols, &adv, &tgt);
-      const double loss_fixed =
-          learner.loss_and_grad_fixed(r, cols, adv, tgt, &grad_fixed, nullptr);
-      CHECK(loss_fixed == loss);
-      CHECK(grad_fixed == grad);
-
-      std::vector<int64_t> idx = {ls_off, ls_off + 1, 0, 5, 40, 100, 121, critic_off, n_par - 1};
-      for (int k = 0; k < 14; ++k) idx.push_back(static_cast<int64_t>(pick.below(ls_off)));
-      for (int k = 0; k < 14; ++k) {
-        idx.push_back(critic_off + static_cast<int64_t>(pick.below(n_par - critic_off)));
-      }
-      const int n_nonzero = pz::test::check_gradient_fd(learner, r, cols, adv, tgt, grad, idx);
-      CHECK(n_nonzero > 20);  // the check is not vacuous
-    }
-  }
-
-  TEST_CASE("squash = tanh: env action tanh(u), raw u, log π with the tanh Jacobian") {
-    const int obs_dim = 3, act_dim = 2, n = 5;
-    PpoConfig cfg;
-    cfg.hidden = {8};
-    PpoConfig cfg_t = cfg;
-    cfg_t.squash = pz::rl::Squash::kTanh;
-    Rng i0(5, 0), i1(5, 0), d(6, 0);
-    PpoLearner plain(obs_dim, act_dim, cfg, i0), sq(obs_dim, act_dim, cfg_t, i1);
-    auto p = plain.parameters();
-    for (auto& x : p) x += static_cast<float>(0.8 * d.normal());  // |μ| of order 1
-    plain.set_parameters(p);
-    sq.set_parameters(p);
-    std::vector<float> obs(n * obs_dim);
-    for (auto& x : obs) x = static_cast<float>(d.normal());
-    std::vector<float> a0(n * act_dim), lp0(n), v0(n), a1(n * act_dim), u1(n * act_dim), lp1(n),
-        v1(n);
-    Rng r0(7, 0), r1(7, 0);
-    plain.act(obs.data(), n, &r0, a0.data(), lp0.data(), v0.data());
-    sq.act(obs.data(), n, &r1, a1.data(), lp1.data(), v1.data(), u1.data());
-    CHECK(u1 == a0);  // same draws, same u
-    CHECK(v1 == v0);
-    for (int i = 0; i < n; ++i) {
-      double jac = 0.0;
-      for (int k = 0; k < act_dim; ++k) {
-        const double u = u1[i * act_dim + k];
-        CHECK(a1[i * act_dim + k] == static_cast<float>(std::tanh(u)));
-        CHECK(std::abs(a1[i * act_dim + k]) < 1.0f);
-        jac += std::log(1.0 - std::tanh(u) * std::tanh(u));
-      }
-      CHECK(lp1[i] == doctest::Approx(lp0[i] - jac).epsilon(1e-6));
-    }
-    // Deterministic: raw μ, env tanh(μ).
-    std::vector<float> mu(n * act_dim), e(n * act_dim), raw(n * act_dim);
-    plain.act(obs.data(), n, nullptr, mu.data(), nullptr, nullptr);
-    sq.act(obs.data(), n, nullptr, e.data(), nullptr, nullptr, raw.data());
-    CHECK(raw == mu);
-    for (int k = 0; k < n * act_dim; ++k)
-      CHECK(e[k] == static_cast<float>(std::tanh(double(mu[k]))));
-    // Stable form: finite log π far in the tail (naive log(1 − tanh²u) is −inf for |u| ≳ 19).
-    PpoConfig wide = cfg_t;
-    wide.init_log_std = 3.0;  // σ ≈ 20
-    Rng i2(5, 0), r2(9, 0);
-    PpoLearner far(obs_dim, act_dim, wide, i2);
-    std::vector<float> af(200 * act_dim), uf(200 * act_dim), lf(200), obs_f(200 * obs_dim, 0.5f);
-    far.act(obs_f.data(), 200, &r2, af.data(), lf.data(), nullptr, uf.data());
-    double umax = 0.0;
-    for (float u : uf) umax = std::max(umax, std::abs(double(u)));
-    CHECK(umax > 25.0);
-    for (float l : lf) CHECK(std::isfinite(l));
-  }
-
-  TEST_CASE("squash = tanh learning sanity: 1-step bandit, reward −(tanh(u) − 0.5)²") {
-    const int T = 4, N = 16;
-    PpoConfig cfg;
-    cfg.hidden = {16};
-    cfg.learning_rate = 3e-3;
-    cfg.entropy_coef = 0.0;
-    cfg.rollout_length = T;
-    cfg.squash = pz::rl::Squash::kTanh;
-    Rng init(1, 0), act_rng(2, 0), shuffle(3, 0);
-    PpoLearner learner(1, 1, cfg, init);
-    Rollout r;
-    r.resize(T, N, 1, 1);
-    std::fill(r.obs.begin(), r.obs.end(), 1.0f);
-    std::fill(r.next_obs.begin(), r.next_obs.end(), 1.0f);
-    std::fill(r.dones.begin(), r.dones.end(), 1);
-    std::vector<float> env_a(N);
-    for (int it = 0; it < 50; ++it) {
-      for (int t = 0; t < T; ++t) {
-        learner.act(&r.obs[t * N], N, &act_rng, env_a.data(), &r.logp[t * N], &r.values[t * N],
-                    &r.actions[t * N]);
-        for (int n = 0; n < N; ++n) {
-          r.rewards[t * N + n] = -(env_a[n] - 0.5f) * (env_a[n] - 0.5f);
-        }
-      }
-      learner.update(r, shuffle);
-    }
-    float a = 0.0f;
-    const float one = 1.0f;
-    learner.act(&one, 1, nullptr, &a, nullptr, nullptr);
-    INFO("deterministic action tanh(μ) after 50 updates: " << a);
-    CHECK(std::abs(a - 0.5f) < 0.1f);
   }
 
   // Guards thread invariance of the update: adam_step splits its elementwise part into one chunk
@@ -574,7 +365,7 @@ TEST_SUITE("rl") {
     cfg.n_epochs = 2;
     Rng init_a(1, 0), init_b(2, 0), data(3, 0), shuffle(4, 0);
     PpoLearner a(obs_dim, act_dim, cfg, init_a);
-    Rollout r = random_rollout(a, T, N, obs_dim, act_dim, data);
+    Rollout r = random_rollout(a, T, N, obs_dim, act_dim, 0, data);
     a.update(r, shuffle);  // non-zero Adam moments, step and normalizer statistics
     pz::core::StateDict sd;
     a.save(sd);
@@ -630,7 +421,7 @@ TEST_SUITE("rl") {
       return PpoLearner(3, 2, cfg, init);
     };
     PpoLearner plain = make();
-    Rollout r = random_rollout(plain, 6, 40, 3, 2, data);
+    Rollout r = random_rollout(plain, 6, 40, 3, 2, 0, data);
     std::vector<int> cols(40);
     for (int j = 0; j < 40; ++j) cols[j] = (7 * j) % 40;
     std::vector<float> g_plain, g_cap;
@@ -667,7 +458,7 @@ TEST_SUITE("rl") {
     cfg.n_minibatches = 3;
     Rng init(1, 0), data(2, 0), shuffle(3, 0);
     PpoLearner learner(2, 1, cfg, init);
-    Rollout r = random_rollout(learner, 2, 4, 2, 1, data);
+    Rollout r = random_rollout(learner, 2, 4, 2, 1, 0, data);
     CHECK_THROWS_AS(learner.update(r, shuffle), pz::core::ConfigError);
 
     cfg.n_minibatches = 2;

@@ -26,48 +26,10 @@ using pz::core::Rng;
 using pz::rl::PpoConfig;
 using pz::rl::PpoLearner;
 using pz::rl::Rollout;
+using pz::test::random_rollout;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Random rollout with costs; logp_old = current log-likelihood minus an offset in [−0.6, 0.6].
-// squash = true: actions are raw u and logp includes −Σ log(1 − tanh²u).
-Rollout random_rollout(PpoLearner& learner, int T, int N, int obs_dim, int act_dim, int k, Rng& rng,
-                       bool squash = false) {
-  Rollout r;
-  r.resize(T, N, obs_dim, act_dim, k);
-  for (auto& x : r.obs) x = static_cast<float>(1.5 * rng.normal() + 0.3);
-  for (auto& x : r.final_obs) x = static_cast<float>(rng.normal());
-  for (auto& x : r.next_obs) x = static_cast<float>(rng.normal());
-  for (auto& x : r.actions) x = static_cast<float>(rng.normal());
-  for (auto& x : r.rewards) x = static_cast<float>(rng.normal());
-  for (auto& x : r.costs) x = static_cast<float>(std::max(0.0, rng.normal()));
-  for (int t = 0; t < T; ++t) {
-    for (int n = 0; n < N; ++n) {
-      const int i = t * N + n;
-      if ((t + n) % 3 == 1) r.dones[i] = 1;
-      if ((t * 7 + n) % 5 == 2) r.dones[i] = r.truncated[i] = 1;
-    }
-  }
-  std::vector<float> mu(r.actions.size()), env_a(r.actions.size());
-  learner.act(r.obs.data(), T * N, nullptr, env_a.data(), nullptr, nullptr, mu.data());
-  pz::core::StateDict sd;
-  learner.save(sd);
-  const auto& ls = sd.f32.at("learner/actor/log_std");
-  for (int i = 0; i < T * N; ++i) {
-    double lp = 0.0;
-    for (int d = 0; d < act_dim; ++d) {
-      const double z = (r.actions[i * act_dim + d] - mu[i * act_dim + d]) / std::exp(ls[d]);
-      lp += -0.5 * z * z - ls[d] - 0.5 * std::log(2.0 * std::numbers::pi);
-      if (squash) {
-        const double th = std::tanh(double(r.actions[i * act_dim + d]));
-        lp -= std::log(1.0 - th * th);
-      }
-    }
-    r.logp[i] = static_cast<float>(lp - (1.2 * rng.uniform() - 0.6));
-  }
-  return r;
-}
 
 // Minimal env: obs = [t], action a ∈ [0, 10] is both channel-1 cost and (unused) channel 0 is 0;
 // reward 1; truncated after 3 steps. Saves its step counter.
