@@ -32,24 +32,39 @@ inline void gemm(const EA& a, const EB& b, EC& c, bool trans_a, bool trans_b, fl
   xt::blas::gemm(a, b, c, trans_a, trans_b, 1.0f, beta);
 }
 
+/// a·b + c: one fused multiply-add where the build targets FMA (the default PZ_SIMD_FLAGS), for
+/// xsimd batches and for the scalar float xtensor runs on the elements before the first aligned
+/// address alike (std::fma rounds as the FMA instruction does), so both give the same bits;
+/// without FMA a multiply and an add in both (-ffp-contract=off keeps them apart).
+template <class T>
+inline T mul_add(T a, T b, T c) {
+#ifdef __FMA__
+  return xsimd::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
 /// tanh in float32 as a branch-free rational minimax approximation (the [13/6] form Eigen uses,
 /// input clamped to ±kTanhClamp where it rounds to ±1): max abs error 4e-7 against double tanh
-/// over [−12, 12]. Generic in T (float or an xsimd batch) so that xtensor vectorizes it.
+/// over [−12, 12]. Generic in T (float or an xsimd batch) so that xtensor vectorizes it. The Horner
+/// steps are fused multiply-adds (mul_add): half the operations of a multiply and an add each, and
+/// a shorter dependency chain (the tanh was a tenth of the IPPO update's time with separate ones).
 inline constexpr float kTanhClamp = 7.90531110763549805f;
 struct RationalTanh {
   template <class T>
   T operator()(T x) const {
     const T xc = xsimd::min(xsimd::max(x, T(-kTanhClamp)), T(kTanhClamp));
     const T x2 = xc * xc;
-    T p = x2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
-    p = p * x2 + -8.60467152213735e-11f;
-    p = p * x2 + 5.12229709037114e-08f;
-    p = p * x2 + 1.48572235717979e-05f;
-    p = p * x2 + 6.37261928875436e-04f;
-    p = p * x2 + 4.89352455891786e-03f;
-    T q = x2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
-    q = q * x2 + 2.26843463243900e-03f;
-    q = q * x2 + 4.89352518554385e-03f;
+    T p = mul_add(x2, T(-2.76076847742355e-16f), T(2.00018790482477e-13f));
+    p = mul_add(p, x2, T(-8.60467152213735e-11f));
+    p = mul_add(p, x2, T(5.12229709037114e-08f));
+    p = mul_add(p, x2, T(1.48572235717979e-05f));
+    p = mul_add(p, x2, T(6.37261928875436e-04f));
+    p = mul_add(p, x2, T(4.89352455891786e-03f));
+    T q = mul_add(x2, T(1.19825839466702e-06f), T(1.18534705686654e-04f));
+    q = mul_add(q, x2, T(2.26843463243900e-03f));
+    q = mul_add(q, x2, T(4.89352518554385e-03f));
     return xc * p / q;
   }
 };
