@@ -1,8 +1,9 @@
 // Files written by the version before [learner] (tests/data/legacy/README.md): their specs are
 // refused naming the new keys, their checkpoints evaluate to what that version printed, and a
-// run of it resumes byte for byte.
+// run of it resumes: its rows kept byte for byte, its training continued to float rounding.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -37,8 +38,8 @@ std::map<std::string, double> printed_metrics(const std::string& text) {
 }
 
 // Evaluates a legacy checkpoint and compares every metric with the old binary's printout
-// (printed with 10 significant digits).
-void check_eval_as_before(const std::string& ckpt, const std::string& printed) {
+// (printed with 10 significant digits) to relative `eps`.
+void check_eval_as_before(const std::string& ckpt, const std::string& printed, double eps) {
   const fs::path out = fs::temp_directory_path() / ("pz_legacy_eval_" + std::to_string(::getpid()));
   pz::exp::EvalCommandOptions opt;
   opt.path = kLegacy + ckpt;
@@ -52,7 +53,7 @@ void check_eval_as_before(const std::string& ckpt, const std::string& printed) {
   for (const auto& [k, v] : old) {
     CAPTURE(k);
     REQUIRE(r.metrics.count(k));
-    CHECK(r.metrics.at(k) == doctest::Approx(v).epsilon(1e-9));
+    CHECK(r.metrics.at(k) == doctest::Approx(v).epsilon(eps));
   }
   fs::remove_all(out);
 }
@@ -104,14 +105,16 @@ TEST_SUITE("exp_legacy") {
   }
 
   TEST_CASE("eval of a SAC checkpoint of the previous version gives what it printed") {
-    check_eval_as_before("sac_step_192.h5", "sac_eval_old.txt");
+    check_eval_as_before("sac_step_192.h5", "sac_eval_old.txt", 1e-9);
   }
 
   TEST_CASE("eval of an IPPO checkpoint of the previous version gives what it printed") {
-    check_eval_as_before("ippo_step_96.h5", "ippo_eval_old.txt");
+    // The learner's tanh rounds differently since d88eaab (fused Horner steps; SAC's networks are
+    // ReLU): the same policy, its actions and metrics equal to float rounding.
+    check_eval_as_before("ippo_step_96.h5", "ippo_eval_old.txt", 1e-6);
   }
 
-  TEST_CASE("--resume of a run of the previous version continues byte for byte") {
+  TEST_CASE("--resume of a run of the previous version keeps its rows and continues its training") {
     const fs::path d =
         fs::temp_directory_path() / ("pz_legacy_resume_" + std::to_string(::getpid()));
     fs::remove_all(d);
@@ -129,8 +132,22 @@ TEST_SUITE("exp_legacy") {
     opt.quiet = true;
     opt.threads = 1;
     pz::exp::train(spec, opt);
-    CHECK(pz::test::check_same_columns(ref, (d / "run.h5").string(),
-                                       pz::test::datasets(ref, "metrics/train")) > 10);
+    // Row 0 (step 48) was written before the checkpoint and stays byte for byte. Row 1 (step 96)
+    // is this version's training from the old checkpoint: the old version's row up to the float
+    // rounding of the learner's tanh, which moved on purpose in d88eaab (scripts/check_numbers.py).
+    int compared = 0;
+    for (const auto& c : pz::test::datasets(ref, "metrics/train")) {
+      if (pz::test::timing_column(c)) continue;
+      const auto a = pz::io::read_column(ref, c);
+      const auto b = pz::io::read_column((d / "run.h5").string(), c);
+      CAPTURE(c);
+      REQUIRE(a.size() == 2);
+      REQUIRE(b.size() == 2);
+      CHECK(std::memcmp(&a[0], &b[0], sizeof(double)) == 0);
+      CHECK(b[1] == doctest::Approx(a[1]).epsilon(1e-4).scale(1e-3));
+      ++compared;
+    }
+    CHECK(compared > 10);
     fs::remove_all(d);
     fs::remove(ref);
   }
