@@ -60,6 +60,31 @@ inline rl::Rollout random_rollout(rl::PpoLearner& learner, int T, int N, int obs
   return r;
 }
 
+/// Trains `learner` (obs and action of size 1) on the one-step bandit whose reward is
+/// −(a − 0.5)² for the env action a: `iterations` rollouts of T steps × N envs at obs 1, each
+/// step done, one update per rollout. Returns the deterministic action at obs 1 afterwards.
+inline float train_bandit(rl::PpoLearner& learner, int T, int N, int iterations, core::Rng& act_rng,
+                          core::Rng& shuffle) {
+  rl::Rollout r;
+  r.resize(T, N, 1, 1);
+  std::fill(r.obs.begin(), r.obs.end(), 1.0f);
+  std::fill(r.next_obs.begin(), r.next_obs.end(), 1.0f);
+  std::fill(r.dones.begin(), r.dones.end(), 1);
+  std::vector<float> env_a(N);
+  for (int it = 0; it < iterations; ++it) {
+    for (int t = 0; t < T; ++t) {
+      learner.act(&r.obs[t * N], N, &act_rng, env_a.data(), &r.logp[t * N], &r.values[t * N],
+                  &r.actions[t * N]);
+      for (int n = 0; n < N; ++n) r.rewards[t * N + n] = -(env_a[n] - 0.5f) * (env_a[n] - 0.5f);
+    }
+    learner.update(r, shuffle);
+  }
+  float a = 0.0f;
+  const float one = 1.0f;
+  learner.act(&one, 1, nullptr, &a, nullptr, nullptr);
+  return a;
+}
+
 /// Central differences (h = 1e-3 on the float parameters, actual step used) of
 /// loss_and_grad_fixed at the learner's current parameters p for each index in idx, checked
 /// against grad (absolute 1e-4 or relative 1e-2). Restores p. Returns how many of the checked

@@ -480,36 +480,18 @@ TEST_SUITE("rl") {
   }
 
   TEST_CASE("learning sanity: 1-step bandit, reward −(a − 0.5)²") {
-    const int T = 4, N = 16;
     PpoConfig cfg;
     cfg.hidden = {16};
     cfg.learning_rate = 3e-3;
     cfg.entropy_coef = 0.0;
-    cfg.rollout_length = T;
+    cfg.rollout_length = 4;
     Rng init(1, 0), act_rng(2, 0), shuffle(3, 0);
     PpoLearner learner(1, 1, cfg, init);
-    Rollout r;
-    r.resize(T, N, 1, 1);
-    std::fill(r.obs.begin(), r.obs.end(), 1.0f);
-    std::fill(r.next_obs.begin(), r.next_obs.end(), 1.0f);
-    std::fill(r.dones.begin(), r.dones.end(), 1);
     float mean0 = 0.0f;
     const float one = 1.0f;
     learner.act(&one, 1, nullptr, &mean0, nullptr, nullptr);
     CHECK(std::abs(mean0 - 0.5f) > 0.3f);
-    for (int it = 0; it < 50; ++it) {
-      for (int t = 0; t < T; ++t) {
-        learner.act(&r.obs[t * N], N, &act_rng, &r.actions[t * N], &r.logp[t * N],
-                    &r.values[t * N]);
-        for (int n = 0; n < N; ++n) {
-          const float a = r.actions[t * N + n];
-          r.rewards[t * N + n] = -(a - 0.5f) * (a - 0.5f);
-        }
-      }
-      learner.update(r, shuffle);
-    }
-    float mean = 0.0f;
-    learner.act(&one, 1, nullptr, &mean, nullptr, nullptr);
+    const float mean = pz::test::train_bandit(learner, 4, 16, 50, act_rng, shuffle);
     INFO("mean action after 50 updates: " << mean);
     CHECK(std::abs(mean - 0.5f) < 0.1f);
   }

@@ -152,34 +152,15 @@ TEST_SUITE("rl") {
   }
 
   TEST_CASE("squash = tanh learning sanity: 1-step bandit, reward −(tanh(u) − 0.5)²") {
-    const int T = 4, N = 16;
     PpoConfig cfg;
     cfg.hidden = {16};
     cfg.learning_rate = 3e-3;
     cfg.entropy_coef = 0.0;
-    cfg.rollout_length = T;
+    cfg.rollout_length = 4;
     cfg.squash = pz::rl::Squash::kTanh;
     Rng init(1, 0), act_rng(2, 0), shuffle(3, 0);
     PpoLearner learner(1, 1, cfg, init);
-    Rollout r;
-    r.resize(T, N, 1, 1);
-    std::fill(r.obs.begin(), r.obs.end(), 1.0f);
-    std::fill(r.next_obs.begin(), r.next_obs.end(), 1.0f);
-    std::fill(r.dones.begin(), r.dones.end(), 1);
-    std::vector<float> env_a(N);
-    for (int it = 0; it < 50; ++it) {
-      for (int t = 0; t < T; ++t) {
-        learner.act(&r.obs[t * N], N, &act_rng, env_a.data(), &r.logp[t * N], &r.values[t * N],
-                    &r.actions[t * N]);
-        for (int n = 0; n < N; ++n) {
-          r.rewards[t * N + n] = -(env_a[n] - 0.5f) * (env_a[n] - 0.5f);
-        }
-      }
-      learner.update(r, shuffle);
-    }
-    float a = 0.0f;
-    const float one = 1.0f;
-    learner.act(&one, 1, nullptr, &a, nullptr, nullptr);
+    const float a = pz::test::train_bandit(learner, 4, 16, 50, act_rng, shuffle);
     INFO("deterministic action tanh(μ) after 50 updates: " << a);
     CHECK(std::abs(a - 0.5f) < 0.1f);
   }
