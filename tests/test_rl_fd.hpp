@@ -1,5 +1,5 @@
-// Random PPO rollouts and the finite-difference check of a PPO learner's analytic gradient,
-// shared by the PPO and Safe-RL tests.
+// Random PPO rollouts, the finite-difference check of a PPO learner's analytic gradient and the
+// one-step bandit of the learning-sanity tests, shared by the PPO, Beta and Safe-RL tests.
 #pragma once
 
 #include <doctest/doctest.h>
