@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "feeder_edits.hpp"
@@ -273,6 +274,39 @@ TEST_SUITE("envs_dist_grid") {
     CHECK(tp.v_slack == 1.045);
     CHECK_THROWS_AS(dso_env("ood"), core::ConfigError);
     CHECK(tasks::dso_baseline("nope", train) == std::nullopt);
+  }
+
+  TEST_CASE("DSO train_windows: training resets draw only the bank, evaluation episodes do not") {
+    // Default 0: no bank, a training reset may start on any day of the split.
+    CHECK(static_cast<const envs::DistGrid&>(*dso_env("train")).params().train_starts.empty());
+    // PowerZooJax's setting: 8 evenly spaced iid days, window i = starts[i·n/8].
+    const auto env = exp::make_env(
+        exp::parse_spec("[env]\ntask = \"dso\"\ntrain_windows = 8\n", "dso.toml"), "iid");
+    const auto& p = static_cast<const envs::DistGrid&>(*env).params();
+    const size_t n = p.episode_starts.size();
+    REQUIRE(p.train_starts.size() == 8);
+    for (size_t i = 0; i < 8; ++i) CHECK(p.train_starts[i] == p.episode_starts[i * n / 8]);
+    core::Rng rng(4, 0);
+    auto st = env->make_state();
+    std::vector<float> obs(env->spec().obs_dim);
+    std::set<int64_t> drawn, evaluated;
+    for (int k = 0; k < 200; ++k) {
+      env->reset(*st, rng, obs);
+      drawn.insert(static_cast<const envs::DistGrid::GridState&>(*st).start);
+    }
+    CHECK(drawn == std::set<int64_t>(p.train_starts.begin(), p.train_starts.end()));
+    envs::ResetOptions opt;
+    opt.n_episodes = static_cast<int>(n);
+    for (int e = 0; e < opt.n_episodes; ++e) {
+      opt.episode = e;
+      env->reset(*st, rng, obs, opt);
+      evaluated.insert(static_cast<const envs::DistGrid::GridState&>(*st).start);
+    }
+    CHECK(evaluated.size() == n);  // every iid day, not the bank
+    CHECK_THROWS_AS(exp::make_env(exp::parse_spec("[env]\ntask = \"dso\"\ntrain_windows = -1\n",
+                                                  "dso.toml"),
+                                  "iid"),
+                    core::ConfigError);
   }
 
   TEST_CASE("DSO load_forecast: perfect = the next steps' feeder demand, held past the last step") {

@@ -9,6 +9,7 @@
 
 #include "powerzoo/core/error.hpp"
 #include "powerzoo/envs/dist_grid_marl.hpp"
+#include "powerzoo/envs/episode.hpp"
 #include "powerzoo/exp/spec/build.hpp"
 #include "powerzoo/tasks/ders.hpp"
 #include "powerzoo/tasks/ders_data.hpp"
@@ -96,7 +97,7 @@ TEST_SUITE("tasks_ders") {
     }
     CHECK(lmax == doctest::Approx(1.0));
     CHECK(pmax == doctest::Approx(1.0));
-    const auto bank = tasks::ders_train_bank(d.train.starts, 8);
+    const auto bank = envs::train_bank(d.train.starts, 8);
     REQUIRE(bank.size() == 8);
     const size_t n = d.train.starts.size();
     for (size_t i = 0; i < 8; ++i) CHECK(bank[i] == d.train.starts[i * n / 8]);

@@ -37,6 +37,15 @@ std::vector<core::ParamDef> data_params(const std::string& default_case,
   return out;
 }
 
+std::vector<int64_t> train_bank(const std::vector<int64_t>& starts, int n) {
+  const size_t m = starts.size();
+  const size_t k =
+      std::clamp<size_t>(static_cast<size_t>(std::max(n, 1)), 1, std::max<size_t>(m, 1));
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < k && m > 0; ++i) out.push_back(starts[i * m / k]);
+  return out;
+}
+
 int64_t choose_episode_start(const std::vector<int64_t>& starts, core::Rng& rng,
                              const ResetOptions& opt) {
   if (starts.empty()) return 0;

@@ -11,6 +11,7 @@
 #include "powerzoo/core/cache.hpp"
 #include "powerzoo/core/echo.hpp"
 #include "powerzoo/core/error.hpp"
+#include "powerzoo/envs/episode.hpp"
 #include "powerzoo/envs/forecast.hpp"
 #include "powerzoo/grid/case/case.hpp"
 #include "powerzoo/tasks/ders_data.hpp"
@@ -310,7 +311,7 @@ std::shared_ptr<const envs::Env> make_ders_env(const envs::BuildContext& ctx) {
   p.episode_starts = days.starts;
   if (train)
     p.train_starts =
-        ders_train_bank(days.starts, static_cast<int>(ctx.params.integer("train_windows")));
+        envs::train_bank(days.starts, static_cast<int>(ctx.params.integer("train_windows")));
   p.horizon = kSteps;
   p.dt_hours = kDt;
   p.v_slack = 1.0;

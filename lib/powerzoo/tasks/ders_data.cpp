@@ -89,13 +89,4 @@ const DersData& ders_data() {
   });
 }
 
-std::vector<int64_t> ders_train_bank(const std::vector<int64_t>& starts, int n) {
-  const size_t m = starts.size();
-  const size_t k =
-      std::clamp<size_t>(static_cast<size_t>(std::max(n, 1)), 1, std::max<size_t>(m, 1));
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < k && m > 0; ++i) out.push_back(starts[i * m / k]);
-  return out;
-}
-
 }  // namespace pz::tasks

@@ -39,8 +39,4 @@ DersData pair_ders_days(const data::AemoFeeders& load, const data::CapacityFacto
 /// data/profiles/gb_solar_synthetic_30min.csv), loaded and paired once per process.
 const DersData& ders_data();
 
-/// The training bank: `n` windows evenly spaced over `starts` (window i = starts[i·size/n]),
-/// the reference's bank of uniform training windows. n is clamped to [1, starts.size()].
-std::vector<int64_t> ders_train_bank(const std::vector<int64_t>& starts, int n);
-
 }  // namespace pz::tasks

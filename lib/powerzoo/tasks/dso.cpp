@@ -117,6 +117,10 @@ std::shared_ptr<const envs::Env> make_dso_env(const envs::BuildContext& ctx) {
   p.shapes = data.shapes;
   // n1_branch and forecast_error: the iid days
   p.episode_starts = si == 0 ? data.train_starts : data.iid_starts;
+  // Training resets (random draws; evaluation episodes are fixed) from a bank of evenly spaced
+  // days of the split, PowerZooJax's reset_bank of 8 iid-role windows when split = "iid".
+  if (const int64_t n = ctx.params.integer("train_windows"); n > 0)
+    p.train_starts = envs::train_bank(p.episode_starts, static_cast<int>(n));
   p.horizon = kSteps;
   p.dt_hours = kDt;
   p.v_slack = 1.045;
@@ -240,7 +244,10 @@ envs::TaskPreset dso_preset() {
   core::ParamDef dt = core::float_param(
       "dt_hours", kDt, [](double x) { return x == kDt; },
       "0.5 (the dso task fixes a day of half-hour steps)", "step length (h)");
-  e.params = {horizon, dt};
+  e.params = {horizon, dt,
+              core::int_param("train_windows", 0, 0, 1000,
+                              "training resets draw one of this many evenly spaced days of the "
+                              "split (PowerZooJax: 8 of the iid days); 0 = any day of the split")};
   // The feeder's load forecast (docs/design.md §4.12), off by default: the benchmark's policies
   // observe none.
   for (auto& d : envs::forecast_params(0, "load_forecast")) {
