@@ -29,8 +29,9 @@ from numbers_707b08d.json, tso_ppo_short from numbers_0fabc11.json; the other ru
 both). Those three name commits of a session whose history was lost before it landed; its work
 landed as one recovered commit, a536a10. numbers_d88eaab.json after the learner's rational tanh
 took fused multiply-adds for its Horner steps (every tanh network: quickstart, case5_safe,
-tso_ppo_short, dso_ppo; dcmg_sac's ReLU networks are unchanged). A change that moves numbers on
-purpose records a new file and says why in its commit.
+tso_ppo_short, dso_ppo; dcmg_sac's ReLU networks are unchanged). numbers_e7b8a30.json after
+dso_ppo.toml turned its observation normalizer off (normalize_obs = false; dso_ppo only). A change
+that moves numbers on purpose records a new file and says why in its commit.
 
 usage: scripts/check_numbers.py BINARY [--record FILE | --check FILE] [--only NAME ...]
 Exit code 0 when all match, 1 when some differ, 2 on bad usage.
@@ -49,7 +50,7 @@ import numpy as np
 from eval_layout import eval_splits, flat_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_d88eaab.json")
+DEFAULT_FILE = os.path.join(ROOT, "tests", "data", "numbers_e7b8a30.json")
 # OpenBLAS picks its kernels by CPU; one pinned kernel makes the numbers the same on any machine.
 CORETYPE = "Haswell"
 
