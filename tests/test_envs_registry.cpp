@@ -124,8 +124,8 @@ TEST_SUITE("envs_registry") {
         exp::parse_spec("[env]\ntask = \"dso\"\ncase = \"case5\"\n", "x.toml"),
         "x.toml:3: unknown key [env] case (valid keys: id, task, split, "
         "outages, outage_rate, outage_duration_steps, outage_elements, "
-        "outage_n1, outage_n1_steps, outage_status_obs, horizon, dt_hours, forecast_horizon, "
-        "forecast_noise)",
+        "outage_n1, outage_n1_steps, outage_status_obs, horizon, dt_hours, train_windows, "
+        "forecast_horizon, forecast_noise)",
         core::ConfigError);
   }
 

@@ -93,8 +93,8 @@ TEST_SUITE("exp_build") {
     CHECK(parse_error("[env]\ntask = \"dso\"\n", {"env.case=case33bw"}) ==
           "command line override 'env.case=case33bw': unknown key env.case (valid keys of [env]: "
           "id, task, split, outages, outage_rate, outage_duration_steps, outage_elements, "
-          "outage_n1, outage_n1_steps, outage_status_obs, horizon, dt_hours, forecast_horizon, "
-          "forecast_noise)");
+          "outage_n1, outage_n1_steps, outage_status_obs, horizon, dt_hours, train_windows, "
+          "forecast_horizon, forecast_noise)");
     CHECK(parse_error("", {"seeds=1"}) ==
           "command line override 'seeds=1': unknown key seeds (did you mean 'seed'?)");
     CHECK(parse_error("", {"=3"}) ==
