@@ -1,5 +1,8 @@
-// Build facts, from compile definitions that only this file gets (CMakeLists.txt).
+// Build facts, from compile definitions that only this file gets and from the commit the build
+// step writes into generated/pz_git_sha.inc (CMakeLists.txt, cmake/git_sha.cmake).
 #include "powerzoo/core/build_info.hpp"
+
+#include "pz_git_sha.inc"  // PZ_GIT_SHA, in the build directory
 
 namespace pz::core {
 
