@@ -7,7 +7,8 @@ namespace pz::core {
 
 /// The project version (CMake's PROJECT_VERSION), e.g. "0.9.0".
 const char* version();
-/// The short git commit the build was configured at, or "unknown" outside a git checkout.
+/// The short (12-digit) git commit the binary was built from (read at every build), or "unknown"
+/// outside a git checkout.
 const char* git_sha();
 /// The source tree the binary was built from (bundled data, scripts and specs are found there).
 const char* source_dir();
