@@ -23,14 +23,14 @@ std::vector<core::ParamDef> episode_params();
 std::vector<core::ParamDef> data_params(const std::string& default_case,
                                         const std::string& default_profile = "gb_demand");
 
-/// The window an episode starts at: opt.episode >= 0 picks the opt.episode-th of opt.n_episodes
-/// evenly spaced candidates (evaluation); otherwise one uniform draw rng.below(n) (training).
-/// Returns starts[i]; 0 (and no draw) if `starts` is empty.
 /// A training bank: `n` windows evenly spaced over `starts` (window i = starts[i·size/n]), the
 /// reference's bank of uniform training windows (PowerZooJax's reset_bank sampling). n is clamped
 /// to [1, starts.size()]; empty if `starts` is.
 std::vector<int64_t> train_bank(const std::vector<int64_t>& starts, int n);
 
+/// The window an episode starts at: opt.episode >= 0 picks the opt.episode-th of opt.n_episodes
+/// evenly spaced candidates (evaluation); otherwise one uniform draw rng.below(n) (training).
+/// Returns starts[i]; 0 (and no draw) if `starts` is empty.
 int64_t choose_episode_start(const std::vector<int64_t>& starts, core::Rng& rng,
                              const ResetOptions& opt);
 
