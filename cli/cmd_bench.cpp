@@ -190,7 +190,8 @@ int cmd_bench(const Args& args) {
       "of their rates), the split of that time between env stepping, acting and the learner's\n"
       "update, and PowerZooJax's published GPU and 64-core CPU rates beside it (`--markdown`:\n"
       "the table of docs/speed.md). With SPEC: vector-env steps/s for several batch sizes and\n"
-      "thread counts (random actions), the learner's rates for the spec's network, and median\n"
+      "thread counts (random actions), the learner's rates for the spec's network (on one\n"
+      "thread with its share of the single-core SGEMM peak at the learner's shape), and median\n"
       "DC-OPF solve times (cold and warm) for case5, case118, case300. `--only acpf,acopf`:\n"
       "the same for the Newton-Raphson AC power flow and the AC-OPF (build, cold solve from\n"
       "MATPOWER's start, warm re-solve of loads drifting by 2 %). `--only outages` (also in\n"
@@ -324,6 +325,15 @@ int cmd_bench(const Args& args) {
       else
         std::printf("  threads %2d  update %12.0f samples/s", r.threads, r.samples_per_sec);
       std::printf("  %6.2f GFLOP/s (executed GEMM)  act %8.1f us/batch\n", r.gflops, r.act_us);
+      // The 1-thread rate's share of the single-core SGEMM peak, the peak timed right after it:
+      // on a shared machine the two drift together, so the share holds where either alone
+      // moves by 10 %.
+      if (r.threads == 1 && r.gflops > 0) {
+        const exp::GemmShape g = exp::learner_gemm_shape(spec);
+        const double peak = exp::sgemm_peak_gflops(g.m, g.n, g.k, seconds);
+        std::printf("  SGEMM peak at %d x %d x %d, 1 core: %.2f GFLOP/s (this update: %.0f %%)\n",
+                    g.m, g.n, g.k, peak, 100.0 * r.gflops / peak);
+      }
     }
   }
   if (wants("dcopf")) {

@@ -16,12 +16,12 @@ struct Layer {
   int64_t w_off = 0, b_off = 0;
 };
 
-/// Activation and delta buffers for one Mlp at a given batch size. Buffers only grow, so reusing a
-/// workspace at a constant batch size never allocates.
+/// Activation buffers for one Mlp at a given batch size. Buffers only grow, so reusing a
+/// workspace at a constant batch size never allocates. (backward's delta buffers are not here:
+/// they are scratch of the calling thread, see mlp.cpp.)
 struct MlpWorkspace {
   std::vector<std::vector<float>>
       act;  ///< act[i]: output of layer i, [B, out_i] (post-activation if hidden)
-  std::vector<float> delta_a, delta_b;  ///< ping-pong deltas, [B, max width]
 };
 
 /// MLP with tanh (or ReLU) hidden layers and a linear output layer. Holds only the layout
