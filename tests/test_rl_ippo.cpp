@@ -138,6 +138,32 @@ TEST_SUITE("rl_ippo") {
     CHECK(rl::make_learner("ippo", ctx, init)->name() == "ippo");
   }
 
+  // Guards [ppo] bounded_mean under IPPO: each group's network maps its mean into its own agents'
+  // box, and a group whose agents' boxes differ is refused before any work.
+  TEST_CASE("bounded_mean: each group's mean lies in its agents' box; differing boxes refused") {
+    rl::LearnerContext ctx = make_ctx(4, 2, rl::Sharing::kTyped);
+    pz::test::ppo_set(ctx, [&](pz::rl::PpoConfig& c_) { c_.bounded_mean = true; });
+    ctx.act_low = {-1.0f, 0.0f, -1.0f, 0.0f};  // pointer_0, marker_1, pointer_2, marker_3
+    ctx.act_high = {1.0f, 2.0f, 1.0f, 2.0f};
+    core::Rng init(1, 0);
+    rl::IppoLearner l(ctx, init);
+    // Groups sorted by name: marker (box [0, 2], centre 1), pointer ([−1, 1], centre 0). The
+    // output layer starts at 0.01 scale, so each mean starts near its box's centre.
+    const std::vector<float> obs = {0.3f, -0.2f, 1.1f, 0.5f};
+    for (const auto& [g, centre] : {std::pair{0, 1.0}, std::pair{1, 0.0}}) {
+      std::vector<float> a(2);
+      l.group_learner(g).act(obs.data(), 2, nullptr, a.data(), nullptr, nullptr, nullptr);
+      for (float x : a) CHECK(std::abs(x - centre) < 0.1);
+    }
+    ctx.act_low[2] = -2.0f;  // pointer_2's box is now [−2, 1]
+    core::Rng init2(1, 0);
+    CHECK_THROWS_WITH_AS(rl::IppoLearner(ctx, init2),
+                         "[ppo] bounded_mean: IPPO group 'pointer' shares one network between "
+                         "agents 'pointer_0' and 'pointer_2', whose action boxes differ; expected "
+                         "one box per group",
+                         core::ConfigError);
+  }
+
   TEST_CASE("spec: [ippo] keys are parsed and checked before any work") {
     const std::string base =
         "[env]\nid = \"test_target\"\nagents = 2\n[learner]\nalgo = \"ippo\"\n";

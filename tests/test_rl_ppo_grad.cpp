@@ -1,5 +1,6 @@
 // Tests for the PPO learner's loss and gradient: central finite differences (widths on and off
-// the SIMD width, squash none and tanh) and the tanh-squashed Gaussian policy.
+// the SIMD width, squash none and tanh, bounded mean), the tanh-squashed Gaussian policy and the
+// bounded mean.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -50,12 +51,16 @@ TEST_SUITE("rl") {
     }
   }
 
-  TEST_CASE("loss_and_grad matches central finite differences (squash none and tanh)") {
-    for (const bool squash : {false, true}) {
-      CAPTURE(squash);
+  // The third mode guards [ppo] bounded_mean's chain rule, μ = mid + half·tanh(h), on a box that
+  // is neither symmetric nor of half-width 1.
+  TEST_CASE("loss_and_grad matches central finite differences (squash none, tanh, bounded mean)") {
+    for (const int mode : {0, 1, 2}) {
+      const bool squash = mode == 1, bounded = mode == 2;
+      CAPTURE(mode);
       const int T = 3, N = 4, obs_dim = 3, act_dim = 2;
       PpoConfig cfg;
       cfg.squash = squash ? pz::rl::Squash::kTanh : pz::rl::Squash::kNone;
+      cfg.bounded_mean = bounded;
       cfg.hidden = {8, 8};
       cfg.entropy_coef = 0.05;
       cfg.critic_loss_weight = 0.5;
@@ -65,6 +70,7 @@ TEST_SUITE("rl") {
       cfg.gae_lambda = 0.8;
       Rng init(11, 0), data(12, 0), pick(13, 0);
       PpoLearner learner(obs_dim, act_dim, cfg, init);
+      if (bounded) learner.set_action_box({-2.0f, 0.0f}, {1.0f, 3.0f});
       // Layout: actor 3→8→8→2 = 32 + 72 + 18 = 122, log_std 2, critic 3→8→8→1 = 32 + 72 + 9.
       REQUIRE(learner.n_parameters() == 122 + 2 + 113);
       const int64_t ls_off = 122, critic_off = 124, n_par = 237;
@@ -163,5 +169,34 @@ TEST_SUITE("rl") {
     const float a = pz::test::train_bandit(learner, 4, 16, 50, act_rng, shuffle);
     INFO("deterministic action tanh(μ) after 50 updates: " << a);
     CHECK(std::abs(a - 0.5f) < 0.1f);
+  }
+
+  TEST_CASE("bounded_mean: the mean is the box centre + half-width · tanh(head), inside the box") {
+    const int obs_dim = 3, act_dim = 2, n = 64;
+    PpoConfig cfg;
+    cfg.hidden = {8, 8};
+    cfg.init_actor_scale = 3.0;  // heads well beyond ±1, so unbounded means leave the box
+    cfg.bounded_mean = true;
+    Rng init_a(31, 0), init_b(31, 0), data(32, 0);
+    PpoLearner bounded(obs_dim, act_dim, cfg, init_a);
+    cfg.bounded_mean = false;
+    PpoLearner plain(obs_dim, act_dim, cfg, init_b);  // the same parameters: its mean is the head
+    bounded.set_action_box({-2.0f, 0.0f}, {1.0f, 3.0f});
+    std::vector<float> obs(n * obs_dim);
+    for (auto& x : obs) x = static_cast<float>(2.0 * data.normal());
+    std::vector<float> a(n * act_dim), h(n * act_dim);
+    bounded.act(obs.data(), n, nullptr, a.data(), nullptr, nullptr, nullptr);
+    plain.act(obs.data(), n, nullptr, h.data(), nullptr, nullptr, nullptr);
+    const double mid[2] = {-0.5, 1.5}, half[2] = {1.5, 1.5};
+    int outside = 0;
+    for (int i = 0; i < n; ++i)
+      for (int d = 0; d < act_dim; ++d) {
+        const size_t k = static_cast<size_t>(i) * act_dim + d;
+        CHECK(a[k] == doctest::Approx(mid[d] + half[d] * std::tanh(double(h[k]))).epsilon(1e-6));
+        CHECK(a[k] >= mid[d] - half[d]);
+        CHECK(a[k] <= mid[d] + half[d]);
+        outside += std::abs(h[k] - mid[d]) > half[d];
+      }
+    CHECK(outside > 10);  // the unbounded heads do leave the box: the bound is doing the work
   }
 }

@@ -92,6 +92,11 @@ struct PpoConfig {
   Squash squash = Squash::kNone;
   /// kBeta needs a bounded action box and ignores squash and init_log_std.
   Policy policy = Policy::kGaussian;
+  /// Gaussian mean μ = c + h·tanh(head) with c, h the centre and half-width of the action box, so
+  /// the mean stays inside the box (PowerZooJax's CMDP actor, SafeActorCritic: μ = tanh(Dense) on
+  /// its [−1, 1] actions). Off: μ = head, unbounded, clipped by the env (the reference's PPO and
+  /// IPPO). Needs a bounded box; the Gaussian policy without squash only.
+  bool bounded_mean = false;
 
   // Safe RL: [lagrangian] (PPO-Lagrangian, Ray, Achiam & Amodei 2019 "Benchmarking Safe
   // Exploration in Deep Reinforcement Learning"; PID Lagrangian, Stooke, Achiam & Abbeel 2020,

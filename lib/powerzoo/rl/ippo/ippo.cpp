@@ -67,6 +67,26 @@ struct GroupBuffers {
   std::vector<uint8_t> terminated, truncated;
 };
 
+/// The action box of group g's network ([ppo] bounded_mean maps its mean into it): its agents'
+/// slices of the env's box, which must agree, as one network serves them all.
+void group_box(const LearnerContext& ctx, const std::vector<AgentSlice>& agents,
+               const AgentGroup& g, LearnerContext& sub) {
+  const AgentSlice& first = agents[g.agents[0]];
+  auto slice = [&](const std::vector<float>& v, const AgentSlice& a) {
+    return std::vector<float>(v.begin() + a.act_offset, v.begin() + a.act_offset + a.act_dim);
+  };
+  sub.act_low = slice(ctx.act_low, first);
+  sub.act_high = slice(ctx.act_high, first);
+  for (int k : g.agents)
+    if (slice(ctx.act_low, agents[k]) != sub.act_low ||
+        slice(ctx.act_high, agents[k]) != sub.act_high)
+      throw core::ConfigError("[ppo] bounded_mean: IPPO group '" + g.name +
+                              "' shares one network "
+                              "between agents '" +
+                              first.name + "' and '" + agents[k].name +
+                              "', whose action boxes differ; expected one box per group");
+}
+
 }  // namespace
 
 struct IppoLearner::Impl {
@@ -190,6 +210,7 @@ IppoLearner::IppoLearner(const LearnerContext& ctx, core::Rng& init_rng, bool la
       sub.thresholds = ctx.thresholds;
       sub.cost_scale = ctx.cost_scale;
     }
+    if (cfg.bounded_mean && !ctx.act_low.empty()) group_box(ctx, s.agents, g, sub);
     l.set_context(s.name, sub);
     l.set_max_block_rows(kIppoBlockRows);
     s.learners.push_back(std::move(l));

@@ -154,6 +154,7 @@ void PpoLearner::act(const float* obs, int n, core::Rng* rng, float* actions, fl
     s.act_beta(n, rng, actions, logp, raw_actions);
     return;
   }
+  if (s.cfg.bounded_mean) s.bound_means(s.act_mu.data(), static_cast<size_t>(n));
   const float* mu = s.act_mu.data();
   const float* log_std = s.params.data() + s.log_std_off;
   const int A = s.act_dim;
@@ -203,9 +204,29 @@ void PpoLearner::Impl::act_beta(int n, core::Rng* rng, float* actions, float* lo
 
 void PpoLearner::set_action_box(const std::vector<float>& low, const std::vector<float>& high) {
   Impl& s = *impl_;
-  check_action_box("PPO", s.act_dim, low, high, s.beta ? "policy = \"beta\"" : "");
+  check_action_box("PPO", s.act_dim, low, high,
+                   s.beta               ? "policy = \"beta\""
+                   : s.cfg.bounded_mean ? "bounded_mean = true"
+                                        : "");
   s.act_low = low;
   s.act_high = high;
+  if (!s.cfg.bounded_mean) return;
+  s.mean_mid.resize(s.act_dim);
+  s.mean_half.resize(s.act_dim);
+  for (int d = 0; d < s.act_dim; ++d) {
+    s.mean_mid[d] = 0.5 * (double(high[d]) + double(low[d]));
+    s.mean_half[d] = 0.5 * (double(high[d]) - double(low[d]));
+  }
+}
+
+void PpoLearner::Impl::bound_means(float* h, size_t n) const {
+  if (mean_half.empty())
+    throw core::ConfigError("PPO [ppo] bounded_mean = true needs the env's action box; none set");
+  const size_t A = static_cast<size_t>(act_dim);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t d = 0; d < A; ++d)
+      h[i * A + d] =
+          static_cast<float>(mean_mid[d] + mean_half[d] * std::tanh(double(h[i * A + d])));
 }
 
 void PpoLearner::value(const float* obs, int n, float* value) {

@@ -109,6 +109,11 @@ const std::vector<Bound<PpoConfig>>& ppo_keys() {
         PZ_ENUM_KEY(PpoConfig, "policy",
                     "gaussian, or beta: Beta(α, β) per action scaled to the (bounded) action box",
                     policy, kPolicy),
+        PZ_KEY(PpoConfig,
+               B("bounded_mean",
+                 "Gaussian mean = box centre + half-width·tanh(head), inside the action box "
+                 "(PowerZooJax's CMDP actor); false: unbounded, clipped by the env"),
+               bounded_mean),
     };
   }();
   return k;
@@ -124,6 +129,15 @@ std::vector<ParamDef> ppo_defs() {
       d.applies = "policy = \"gaussian\"";
       d.inapplicable = [](const core::ParamTable& t) -> std::string {
         return t.str("policy") == "beta" ? "the Gaussian policy's, found policy = \"beta\"" : "";
+      };
+    } else if (d.key == "bounded_mean") {
+      d.applies = "policy = \"gaussian\" and squash = \"none\"";
+      d.inapplicable = [](const core::ParamTable& t) -> std::string {
+        if (t.str("policy") == "beta") return "the Gaussian policy's, found policy = \"beta\"";
+        return t.str("squash") == "tanh"
+                   ? "an unsquashed Gaussian's (the tanh squash bounds the action already), found "
+                     "squash = \"tanh\""
+                   : "";
       };
     } else if (d.key == "grad_clip") {
       d.applies = "max_grad_norm > 0";

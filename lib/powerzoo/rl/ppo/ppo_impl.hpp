@@ -89,6 +89,10 @@ struct PpoLearner::Impl {
   bool beta = false;  ///< Policy::kBeta: the actor's head is [α logits (A), β logits (A)]
   int head = 0;       ///< actor outputs per row: A (Gaussian mean) or 2A (Beta)
   std::vector<float> act_low, act_high;  ///< [A] action box of the Beta policy ([0, 1] default)
+  /// [A] centre and half-width of the action box for cfg.bounded_mean (empty until the box is set)
+  std::vector<double> mean_mid, mean_half;
+  /// cfg.bounded_mean: head outputs h [n, A] → μ = mid + half·tanh(h), in place.
+  void bound_means(float* h, size_t n) const;
   detail::Mlp actor, critic;
   int64_t log_std_off = 0, n_params = 0;            // log σ: A parameters (Gaussian), none (Beta)
   std::vector<float> params, grad, adam_m, adam_v;  // flat, layout of parameters()

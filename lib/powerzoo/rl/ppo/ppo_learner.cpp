@@ -41,6 +41,9 @@ void PpoLearner::set_context(const std::string& name, const LearnerContext& ctx)
               impl_->n_costs);
   c.t = 0;
   if (!ctx.act_low.empty() || !ctx.act_high.empty()) set_action_box(ctx.act_low, ctx.act_high);
+  if (impl_->cfg.bounded_mean && impl_->mean_half.empty())
+    throw core::ConfigError(
+        "[ppo] bounded_mean = true needs the env's action box; the env has none");
   set_pool(ctx.pool);
 }
 

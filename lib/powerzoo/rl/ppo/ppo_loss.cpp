@@ -298,6 +298,10 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
   const double inv_m = 1.0 / static_cast<double>(M);
   const float* mu =
       actor.forward(params.data(), &obs_mb[r0 * obs_dim], static_cast<int>(n), actor_scratch());
+  // bounded_mean: μ = mid + half·tanh(h) replaces the head in the scratch (the backward does not
+  // read the output layer's values), and ∂μ/∂h = half·(1 − tanh²) = (half² − (μ − mid)²)/half.
+  const bool bounded = cfg.bounded_mean && !beta;
+  if (bounded) bound_means(actor_scratch().act.back().data(), n);
   const float* log_std = params.data() + log_std_off;
   const double eps = cfg.clip_range;
   const bool squash = cfg.squash == Squash::kTanh;
@@ -354,7 +358,12 @@ void PpoLearner::Impl::loss_rows(const Rollout& r, const int* cols, int B, size_
       const double dl = (s1 <= s2) ? -rho * adv_i * inv_m : 0.0;  // ∂L/∂ℓ_i
       for (int d = 0; d < A; ++d) {
         const double z = (double(a[d]) - double(m[d])) * inv_sigma[d];
-        dmu[i * A + d] = static_cast<float>(dl * z * inv_sigma[d]);
+        double dmu_dh = 1.0;
+        if (bounded) {
+          const double t = (double(m[d]) - mean_mid[d]) / mean_half[d];
+          dmu_dh = mean_half[d] * (1.0 - t * t);
+        }
+        dmu[i * A + d] = static_cast<float>(dl * z * inv_sigma[d] * dmu_dh);
         blk.dlog_std[d] += dl * (z * z - 1.0);
       }
       dv[i] = static_cast<float>(cfg.critic_loss_weight * derr * inv_m);
