@@ -13,9 +13,11 @@
 #include "powerzoo/exp/train/train.hpp"
 #include "powerzoo/io/hdf5.hpp"
 #include "powerzoo/rl/ippo/ippo.hpp"
+#include "same_bits.hpp"
 #include "test_rl_context.hpp"
 
 using namespace pz;
+using pz::test::same_bits;
 
 namespace {
 
@@ -84,10 +86,6 @@ std::vector<float> all_params(rl::IppoLearner& l) {
     out.insert(out.end(), p.begin(), p.end());
   }
   return out;
-}
-
-bool same_bytes(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 }  // namespace
@@ -274,7 +272,7 @@ TEST_SUITE("rl_ippo") {
     CHECK(lm.group_learner(0).config().n_minibatches == 2);
     Feeder f2(4, 2);
     f2.iteration(lm, rng2);
-    CHECK_FALSE(same_bytes(lm.group_learner(0).parameters(), p1));
+    CHECK_FALSE(same_bits(lm.group_learner(0).parameters(), p1));
   }
 
   TEST_CASE("1, 2 and 3 threads give bitwise-identical updates for every sharing mode") {
@@ -294,8 +292,8 @@ TEST_SUITE("rl_ippo") {
         losses.push_back(f.iteration(l, rng).at("losses/total"));
         params.push_back(all_params(l));
       }
-      CHECK(same_bytes(params[0], params[1]));
-      CHECK(same_bytes(params[0], params[2]));
+      CHECK(same_bits(params[0], params[1]));
+      CHECK(same_bits(params[0], params[2]));
       CHECK(std::memcmp(&losses[0], &losses[1], sizeof(double)) == 0);
       CHECK(std::memcmp(&losses[0], &losses[2], sizeof(double)) == 0);
     }
@@ -321,7 +319,7 @@ TEST_SUITE("rl_ippo") {
       std::vector<core::Rng> shuffle;
       for (size_t g = 0; g < G; ++g) shuffle.emplace_back(rng_b.next_u64(), g);
       for (size_t g = 0; g < G; ++g) b.group_learner(static_cast<int>(g)).update_policy(shuffle[g]);
-      CHECK(same_bytes(all_params(a), all_params(b)));
+      CHECK(same_bits(all_params(a), all_params(b)));
     }
   }
 
@@ -336,19 +334,19 @@ TEST_SUITE("rl_ippo") {
     CHECK(sd.f32.count("learner/group/0/actor/l0/w") == 1);
     CHECK(sd.f32.count("learner/group/1/adam/m/critic/l2/b") == 1);
     b.load(sd);
-    CHECK(same_bytes(all_params(a), all_params(b)));
+    CHECK(same_bits(all_params(a), all_params(b)));
     Feeder fb = fa;
     core::Rng rng_b = rng_a;
     const auto ma = fa.iteration(a, rng_a);
     const auto mb = fb.iteration(b, rng_b);
-    CHECK(same_bytes(all_params(a), all_params(b)));  // Adam moments and normalizers came along
+    CHECK(same_bits(all_params(a), all_params(b)));  // Adam moments and normalizers came along
     CHECK(ma.at("losses/total") == mb.at("losses/total"));
     // A learner with another partition refuses the checkpoint and keeps its state.
     core::Rng init_c(14, 0);
     rl::IppoLearner c(make_ctx(4, 4, rl::Sharing::kIndependent), init_c);
     const auto before = all_params(c);
     CHECK_THROWS_AS(c.load(sd), core::ConfigError);
-    CHECK(same_bytes(before, all_params(c)));
+    CHECK(same_bits(before, all_params(c)));
   }
 
   TEST_CASE("IPPO trains the two-agent target env end to end and improves the team return") {

@@ -3,16 +3,17 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstring>
 #include <thread>
 #include <vector>
 
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/rl/nn/mlp.hpp"
+#include "same_bits.hpp"
 
 using pz::core::Rng;
 using pz::rl::detail::Mlp;
 using pz::rl::detail::MlpWorkspace;
+using pz::test::same_bits;
 
 namespace {
 
@@ -44,10 +45,6 @@ std::vector<float> grads(const Net& n) {
   n.mlp.backward(n.params.data(), n.x.data(), n.B, n.dout.data(), ws, g.data(), dx.data());
   g.insert(g.end(), dx.begin(), dx.end());
   return g;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 }  // namespace
