@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -205,7 +206,7 @@ int cmd_bench(const Args& args) {
   int rounds = 1, iterations = 3;
   opts.add_options()("help,h", "show this help")("envs", po::value<std::string>(&envs_s),
                                                  "batch sizes (default 1,8,64,256)")(
-      "threads", po::value<std::string>(&threads_s), "thread counts (default 1,2)")(
+      "threads", po::value<std::string>(&threads_s), "thread counts (default 1,2; 0 = all cores)")(
       "seconds", po::value<double>(&seconds),
       "time per measurement (default 1; with --benchmarks: training seconds measured at least, "
       "default 10)")("only", po::value<std::string>(&what),
@@ -225,7 +226,19 @@ int cmd_bench(const Args& args) {
     throw UsageError{"--seconds: expected a number in (0, 600], found " +
                      core::format_number(seconds)};
   const auto env_list = parse_list(envs_s, "--envs", 1, 65536);
-  const auto thread_list = parse_list(threads_s, "--threads", 0, 1024);
+  auto thread_list = parse_list(threads_s, "--threads", 0, 1024);
+  // 0 = all cores, as in every other command; resolved here, so `--threads 0,2` on a 2-core
+  // machine is the same count twice (it timed 2 threads twice and its JSON kept one of them).
+  for (int& t : thread_list)
+    if (t == 0) t = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (size_t i = 0; i < thread_list.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (thread_list[i] == thread_list[j])
+        throw UsageError{"--threads: expected each thread count once, found " +
+                         std::to_string(thread_list[i]) + " twice (0 = all cores = " +
+                         std::to_string(std::max(1u, std::thread::hardware_concurrency())) + ")"};
+  // An empty --rows picked every row, as if it had not been given.
+  if (vm.count("rows")) split_items(rows_s, "--rows");
   if (vm.count("only")) split_items(what, "--only");
   {
     std::stringstream ss(what);
@@ -274,6 +287,10 @@ int cmd_bench(const Args& args) {
     return false;
   };
   if (positional.empty() && !vm.count("only") && !vm.count("envs")) {
+    if (vm.count("threads"))  // the scoreboard's thread counts are fixed: 1 and 2
+      throw UsageError{
+          "--threads: the scoreboard always times 1 and 2 threads; found --threads (use "
+          "--benchmarks or a SPEC to choose thread counts)"};
     std::vector<exp::ScoreRow> rows;
     for (const auto& rel : exp::scoreboard_specs())
       rows.push_back(exp::score_spec(std::string(pz::core::source_dir()) + "/" + rel, seconds));
