@@ -12,7 +12,8 @@ namespace pz::cli {
 /// Parses args against `opts` (which must contain "help,h") plus any number of positional
 /// arguments, returned in `positional`. Returns false when --help is given (after printing `opts`
 /// if print_help).
-/// Throws boost::program_options::error on unknown options or bad values (exit code 2).
+/// Throws boost::program_options::error on unknown or repeated options, and UsageError
+/// ("--rounds: expected an integer, found 'abc'") on a value of the wrong type (both exit 2).
 bool parse_command(const Args& args, const boost::program_options::options_description& opts,
                    boost::program_options::variables_map& vm, std::vector<std::string>& positional,
                    bool print_help = true);
