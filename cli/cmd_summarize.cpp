@@ -21,11 +21,12 @@ int cmd_summarize(const Args& args) {
       "usage: powerzoo summarize DIR [--metric NAME ...] [--split S] [--csv FILE]\n\n"
       "Finds every run.h5 under DIR (and the files of `powerzoo baseline --out` and `powerzoo\n"
       "eval --out`, listed as their own rows: kind baseline:<policy> and eval), groups runs by\n"
-      "configuration (the resolved spec, with eval's overrides, without\n"
-      "experiment.seed/name/out_dir) and prints, per metric at the last eval row, mean, std\n"
-      "(ddof 0), IQM and a percentile-bootstrap 95 % CI of the mean over seeds (10,000\n"
-      "resamples, fixed rng seed 42). Runs that did not finish (run.h5 status running, failed or\n"
-      "interrupted) are left out and listed. Writes DIR/summary.csv (or --csv FILE).\n\noptions");
+      "configuration (the resolved spec, with eval's overrides, without experiment.seed/name/\n"
+      "out_dir and vec.threads, which changes no number) and prints, per metric at the last\n"
+      "eval row, mean, std (ddof 0), IQM and a percentile-bootstrap 95 % CI of the mean over\n"
+      "seeds (10,000 resamples, fixed rng seed 42). Runs that did not finish (run.h5 status\n"
+      "running, failed or interrupted) are left out and listed. Writes DIR/summary.csv (or\n"
+      "--csv FILE).\n\noptions");
   std::vector<std::string> metrics;
   std::string csv, split;
   opts.add_options()("help,h", "show this help")(

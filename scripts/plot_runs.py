@@ -4,9 +4,9 @@
 usage: scripts/plot_runs.py DIR|RUN.h5 [--out OUTDIR] [--metric NAME ...] [--band std|minmax]
 
 Finds every run.h5 under DIR (checkpoint directories skipped), groups runs by configuration (the
-resolved spec in /config/resolved without experiment.seed/name/out_dir, as `powerzoo summarize`),
-and draws for each metrics/eval column (default: return_mean, shaped_return_mean and every cost/*
-channel with a non-zero value) the mean over seeds against global_step, a shaded band (mean +- std
+resolved spec in /config/resolved without experiment.seed/name/out_dir and vec.threads, as
+`powerzoo summarize`; a key that an older run's spec lacks does not split it off), and draws for each metrics/eval column (default: return_mean,
+shaped_return_mean and every cost/* channel with a non-zero value) the mean over seeds against global_step, a shaded band (mean +- std
 over seeds, or min..max), and thin per-seed lines. The y axis names the metric's unit (from its
 name: _mw MW, _mwh MWh, _pct %, _usd $, rates as fractions of steps or episodes; cost/<channel>
 is the episode sum of the env's channel). Writes one PNG per metric into OUTDIR (default
@@ -101,7 +101,7 @@ def load(path):
         cols = eval_columns(f)
     cfg = flatten(tomllib.loads(resolved))
     seed = cfg.get("experiment.seed", 0)
-    for k in ("experiment.seed", "experiment.name", "experiment.out_dir"):
+    for k in ("experiment.seed", "experiment.name", "experiment.out_dir", "vec.threads"):
         cfg.pop(k, None)
     return {"path": path, "seed": seed, "cfg": cfg, "key": json.dumps(cfg, sort_keys=True, default=str),
             "eval": cols, "status": status}
@@ -110,13 +110,23 @@ def load(path):
 MAX_LABEL = 48
 
 
+def compatible(a, b):
+    """Same configuration: every key the two resolved specs share has the same value. A key only
+    one of them has was added to the spec format after the other run was written (a long sweep
+    resumed with a newer binary); `powerzoo summarize` reads it as its default there."""
+    return all(json.dumps(a[k], default=str) == json.dumps(b[k], default=str)
+               for k in a.keys() & b.keys())
+
+
 def group(runs):
-    groups = {}
+    groups = {}  # representative key -> runs; the representative is the first run's config
     for r in runs:
-        groups.setdefault(r["key"], []).append(r)
+        home = next((k for k, g in groups.items() if compatible(g[0]["cfg"], r["cfg"])), None)
+        groups.setdefault(r["key"] if home is None else home, []).append(r)
     cfgs = [g[0]["cfg"] for g in groups.values()]
     keys = sorted({k for c in cfgs for k in c})
-    differing = [k for k in keys if len({json.dumps(c.get(k), default=str) for c in cfgs}) > 1]
+    differing = [k for k in keys
+                 if len({json.dumps(c[k], default=str) for c in cfgs if k in c}) > 1]
     labelled = []
     for g in groups.values():
         label = " ".join(f"{k}={g[0]['cfg'].get(k)}" for k in differing) or "all runs"

@@ -116,6 +116,35 @@ TEST_SUITE("exp_summarize") {
     CHECK(pending.empty());
   }
 
+  // /config/resolved records the thread count a run used; the benchmark's TSO PPO seeds ran on 2
+  // threads and seed 3 on 1, and the table split them into two configurations of 3 and 1 seeds.
+  TEST_CASE("regression: runs differing only in vec.threads are seeds of one configuration") {
+    const fs::path d = test::tmp_dir("summarize", "threads");
+    auto make = [&](const std::string& name, int64_t seed, int threads, int n_envs) {
+      fs::create_directories(d / name);
+      const std::string resolved = "[experiment]\nseed = " + std::to_string(seed) +
+                                   "\n[vec]\nn_envs = " + std::to_string(n_envs) +
+                                   "\nthreads = " + std::to_string(threads) + "\n";
+      auto f = io::RunFile::create((d / name / "run.h5").string(), {{"status", "finished"}}, {},
+                                   resolved);
+      f.append_row("metrics/eval", {{"global_step", 10}, {"return_mean", -1.0 * seed}});
+      f.close();
+    };
+    make("a", 1, 2, 8);
+    make("b", 2, 1, 8);
+    make("c", 3, 2, 16);  // another n_envs: another configuration
+    std::vector<std::string> pending, unfinished;
+    const auto runs = exp::find_runs(d.string(), &pending, &unfinished);
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0].config_key == runs[1].config_key);
+    CHECK(runs[0].config_key != runs[2].config_key);
+    const exp::Summary s = exp::summarize_runs(runs, {"return_mean"});
+    REQUIRE(s.configs.size() == 2);
+    const auto& two = s.configs[0].seeds.size() == 2 ? s.configs[0] : s.configs[1];
+    CHECK(two.seeds == std::vector<int64_t>{1, 2});
+    CHECK(two.stats.at("return_mean").mean == doctest::Approx(-1.5));
+  }
+
   TEST_CASE("--split picks a split's columns; cost channels zero everywhere are left out") {
     auto record = [](int64_t seed, double iid, double stress) {
       exp::RunRecord r;

@@ -571,5 +571,26 @@ TEST_SUITE("exp_sweep") {
     REQUIRE_MESSAGE(q.code == 0, q.out);
     CHECK_MESSAGE(q.out.find("2 runs, 1 configuration(s), 1 still running") != std::string::npos,
                   q.out);
+
+    // Regression: the benchmark's TSO PPO seeds, written by binaries before and after a spec key
+    // was added and on 2 and 1 threads, were drawn as two configurations. Run b drops a key line
+    // and records another thread count: still one configuration.
+    const std::string older =
+        "import h5py\n"
+        "f = h5py.File('" +
+        live.string() +
+        "/b/run.h5', 'r+')\n"
+        "t = f['config/resolved'][()].decode()\n"
+        "assert 'threads = 1' in t and 'rollout_length = ' in t, t\n"
+        "t = t.replace('threads = 1', 'threads = 2')\n"
+        "t = '\\n'.join(l for l in t.splitlines() if not l.startswith('rollout_length = '))\n"
+        "del f['config/resolved']\n"
+        "f['config/resolved'] = t.encode()\n";
+    const auto prep2 = sh("/usr/bin/python3 " + write(d / "older.py", older));
+    REQUIRE_MESSAGE(prep2.code == 0, prep2.out);
+    const auto r = sh("/usr/bin/python3 " PZ_SOURCE_DIR "/scripts/plot_runs.py " + live.string());
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    CHECK_MESSAGE(r.out.find("2 runs, 1 configuration(s), 1 still running") != std::string::npos,
+                  r.out);
   }
 }

@@ -119,25 +119,31 @@ bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
   return ok;
 }
 
-/// Canonical configuration text: resolved spec with experiment seed, name and out_dir cleared.
+/// Canonical configuration text: resolved spec with experiment seed, name and out_dir and
+/// vec.threads cleared. The thread count is the one the run used (/config/resolved records it),
+/// and it changes no number (docs/design.md, determinism), so runs of one spec on 1 and on 2
+/// threads are seeds of one configuration.
 std::string config_text(const std::string& resolved, const std::string& file) {
   try {
     Spec s = parse_spec(migrate_stored_spec(resolved, file), file, {}, true);
     s.experiment.seed = 0;
     s.experiment.name.clear();
     s.experiment.out_dir.clear();
+    s.vec.threads = 0;
     s.source_path.clear();
     return to_toml(s);
   } catch (const core::ConfigError&) {
-    // Written by another schema version: compare the text without those three lines.
+    // Written by another schema version: compare the text without those four lines.
     std::istringstream in(resolved);
     std::string line, out;
-    bool in_exp = false;
+    std::string section;
     while (std::getline(in, line)) {
-      if (!line.empty() && line[0] == '[') in_exp = line.rfind("[experiment]", 0) == 0;
+      if (!line.empty() && line[0] == '[') section = line.substr(0, line.find(']') + 1);
+      const bool in_exp = section == "[experiment]";
       if (in_exp && (line.rfind("seed", 0) == 0 || line.rfind("name", 0) == 0 ||
                      line.rfind("out_dir", 0) == 0))
         continue;
+      if (section == "[vec]" && line.rfind("threads", 0) == 0) continue;
       out += line + "\n";
     }
     return out;

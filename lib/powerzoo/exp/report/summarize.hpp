@@ -33,9 +33,10 @@ struct RunRecord {
   std::string kind;  ///< "run" for run.h5, "baseline:<policy>" for baseline files, "eval" for
                      ///< eval files (`powerzoo eval --out`: a checkpoint's evaluation)
   int64_t seed = 0;
-  std::string config_key;  ///< kind + canonical TOML with experiment seed/name/out_dir cleared
-  std::string resolved;    ///< /config/resolved as stored
-  double final_step = 0;   ///< global_step of the last eval row (NaN for baselines)
+  /// kind + canonical TOML, experiment seed/name/out_dir and vec.threads cleared
+  std::string config_key;
+  std::string resolved;   ///< /config/resolved as stored
+  double final_step = 0;  ///< global_step of the last eval row (NaN for baselines)
   std::map<std::string, double> last_eval;  ///< every /metrics/eval column at its last row
   /// The file's eval splits, its main (bare-named) split first: the file's own eval_splits
   /// attribute (an eval or baseline file of one split lists that split, whatever the spec's
