@@ -362,6 +362,8 @@ def task_table(args, task, cond=None):
             seeds, steps = "no runs yet", "—"
         else:
             seeds = first["n_seeds"]
+            if "spec" in row and int(seeds) < args.seeds:  # the suite's other seeds not finished
+                seeds = f"{seeds} of {args.seeds}"
             steps = "—" if first["final_step"] == "inf" else f"{int(float(first['final_step'])):,}"
         cells = [label, split, seeds, steps]
         for m in metrics:
@@ -413,7 +415,8 @@ def cmd_report(args, tasks):
             "trajectories in [benchmarks/results](../benchmarks/results): every learner at "
             "PowerZooJax's budget over seeds 0–4, every baseline once. Means over seeds with a "
             "percentile-bootstrap 95 % CI of the mean (`powerzoo summarize`); PowerZooJax's "
-            "numbers are its published GPU rows (5 seeds). Violation rates are fractions of "
+            "numbers are its published GPU rows (5 seeds). A learner row with fewer finished seeds "
+            f"says so (`2 of {args.seeds}`). Violation rates are fractions of "
             "evaluation steps; `cost/<channel>` is an episode sum.", ""]
     for task in tasks:
         text += task_table(args, task)
@@ -460,6 +463,9 @@ def main():
         fail(f"--binary: expected the powerzoo executable, found no such file: {args.binary} "
              "(run `make build` first)")
     tasks = load_suite(args.suite, args.only)
+    if args.command == "report" and not os.path.isdir(args.results):
+        fail(f"--results: expected the directory of archived run files, found no such "
+             f"directory: {args.results}")
     if args.command == "run":
         return cmd_run(args, tasks)
     if args.command == "slurm":

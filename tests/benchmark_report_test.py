@@ -11,7 +11,8 @@ re-running `run` trains nothing new (the sweep resumes as finished). `run` archi
 finished file into --results without its trajectories, the eval curves unchanged, and `report`
 is built from those copies alone (the runs folder is moved away while it reports). The suite's condition
 (every load × 1.3) evaluates both seeds' final checkpoints and the baseline again with that
-override, and its table's cells are the means of those eval files. Bad usage exits 2.
+override, and its table's cells are the means of those eval files. With --seeds 3 the row says
+"2 of 3". Bad usage (an unknown task, a missing binary or --results folder) exits 2.
 
 usage: tests/benchmark_report_test.py BINARY
 """
@@ -83,7 +84,15 @@ def main():
         out = os.path.join(tmp, "results.md")
         os.rename(runs, runs + ".away")
         p = bench(binary, "report", "--results", results, "--out", out, "--img",
-                  os.path.join(tmp, "img"))
+                  os.path.join(tmp, "img"), "--seeds", "2")
+        partial = bench(binary, "report", "--results", results, "--out", out + ".3", "--no-plots",
+                        "--seeds", "3")
+        nodir = bench(binary, "report", "--results", os.path.join(tmp, "nodir"), "--out",
+                      os.path.join(tmp, "nodir.md"), "--no-plots")
+        check(nodir.returncode == 2 and "--results" in nodir.stderr and
+              not os.path.exists(os.path.join(tmp, "nodir.md")),
+              "a missing --results directory exits 2 naming it, nothing written (it wrote a "
+              "table of 'no runs yet')")
         os.rename(runs + ".away", runs)
         check(p.returncode == 0, f"report exits 0 (stderr: {p.stderr[-500:]})")
         text = open(out).read()
@@ -92,6 +101,9 @@ def main():
         check(len(ppo) == 1, "one PPO row on iid")
         cells = [c.strip() for c in ppo[0].strip("|").split("|")] if ppo else [""] * 8
         check(cells[2] == "2", f"PPO seeds column is 2 (found {cells[2]!r})")
+        # A suite of 3 seeds with 2 finished says so in the row, not only in the intro.
+        check(partial.returncode == 0 and "| PPO | iid | 2 of 3 |" in open(out + ".3").read(),
+              "with --seeds 3 the PPO row's seeds column says 2 of 3")
         check(cells[3] == f"{int(steps[0]):,}", f"PPO steps column {int(steps[0]):,} ({cells[3]!r})")
         mean = float(np.mean(rets))
         check(cells[4].startswith(fmt4(mean) + " ["),
