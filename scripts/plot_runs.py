@@ -4,9 +4,10 @@
 usage: scripts/plot_runs.py DIR|RUN.h5 [--out OUTDIR] [--metric NAME ...] [--band std|minmax]
 
 Finds every run.h5 under DIR (checkpoint directories skipped), groups runs by configuration (the
-resolved spec in /config/resolved without experiment.seed/name/out_dir and vec.threads, as
-`powerzoo summarize`; a key that an older run's spec lacks does not split it off), and draws for each metrics/eval column (default: return_mean,
-shaped_return_mean and every cost/* channel with a non-zero value) the mean over seeds against global_step, a shaded band (mean +- std
+resolved spec in /config/resolved without experiment.seed/name/out_dir and vec.threads, as `powerzoo
+summarize`; a key that an older run's spec lacks does not split it off), and draws for each
+metrics/eval column (default: return_mean, shaped_return_mean and every cost/* channel with a
+non-zero value) the mean over seeds against global_step, a shaded band (mean +- std
 over seeds, or min..max), and thin per-seed lines. The y axis names the metric's unit (from its
 name: _mw MW, _mwh MWh, _pct %, _usd $, rates as fractions of steps or episodes; cost/<channel>
 is the episode sum of the env's channel). Writes one PNG per metric into OUTDIR (default
