@@ -250,4 +250,42 @@ TEST_SUITE("exp_summarize") {
     CHECK(exp::summary_csv(s).find(",return_mean,stress,-1.5,") != std::string::npos);
     CHECK_THROWS_AS(exp::summarize_runs(runs, {"return_mean"}, "iid"), core::ConfigError);
   }
+
+  // Guards against benchmarks/results/dcmg_ppo_calendar_reference (one folder per split, one
+  // eval file per seed) summarized as one split with the others "copies", and --split iid nan.
+  TEST_CASE("regression: eval files of one checkpoint on several splits are one seed each") {
+    const fs::path d = test::tmp_dir("summarize", "split_folders");
+    for (const std::string split : {"cooling_stress", "iid"})
+      for (int64_t seed : {0, 1}) {
+        fs::create_directories(d / split);
+        const fs::path f = d / split / ("trial_" + std::to_string(seed) + ".h5");
+        auto rf = io::RunFile::create(
+            f.string(),
+            {{"status", "finished"}, {"checkpoint", "ckpt.h5"}, {"eval_splits", split}}, {},
+            "[experiment]\nname = \"dcmg_ppo\"\nseed = " + std::to_string(seed) +
+                "\n\n[eval]\nsplits = [\"iid\", \"cooling_stress\"]\n");
+        const double ret = (split == "iid" ? -10.0 : -100.0) - seed;
+        rf.append_row("metrics/eval", {{"global_step", 10}, {split + "/return_mean", ret}});
+        rf.close();
+      }
+    const auto runs = exp::find_runs(d.string());
+    REQUIRE(runs.size() == 4);
+    const exp::Summary s = exp::summarize_runs(runs, {"return_mean"});
+    CHECK(s.left_out.empty());
+    CHECK(s.main_split == "iid");  // the spec's first, though cooling_stress sorts first
+    REQUIRE(s.configs.size() == 1);
+    CHECK(s.configs[0].label == "dcmg_ppo");  // the name without its TOML quotes
+    CHECK(s.configs[0].seeds == std::vector<int64_t>{0, 1});
+    CHECK(s.configs[0].stats.at("return_mean").mean == doctest::Approx(-10.5));
+    CHECK(exp::summary_table(s).find("eval split: iid (--split for the others: cooling_stress)") !=
+          std::string::npos);
+    CHECK(exp::summarize_runs(runs, {"return_mean"}, "iid")
+              .configs[0]
+              .stats.at("return_mean")
+              .mean == doctest::Approx(-10.5));
+    const exp::Summary cs = exp::summarize_runs(runs, {"return_mean"}, "cooling_stress");
+    CHECK(cs.configs[0].stats.at("cooling_stress/return_mean").mean == doctest::Approx(-100.5));
+    CHECK(cs.configs[0].stats.at("cooling_stress/return_mean").n == 2);
+    CHECK(exp::summary_csv(cs).find("\ndcmg_ppo,eval,2,") != std::string::npos);  // unquoted
+  }
 }

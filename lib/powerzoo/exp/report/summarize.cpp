@@ -278,11 +278,10 @@ std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string
   return runs;
 }
 
-// The eval splits of a run's spec, main first (eval.splits as canonical TOML: ["iid", "x"]; the
-// spec's default when absent).
-std::vector<std::string> splits_of(const RunRecord& r) {
-  if (!r.splits.empty()) return r.splits;
-  const auto flat = flat_keys(r.resolved);
+// The eval splits a stored spec lists, main first (eval.splits as canonical TOML: ["iid", "x"];
+// the spec's default when absent).
+std::vector<std::string> spec_splits(const std::string& resolved) {
+  const auto flat = flat_keys(resolved);
   const auto it = flat.find("eval.splits");
   if (it == flat.end()) return {"iid"};
   std::vector<std::string> out;
@@ -293,6 +292,63 @@ std::vector<std::string> splits_of(const RunRecord& r) {
     q = it->second.find('"', e + 1);
   }
   return out;
+}
+
+// The eval splits of a result file, main first: the file's own (RunRecord::splits), else its
+// spec's.
+std::vector<std::string> splits_of(const RunRecord& r) {
+  return r.splits.empty() ? spec_splits(r.resolved) : r.splits;
+}
+
+// The split whose columns are bare in the summary: the first run's spec's first split if some
+// run was evaluated on it (eval files of one split each: `powerzoo eval CKPT --split S`), else
+// the first run's own first split.
+std::string main_split_of(const std::vector<RunRecord>& runs) {
+  if (runs.empty()) return "";
+  const std::vector<std::string> spec = spec_splits(runs[0].resolved);
+  if (!spec.empty())
+    for (const auto& r : runs) {
+      const auto sp = splits_of(r);
+      if (std::find(sp.begin(), sp.end(), spec[0]) != sp.end()) return spec[0];
+    }
+  const auto first = splits_of(runs[0]);
+  return first.empty() ? "" : first[0];
+}
+
+// Eval (or baseline) files of one checkpoint on different splits, written one split per file
+// (`powerzoo eval CKPT --split S --out S/trial_0.h5`), are one seed's results: records of the same
+// configuration and seed whose splits do not overlap are merged into one, the first file named.
+// Records whose splits overlap stay apart (summarize_runs counts the second as a copy).
+std::vector<RunRecord> merge_split_files(std::vector<RunRecord> runs) {
+  std::vector<RunRecord> out;
+  std::map<std::pair<std::string, int64_t>, size_t> first;
+  for (auto& r : runs) {
+    const auto [it, fresh] = first.emplace(std::make_pair(r.config_key, r.seed), out.size());
+    if (!fresh) {
+      RunRecord& m = out[it->second];
+      std::vector<std::string> ms = splits_of(m);
+      const std::vector<std::string> rs = splits_of(r);
+      const bool overlap = std::any_of(rs.begin(), rs.end(), [&](const std::string& x) {
+        return std::find(ms.begin(), ms.end(), x) != ms.end();
+      });
+      if (!overlap) {
+        for (const auto& [k, v] : r.last_eval) m.last_eval.emplace(k, v);  // shared: the first's
+        ms.insert(ms.end(), rs.begin(), rs.end());
+        m.splits = ms;
+        continue;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// A TOML value as a label shows it: a plain string without its quotes (experiment.name =
+// "tso_ppo" reads tso_ppo), anything else as written.
+std::string label_value(const std::string& v) {
+  const bool plain = v.size() >= 2 && v.front() == '"' && v.back() == '"' &&
+                     v.find_first_of("\\\"", 1) == v.size() - 1;
+  return plain ? v.substr(1, v.size() - 2) : v;
 }
 
 // r's flat columns with `main` as the bare split: runs that list their splits in another order
@@ -341,12 +397,11 @@ Summary summarize_runs(const std::vector<RunRecord>& all_runs,
                        const std::vector<std::string>& metrics, const std::string& split) {
   Summary s;
   s.split = split;
-  // One naming for all runs: the first run's main split bare, every other split prefixed.
-  const std::vector<std::string> first =
-      all_runs.empty() ? std::vector<std::string>{} : splits_of(all_runs[0]);
-  const std::string main = first.empty() ? "" : first[0];
-  std::vector<RunRecord> runs;
-  for (const auto& r : all_runs) runs.push_back(with_main_split(r, main));
+  // One naming for all runs: the main split bare, every other split prefixed.
+  const std::string main = main_split_of(all_runs);
+  std::vector<RunRecord> keyed;
+  for (const auto& r : all_runs) keyed.push_back(with_main_split(r, main));
+  const std::vector<RunRecord> runs = merge_split_files(std::move(keyed));
   s.main_split = main;
   for (const auto& r : all_runs)
     for (const auto& sp : splits_of(r))
@@ -417,12 +472,13 @@ Summary summarize_runs(const std::vector<RunRecord>& all_runs,
     c.kind = members[0]->kind;
     for (const auto& k : differing) {
       auto it = flats[g].find(k);
-      c.label += (c.label.empty() ? "" : " ") + k + "=" + (it == flats[g].end() ? "-" : it->second);
+      c.label += (c.label.empty() ? "" : " ") + k + "=" +
+                 (it == flats[g].end() ? "-" : label_value(it->second));
     }
     if (c.label.empty()) {
       const auto f = flat_keys(members[0]->resolved);
       auto it = f.find("experiment.name");
-      c.label = it != f.end() ? it->second : "(all runs)";
+      c.label = it != f.end() ? label_value(it->second) : "(all runs)";
     }
     c.min_final_step = INFINITY;
     c.max_final_step = -INFINITY;
@@ -445,6 +501,18 @@ Summary summarize_runs(const std::vector<RunRecord>& all_runs,
   return s;
 }
 
+namespace {
+
+// Every split of the summary but its main one, comma-separated.
+std::string join_others(const Summary& s) {
+  std::string out;
+  for (const auto& sp : s.splits)
+    if (sp != s.main_split) out += (out.empty() ? "" : ", ") + sp;
+  return out;
+}
+
+}  // namespace
+
 std::string summary_table(const Summary& s) {
   std::ostringstream o;
   // A label longer than this is shown as "config <i>" and spelled out under the tables.
@@ -462,7 +530,10 @@ std::string summary_table(const Summary& s) {
   o << s.configs.size()
     << " configuration(s); 95 % CI: percentile bootstrap of the mean over seeds ("
     << kBootstrapResamples << " resamples), std over seeds (ddof 0)\n";
-  if (!s.split.empty()) o << "eval split: " << s.split << "\n";
+  if (!s.split.empty())
+    o << "eval split: " << s.split << "\n";
+  else if (s.splits.size() > 1)  // bare names are one of several splits: say which
+    o << "eval split: " << s.main_split << " (--split for the others: " << join_others(s) << ")\n";
   for (const auto& m : s.metrics) {
     o << "\n" << m << "\n";
     o << format_printf("  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w), "configuration",
