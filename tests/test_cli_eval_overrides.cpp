@@ -158,8 +158,24 @@ TEST_SUITE("cli_eval_overrides") {
     const auto b2 = sh(kBin + " eval " + ck + " ppo.learning_rate=1e-3 --out " + bad);
     CHECK(b2.code == 2);
     CHECK_MESSAGE(
-        b2.out.find("expected an [env] or [eval] key, found a [ppo] key") != std::string::npos,
+        b2.out.find("expected an [env] or [eval] key, found the [ppo] key ppo.learning_rate") !=
+            std::string::npos,
         b2.out);
+    // Regression (a new-user trial): another env or task blamed a key of the checkpoint's stored
+    // spec ("config/resolved:10: unknown key [env] case"), and seed=3 was called a [seed] key.
+    for (const std::string o : {"env.id=dist_grid", "env.task=tso"}) {
+      const auto b = sh(kBin + " eval " + ck + " " + o + " --out " + bad);
+      CHECK(b.code == 2);
+      CHECK_MESSAGE(b.out.find("eval override '" + o + "': the checkpoint was trained in env") !=
+                        std::string::npos,
+                    b.out);
+      CHECK_MESSAGE(b.out.find("config/resolved") == std::string::npos, b.out);
+    }
+    const auto b4 = sh(kBin + " eval " + ck + " seed=3 --out " + bad);
+    CHECK(b4.code == 2);
+    CHECK_MESSAGE(b4.out.find("found 'seed' (experiment.seed, the seed of the run)") !=
+                      std::string::npos,
+                  b4.out);
     // Refused: an unknown env key, with the checkpoint's spec named.
     const auto b3 = sh(kBin + " eval " + ck + " env.load_scal=1.3 --out " + bad);
     CHECK(b3.code == 2);

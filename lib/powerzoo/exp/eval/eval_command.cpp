@@ -73,19 +73,38 @@ std::string override_suffix(const std::vector<std::string>& overrides) {
 }
 
 // Only [env] and [eval] keys change the conditions of an evaluation; every other section is the
-// learner, its training or the run's bookkeeping, which the checkpoint fixes.
-void check_override_sections(const std::vector<std::string>& overrides) {
+// learner, its training or the run's bookkeeping, which the checkpoint fixes. env.id and env.task
+// name the env the policy was trained in: another one is refused here, by the override's name,
+// before the stored spec is re-read under it (its keys would be blamed instead).
+void check_override_sections(const std::vector<std::string>& overrides, const Spec& stored) {
+  constexpr const char* kFixed =
+      "the checkpoint fixes the learner and its training; only the env's conditions and [eval] "
+      "may change at evaluation";
   for (const std::string& o : overrides) {
     const size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw core::ConfigError("eval override '" + o + "': expected section.key=value");
+      throw core::ConfigError("eval override '" + core::echo(o) + "': expected section.key=value");
     const std::string key = o.substr(0, eq);
+    if (key.find('.') == std::string::npos)  // `run` reads seed=N as experiment.seed=N
+      throw core::ConfigError(
+          "eval override '" + core::echo(o) + "': expected an [env] or [eval] key, found '" +
+          core::echo(key) + "'" +
+          (key == "seed" ? " (experiment.seed, the seed of the run): " : ": ") + kFixed);
     const std::string section = key.substr(0, key.find('.'));
     if (section != "env" && section != "eval")
-      throw core::ConfigError("eval override '" + o +
-                              "': expected an [env] or [eval] key, found a [" + section +
-                              "] key: the checkpoint fixes the learner and its training; only the "
-                              "env's conditions and [eval] may change at evaluation");
+      throw core::ConfigError("eval override '" + core::echo(o) +
+                              "': expected an [env] or [eval] key, found the [" +
+                              core::echo(section) + "] key " + core::echo(key) + ": " + kFixed);
+    std::string value = o.substr(eq + 1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    const bool id = key == "env.id", task = key == "env.task";
+    if ((id && value != stored.env.id) || (task && value != stored.env.task))
+      throw core::ConfigError(
+          "eval override '" + core::echo(o) + "': the checkpoint was trained in env '" +
+          stored.env.id + "'" + (stored.env.task.empty() ? "" : " (task " + stored.env.task + ")") +
+          "; another env or task is another observation and action layout, so " + key +
+          " cannot change at evaluation");
   }
 }
 
@@ -238,7 +257,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   // A checkpoint of an earlier version stores its spec in the layout before [learner].
   const Spec stored =
       parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)", {}, true);
-  check_override_sections(opt.overrides);
+  check_override_sections(opt.overrides, stored);
   const Spec spec = opt.overrides.empty() ? stored : parse_eval_spec(stored, ckpt, opt.overrides);
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.
