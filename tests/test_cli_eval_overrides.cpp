@@ -173,9 +173,9 @@ TEST_SUITE("cli_eval_overrides") {
     }
     const auto b4 = sh(kBin + " eval " + ck + " seed=3 --out " + bad);
     CHECK(b4.code == 2);
-    CHECK_MESSAGE(b4.out.find("found 'seed' (experiment.seed, the seed of the run)") !=
-                      std::string::npos,
-                  b4.out);
+    CHECK_MESSAGE(
+        b4.out.find("found 'seed' (experiment.seed, the seed of the run)") != std::string::npos,
+        b4.out);
     // Refused: an unknown env key, with the checkpoint's spec named.
     const auto b3 = sh(kBin + " eval " + ck + " env.load_scal=1.3 --out " + bad);
     CHECK(b3.code == 2);

@@ -260,8 +260,8 @@ TEST_SUITE("exp_summarize") {
         fs::create_directories(d / split);
         const fs::path f = d / split / ("trial_" + std::to_string(seed) + ".h5");
         auto rf = io::RunFile::create(
-            f.string(),
-            {{"status", "finished"}, {"checkpoint", "ckpt.h5"}, {"eval_splits", split}}, {},
+            f.string(), {{"status", "finished"}, {"checkpoint", "ckpt.h5"}, {"eval_splits", split}},
+            {},
             "[experiment]\nname = \"dcmg_ppo\"\nseed = " + std::to_string(seed) +
                 "\n\n[eval]\nsplits = [\"iid\", \"cooling_stress\"]\n");
         const double ret = (split == "iid" ? -10.0 : -100.0) - seed;
@@ -279,10 +279,9 @@ TEST_SUITE("exp_summarize") {
     CHECK(s.configs[0].stats.at("return_mean").mean == doctest::Approx(-10.5));
     CHECK(exp::summary_table(s).find("eval split: iid (--split for the others: cooling_stress)") !=
           std::string::npos);
-    CHECK(exp::summarize_runs(runs, {"return_mean"}, "iid")
-              .configs[0]
-              .stats.at("return_mean")
-              .mean == doctest::Approx(-10.5));
+    CHECK(
+        exp::summarize_runs(runs, {"return_mean"}, "iid").configs[0].stats.at("return_mean").mean ==
+        doctest::Approx(-10.5));
     const exp::Summary cs = exp::summarize_runs(runs, {"return_mean"}, "cooling_stress");
     CHECK(cs.configs[0].stats.at("cooling_stress/return_mean").mean == doctest::Approx(-100.5));
     CHECK(cs.configs[0].stats.at("cooling_stress/return_mean").n == 2);

@@ -57,7 +57,7 @@ struct ConfigSummary {
 };
 
 struct Summary {
-  std::string split;                ///< the eval split summarized ("" = the first of eval.splits)
+  std::string split;  ///< the eval split summarized ("" = the first of eval.splits)
   /// The split of bare metric names: the first run's spec's first split if some run has it,
   /// else the first run's own first split.
   std::string main_split;
@@ -82,11 +82,11 @@ std::vector<RunRecord> find_runs(const std::string& dir,
 
 /// Groups `runs` and computes statistics. Files of one configuration and seed on disjoint splits
 /// (eval files written one split each) are merged into one seed's record; a second file of the
-/// same configuration, seed and split is left out as a copy. `metrics` empty = return_mean, shaped_return_mean and
-/// every cost/<channel> column that is non-zero in some run. `split` names an eval split: its
-/// columns are "<split>/<name>" in RunRecord::last_eval (flat names, exp/run/eval_layout: bare for
-/// the first of eval.splits); "" = the first split. Throws core::ConfigError if a requested metric
-/// or the split is absent from every run.
+/// same configuration, seed and split is left out as a copy. `metrics` empty = return_mean,
+/// shaped_return_mean and every cost/<channel> column that is non-zero in some run. `split` names
+/// an eval split: its columns are "<split>/<name>" in RunRecord::last_eval (flat names,
+/// exp/run/eval_layout: bare for the first of eval.splits); "" = the first split. Throws
+/// core::ConfigError if a requested metric or the split is absent from every run.
 Summary summarize_runs(const std::vector<RunRecord>& runs, const std::vector<std::string>& metrics,
                        const std::string& split = "");
 
