@@ -14,16 +14,18 @@ int cmd_eval(const Args& args) {
   po::options_description opts(
       "usage: powerzoo eval CHECKPOINT_OR_RUN_DIR [key=value ...] [options]\n\n"
       "Rebuilds the env from the checkpoint's resolved spec and evaluates the deterministic\n"
-      "policy on evenly spaced episodes of a split. Writes a separate eval file (default:\n"
+      "policy on evenly spaced episodes of a split. A run directory means its ckpt/best.h5, or\n"
+      "its newest ckpt/step_<n>.h5 without one. Writes a separate eval file (default:\n"
       "<run dir>/eval/<checkpoint>_<split>[_<overrides>].h5); training outputs are never\n"
       "modified.\n\n"
       "key=value overrides change the conditions of the evaluation: [env] keys that keep the\n"
-      "observation and action layout (calendar, load scale, ratings, data files, ...) and\n"
-      "[eval] keys, e.g. env.calendar=reference or env.load_scale=1.2. They are recorded in the\n"
-      "eval file (attribute 'overrides', /config/resolved). Keys of other sections (the learner,\n"
-      "its training) and env keys (or a split) that change the observation or action layout\n"
-      "the checkpoint was trained on, or the agents, are refused (exit 2). Outages added or\n"
-      "switched off keep it (docs/outages.md): their cost channels are reported.\n\noptions");
+      "observation and action layout (calendar, load scale, ratings, data files, ...), e.g.\n"
+      "env.calendar=reference or env.load_scale=1.2, and eval.n_episodes (as --episodes). They\n"
+      "are recorded in the eval file (attribute 'overrides', /config/resolved). Refused (exit\n"
+      "2): keys of other sections (the learner, its training), other [eval] keys and env.split\n"
+      "(the split is --split), and env keys (or a split) that change the observation or action\n"
+      "layout the checkpoint was trained on, or the agents. Outages added or switched off keep\n"
+      "it (docs/outages.md): their cost channels are reported.\n\noptions");
   std::string split = "iid", out;
   int episodes = 0, threads = 0;
   opts.add_options()("help,h", "show this help")(

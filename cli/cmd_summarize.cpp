@@ -21,19 +21,21 @@ int cmd_summarize(const Args& args) {
       "usage: powerzoo summarize DIR [--metric NAME ...] [--split S] [--csv FILE]\n\n"
       "Finds every run.h5 under DIR (and the files of `powerzoo baseline --out` and `powerzoo\n"
       "eval --out`, listed as their own rows: kind baseline:<policy> and eval), groups runs by\n"
-      "configuration (the resolved spec, with eval's overrides, without experiment.seed/name/\n"
-      "out_dir and vec.threads, which changes no number) and prints, per metric at the last\n"
-      "eval row, mean, std (ddof 0), IQM and a percentile-bootstrap 95 % CI of the mean over\n"
-      "seeds (10,000 resamples, fixed rng seed 42). Runs that did not finish (run.h5 status\n"
-      "running, failed or interrupted) are left out and listed. Writes DIR/summary.csv (or\n"
-      "--csv FILE).\n\noptions");
+      "configuration (the resolved spec, with eval's overrides, checkpoint file name and\n"
+      "episodes, without experiment.seed/name/out_dir and vec.threads, which changes no number;\n"
+      "eval files of one checkpoint written one split per file are one seed) and prints, per\n"
+      "metric at the last eval row, mean, std (ddof 0), IQM and a percentile-bootstrap 95 % CI\n"
+      "of the mean over seeds (10,000 resamples, fixed rng seed 42). Runs that did not finish\n"
+      "(run.h5 status running, failed or interrupted) are left out and listed. Writes\n"
+      "DIR/summary.csv (or --csv FILE).\n\noptions");
   std::vector<std::string> metrics;
   std::string csv, split;
   opts.add_options()("help,h", "show this help")(
       "split", po::value<std::string>(&split),
       "eval split to summarize (default: the first of eval.splits)")(
       "metric,m", po::value<std::vector<std::string>>(&metrics)->composing(),
-      "metrics/eval column (repeatable; default: return_mean, shaped_return_mean, cost/*)")(
+      "metrics/eval column (repeatable; default: return_mean, shaped_return_mean and every "
+      "cost/* channel that is non-zero in some run)")(
       "csv", po::value<std::string>(&csv), "CSV file to write (default: DIR/summary.csv)")(
       "include-failed",
       "also count runs whose run.h5 says running, failed or interrupted (left out by default)");

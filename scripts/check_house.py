@@ -58,7 +58,8 @@ ROOMS = {
     "exp/eval": (3, "deterministic evaluation of a policy, the eval command, rollout action files "
                     "and episode pictures"),
     "exp/sweep": (3, "sweep expansion, the sweep manifest, SLURM job arrays and the local job pool"),
-    "exp/report": (3, "summaries over seeds (mean, IQM, bootstrap CI)"),
+    "exp/report": (3, "result files read back (run, baseline and eval files) and summaries "
+                      "over seeds (mean, IQM, bootstrap CI)"),
     "exp/train": (4, "the training loop, its progress line, and validate/keys (what a run checks "
                      "before it writes)"),
     "exp/bench": (5, "throughput measurements and the scoreboard of `powerzoo bench`"),

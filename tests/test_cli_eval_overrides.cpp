@@ -171,6 +171,16 @@ TEST_SUITE("cli_eval_overrides") {
                     b.out);
       CHECK_MESSAGE(b.out.find("config/resolved") == std::string::npos, b.out);
     }
+    // Regression (a new-user trial): keys the evaluation does not read were accepted and
+    // recorded as if applied (env.split: the numbers were iid's; eval.n_episodes beside
+    // --episodes: the file said 4 episodes, 6 ran).
+    for (const std::string o : {"env.split=load_stress --episodes 1", "eval.every_steps=10",
+                                "eval.n_episodes=4 --episodes 6"}) {
+      const auto b = sh(kBin + " eval " + ck + " " + o + " --out " + bad);
+      CHECK_MESSAGE(b.code == 2, b.out);
+      CHECK_MESSAGE(b.out.find("eval override '" + o.substr(0, o.find(' '))) != std::string::npos,
+                    b.out);
+    }
     const auto b4 = sh(kBin + " eval " + ck + " seed=3 --out " + bad);
     CHECK(b4.code == 2);
     CHECK_MESSAGE(

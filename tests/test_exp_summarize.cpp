@@ -287,4 +287,53 @@ TEST_SUITE("exp_summarize") {
     CHECK(cs.configs[0].stats.at("cooling_stress/return_mean").n == 2);
     CHECK(exp::summary_csv(cs).find("\ndcmg_ppo,eval,2,") != std::string::npos);  // unquoted
   }
+
+  // Guards against `powerzoo eval` of one run's step_0.h5 and step_21504.h5 summarized as one
+  // configuration with the trained checkpoint "left out ... (a copy?)" (a new-user trial).
+  TEST_CASE("regression: evaluations of one run's checkpoints at two steps are two rows") {
+    const fs::path d = test::tmp_dir("summarize", "two_ckpts");
+    auto make = [&](const std::string& ckpt, int64_t step, int64_t episodes, double ret) {
+      const std::string name = fs::path(ckpt).stem().string() + "_" + std::to_string(episodes);
+      auto rf = io::RunFile::create(
+          (d / (name + ".h5")).string(),
+          {{"status", "finished"}, {"checkpoint", "run/ckpt/" + ckpt}, {"eval_splits", "iid"}},
+          {{"n_episodes", episodes}, {"global_step", step}},
+          "[experiment]\nname = \"q\"\nseed = 0\n");
+      rf.append_row("metrics/eval",
+                    {{"global_step", static_cast<double>(step)}, {"iid/return_mean", ret}});
+      rf.close();
+    };
+    make("step_0.h5", 0, 16, -155.8);
+    make("step_21504.h5", 21504, 16, -90.0);
+    make("step_21504.h5", 21504, 5, -91.0);  // the same checkpoint on fewer episodes
+    const auto runs = exp::find_runs(d.string());
+    REQUIRE(runs.size() == 3);
+    const exp::Summary s = exp::summarize_runs(runs, {"return_mean"});
+    CHECK(s.left_out.empty());
+    REQUIRE(s.configs.size() == 3);
+    std::map<std::string, double> by_label;
+    for (const auto& c : s.configs) by_label[c.label] = c.stats.at("return_mean").mean;
+    CHECK(by_label.at("checkpoint.episodes=16 checkpoint.file=step_0.h5") ==
+          doctest::Approx(-155.8));
+    CHECK(by_label.at("checkpoint.episodes=16 checkpoint.file=step_21504.h5") ==
+          doctest::Approx(-90.0));
+    CHECK(by_label.at("checkpoint.episodes=5 checkpoint.file=step_21504.h5") ==
+          doctest::Approx(-91.0));
+    // One split: the table still names it.
+    CHECK(exp::summary_table(s).find("eval split: iid\n") != std::string::npos);
+  }
+
+  // Guards against --split load_stress --metric load_stress/x read as load_stress/load_stress/x.
+  TEST_CASE("regression: --split S with --metric S/x names the column S/x") {
+    exp::RunRecord r;
+    r.file = "a/run.h5";
+    r.kind = "run";
+    r.resolved = "[eval]\nsplits = [\"iid\", \"load_stress\"]\n";
+    r.config_key = "run";
+    r.last_eval = {{"return_mean", -1.0}, {"load_stress/return_mean", -2.0}};
+    const exp::Summary s = exp::summarize_runs({r}, {"load_stress/return_mean"}, "load_stress");
+    CHECK(s.metrics == std::vector<std::string>{"load_stress/return_mean"});
+    CHECK(s.configs.at(0).stats.at("load_stress/return_mean").mean == doctest::Approx(-2.0));
+    CHECK(exp::summarize_runs({r}, {"return_mean"}, "load_stress").metrics == s.metrics);
+  }
 }

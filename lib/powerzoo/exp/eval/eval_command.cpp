@@ -76,7 +76,8 @@ std::string override_suffix(const std::vector<std::string>& overrides) {
 // learner, its training or the run's bookkeeping, which the checkpoint fixes. env.id and env.task
 // name the env the policy was trained in: another one is refused here, by the override's name,
 // before the stored spec is re-read under it (its keys would be blamed instead).
-void check_override_sections(const std::vector<std::string>& overrides, const Spec& stored) {
+void check_override_sections(const std::vector<std::string>& overrides, const Spec& stored,
+                             bool episodes_given) {
   constexpr const char* kFixed =
       "the checkpoint fixes the learner and its training; only the env's conditions and [eval] "
       "may change at evaluation";
@@ -95,6 +96,20 @@ void check_override_sections(const std::vector<std::string>& overrides, const Sp
       throw core::ConfigError("eval override '" + core::echo(o) +
                               "': expected an [env] or [eval] key, found the [" +
                               core::echo(section) + "] key " + core::echo(key) + ": " + kFixed);
+    // Keys the evaluation does not read would be recorded in the eval file as if it had: the
+    // split is --split, and of [eval] only n_episodes counts (one evaluation, no periodic ones).
+    if (key == "env.split")
+      throw core::ConfigError("eval override '" + core::echo(o) +
+                              "': env.split is the split the run trained on; the evaluation's "
+                              "split is --split (e.g. --split " +
+                              core::echo(o.substr(eq + 1)) + ")");
+    if (section == "eval" && key != "eval.n_episodes")
+      throw core::ConfigError("eval override '" + core::echo(o) +
+                              "': has no effect on an evaluation (it evaluates one split, given by "
+                              "--split, once); of [eval] only n_episodes applies");
+    if (key == "eval.n_episodes" && episodes_given)
+      throw core::ConfigError("eval override '" + core::echo(o) +
+                              "': --episodes is given too; give the number of episodes once");
     std::string value = o.substr(eq + 1);
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
@@ -257,7 +272,7 @@ EvalCommandResult run_eval_command(const EvalCommandOptions& opt) {
   // A checkpoint of an earlier version stores its spec in the layout before [learner].
   const Spec stored =
       parse_spec(migrate_stored_spec(resolved, ckpt), ckpt + " (config/resolved)", {}, true);
-  check_override_sections(opt.overrides, stored);
+  check_override_sections(opt.overrides, stored, opt.episodes > 0);
   const Spec spec = opt.overrides.empty() ? stored : parse_eval_spec(stored, ckpt, opt.overrides);
   // The split comes from the command line, so a wrong one is named as --split, not as a line of
   // the checkpoint's stored spec.

@@ -1,12 +1,9 @@
-// Summaries over seeds: result-file discovery, grouping by configuration, bootstrap CIs.
+// Summaries over seeds: grouping result files by configuration, bootstrap CIs, table and CSV.
 #include "powerzoo/exp/report/summarize.hpp"
-
-#include <hdf5.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <set>
@@ -18,12 +15,6 @@
 #include "powerzoo/core/format.hpp"
 #include "powerzoo/core/rng.hpp"
 #include "powerzoo/exp/run/eval_layout.hpp"
-#include "powerzoo/exp/run/run_dir.hpp"
-#include "powerzoo/exp/spec/spec.hpp"
-#include "powerzoo/exp/spec/spec_migrate.hpp"
-#include "powerzoo/io/hdf5.hpp"
-
-namespace fs = std::filesystem;
 
 namespace pz::exp {
 namespace {
@@ -38,134 +29,6 @@ double percentile_sorted(const std::vector<double>& v, double q) {
   const size_t lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
-/// Reads a root string attribute (variable- or fixed-length); "" if absent.
-std::string root_str_attr(hid_t f, const char* name) {
-  if (H5Aexists(f, name) <= 0) return "";
-  hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-  if (a < 0) return "";
-  hid_t t = H5Aget_type(a);
-  std::string out;
-  if (H5Tget_class(t) == H5T_STRING) {
-    if (H5Tis_variable_str(t) > 0) {
-      hid_t mt = H5Tcopy(H5T_C_S1);
-      H5Tset_size(mt, H5T_VARIABLE);
-      H5Tset_cset(mt, H5Tget_cset(t));  // run.h5 writes UTF-8; HDF5 converts no charsets
-      char* s = nullptr;
-      if (H5Aread(a, mt, &s) >= 0 && s) {
-        out = s;
-        H5free_memory(s);
-      }
-      H5Tclose(mt);
-    } else {
-      const size_t n = H5Tget_size(t);
-      std::string buf(n, '\0');
-      hid_t mt = H5Tcopy(H5T_C_S1);
-      H5Tset_size(mt, n);
-      if (H5Aread(a, mt, buf.data()) >= 0) out = buf.c_str();
-      H5Tclose(mt);
-    }
-  }
-  H5Tclose(t);
-  H5Aclose(a);
-  return out;
-}
-
-struct VisitCtx {
-  std::vector<std::string> names;
-};
-
-herr_t visit_cb(hid_t, const char* name, const H5O_info_t* info, void* data) {
-  if (info->type == H5O_TYPE_DATASET) static_cast<VisitCtx*>(data)->names.push_back(name);
-  return 0;
-}
-
-/// Inspects one .h5 file: returns false if it is not a run, baseline or eval result file. An
-/// eval file (`powerzoo eval --out`) is told by its root attribute "checkpoint"; its policy is
-/// reported as "eval".
-bool inspect(const std::string& path, bool is_run_h5, std::string* policy,
-             std::vector<std::string>* eval_cols, std::string* status, std::string* reason) {
-  policy->clear();
-  status->clear();
-  reason->clear();
-  eval_cols->clear();
-  H5E_auto2_t old_fn = nullptr;
-  void* old_data = nullptr;
-  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // probing: no HDF5 error stack on stderr
-  bool ok = false;
-  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f >= 0) {
-    *policy = root_str_attr(f, "policy");
-    if (policy->empty() && !is_run_h5 && !root_str_attr(f, "checkpoint").empty()) *policy = "eval";
-    *status = root_str_attr(f, "status");
-    *reason = root_str_attr(f, "status_reason");
-    ok = (is_run_h5 || !policy->empty()) && H5Lexists(f, "config", H5P_DEFAULT) > 0 &&
-         H5Lexists(f, "config/resolved", H5P_DEFAULT) > 0 &&
-         H5Lexists(f, "metrics", H5P_DEFAULT) > 0 && H5Lexists(f, "metrics/eval", H5P_DEFAULT) > 0;
-    if (ok) {
-      hid_t g = H5Gopen2(f, "metrics/eval", H5P_DEFAULT);
-      VisitCtx ctx;
-      if (g >= 0) {
-        H5Ovisit2(g, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &ctx, H5O_INFO_BASIC);
-        H5Gclose(g);
-      }
-      *eval_cols = std::move(ctx.names);
-    }
-    H5Fclose(f);
-  }
-  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  return ok;
-}
-
-/// Canonical configuration text: resolved spec with experiment seed, name and out_dir and
-/// vec.threads cleared. The thread count is the one the run used (/config/resolved records it),
-/// and it changes no number (docs/design.md, determinism), so runs of one spec on 1 and on 2
-/// threads are seeds of one configuration.
-std::string config_text(const std::string& resolved, const std::string& file) {
-  try {
-    Spec s = parse_spec(migrate_stored_spec(resolved, file), file, {}, true);
-    s.experiment.seed = 0;
-    s.experiment.name.clear();
-    s.experiment.out_dir.clear();
-    s.vec.threads = 0;
-    s.source_path.clear();
-    return to_toml(s);
-  } catch (const core::ConfigError&) {
-    // Written by another schema version: compare the text without those four lines.
-    std::istringstream in(resolved);
-    std::string line, out;
-    std::string section;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line[0] == '[') section = line.substr(0, line.find(']') + 1);
-      const bool in_exp = section == "[experiment]";
-      if (in_exp && (line.rfind("seed", 0) == 0 || line.rfind("name", 0) == 0 ||
-                     line.rfind("out_dir", 0) == 0))
-        continue;
-      if (section == "[vec]" && line.rfind("threads", 0) == 0) continue;
-      out += line + "\n";
-    }
-    return out;
-  }
-}
-
-/// "section.key" -> value text of a canonical TOML document (one key per line).
-std::map<std::string, std::string> flat_keys(const std::string& toml) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(toml);
-  std::string line, section;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (line[0] == '[') {
-      section = line.substr(1, line.find(']') - 1);
-      continue;
-    }
-    const size_t eq = line.find(" = ");
-    if (eq == std::string::npos) continue;
-    out[(section.empty() ? "" : section + ".") + line.substr(0, eq)] = line.substr(eq + 3);
-  }
-  return out;
 }
 
 // "nan" for any NaN ("%g" writes a negative one "-nan").
@@ -212,70 +75,6 @@ SeedStats seed_stats(const std::vector<double>& xs, int resamples, uint64_t seed
   st.ci_low = percentile_sorted(means, 2.5);
   st.ci_high = percentile_sorted(means, 97.5);
   return st;
-}
-
-std::vector<RunRecord> find_runs(const std::string& dir, std::vector<std::string>* pending,
-                                 std::vector<std::string>* unfinished, bool include_unfinished) {
-  if (!fs::is_directory(dir))
-    throw core::ConfigError(dir + ": expected a directory of runs, found " +
-                            (fs::exists(dir) ? "a file" : "nothing"));
-  std::vector<std::string> files;
-  for (auto it =
-           fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
-       it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().filename() == RunDirectory::kCkptDir) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file() && it->path().extension() == ".h5")
-      files.push_back(it->path().string());
-  }
-  std::sort(files.begin(), files.end());
-  std::vector<RunRecord> runs;
-  for (const auto& f : files) {
-    std::string policy, status, reason;
-    std::vector<std::string> cols;
-    const bool is_run = fs::path(f).filename() == "run.h5";
-    if (!inspect(f, is_run, &policy, &cols, &status, &reason)) {
-      if (is_run && pending) pending->push_back(f);
-      continue;
-    }
-    if (!status.empty() && status != "finished" && !include_unfinished) {
-      // A failed run's last row is not a result, an interrupted one's not the final one.
-      if (unfinished)
-        unfinished->push_back(f + ": " + status + (reason.empty() ? "" : " (" + reason + ")"));
-      continue;
-    }
-    RunRecord r;
-    r.status = status;
-    r.status_reason = reason;
-    r.file = f;
-    r.kind = policy.empty() ? "run" : policy == "eval" ? "eval" : "baseline:" + policy;
-    try {
-      r.resolved = io::read_string(f, "config/resolved");
-      const EvalLayout layout = read_eval_layout(f);  // tables use flat names (main split bare)
-      if (layout.per_split) r.splits = layout.splits;
-      for (const auto& c : cols) {
-        const auto v = io::read_column(f, "metrics/eval/" + c);
-        r.last_eval[flat_eval_name(layout, c)] = v.empty() ? kNaN : v.back();
-      }
-    } catch (const std::exception&) {
-      continue;  // unreadable or being written: not a result yet
-    }
-    const bool no_rows = std::all_of(r.last_eval.begin(), r.last_eval.end(),
-                                     [](const auto& kv) { return std::isnan(kv.second); });
-    if (no_rows) {  // columns without a row: a run before its first evaluation
-      if (pending) pending->push_back(f);
-      continue;
-    }
-    r.final_step = r.last_eval.count("global_step") ? r.last_eval["global_step"] : kNaN;
-    r.config_key = r.kind + "\n" + config_text(r.resolved, f);
-    const auto flat = flat_keys(r.resolved);
-    auto it = flat.find("experiment.seed");
-    r.seed = it != flat.end() ? std::atoll(it->second.c_str()) : 0;
-    runs.push_back(std::move(r));
-  }
-  return runs;
 }
 
 // The eval splits a stored spec lists, main first (eval.splits as canonical TOML: ["iid", "x"];
@@ -422,7 +221,8 @@ Summary summarize_runs(const std::vector<RunRecord>& all_runs,
     std::sort(s.metrics.begin() + 2, s.metrics.end());
   } else {
     for (const auto& m : metrics) {  // "iid/x" names the main split's bare column x
-      const std::string name = prefix + m;
+      // --split S --metric S/x names S/x, as --metric S/x alone does.
+      const std::string name = !prefix.empty() && m.rfind(prefix, 0) == 0 ? m : prefix + m;
       const bool main_named = !main.empty() && name.rfind(main + "/", 0) == 0;
       s.metrics.push_back(main_named ? name.substr(main.size() + 1) : name);
     }
@@ -534,6 +334,8 @@ std::string summary_table(const Summary& s) {
     o << "eval split: " << s.split << "\n";
   else if (s.splits.size() > 1)  // bare names are one of several splits: say which
     o << "eval split: " << s.main_split << " (--split for the others: " << join_others(s) << ")\n";
+  else if (!s.main_split.empty())
+    o << "eval split: " << s.main_split << "\n";
   for (const auto& m : s.metrics) {
     o << "\n" << m << "\n";
     o << format_printf("  %-*s %5s %12s %12s %12s %27s\n", static_cast<int>(w), "configuration",

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "powerzoo/exp/report/result_files.hpp"
+
 namespace pz::exp {
 
 /// Statistics of one metric over the seeds of one configuration.
@@ -26,26 +28,6 @@ inline constexpr uint64_t kBootstrapSeed = 42;
 /// (numpy's default). NaN values make every statistic NaN; n = 0 gives NaN too.
 SeedStats seed_stats(const std::vector<double>& xs, int resamples = kBootstrapResamples,
                      uint64_t seed = kBootstrapSeed);
-
-/// One result file found under the directory.
-struct RunRecord {
-  std::string file;
-  std::string kind;  ///< "run" for run.h5, "baseline:<policy>" for baseline files, "eval" for
-                     ///< eval files (`powerzoo eval --out`: a checkpoint's evaluation)
-  int64_t seed = 0;
-  /// kind + canonical TOML, experiment seed/name/out_dir and vec.threads cleared
-  std::string config_key;
-  std::string resolved;   ///< /config/resolved as stored
-  double final_step = 0;  ///< global_step of the last eval row (NaN for baselines)
-  std::map<std::string, double> last_eval;  ///< every /metrics/eval column at its last row
-  /// The file's eval splits, its main (bare-named) split first: the file's own eval_splits
-  /// attribute (an eval or baseline file of one split lists that split, whatever the spec's
-  /// [eval] splits say); empty for files from before it, whose splits are the spec's.
-  std::vector<std::string> splits;
-  /// run.h5 status attribute (running, finished, failed, interrupted; "" in files from before it
-  /// was recorded, and in baseline files) and its reason.
-  std::string status, status_reason;
-};
 
 struct ConfigSummary {
   std::string label;  ///< the keys that differ between configurations ("ppo.learning_rate=0.0001")
@@ -68,17 +50,6 @@ struct Summary {
   /// as another seed), one line each naming both files.
   std::vector<std::string> left_out;
 };
-
-/// Finds result files under `dir` (recursively, sorted): every run.h5 and every other .h5 with a
-/// root attribute `policy` (files of `powerzoo baseline --out`); checkpoint files are skipped.
-/// run.h5 files without an evaluation row yet (a run that just started) are not results: they go
-/// to `pending` (if given) so the caller can say so instead of skipping them silently.
-/// Runs whose status says they did not finish (running, failed, interrupted) go to `unfinished`
-/// as "FILE: STATUS (REASON)" unless include_unfinished.
-std::vector<RunRecord> find_runs(const std::string& dir,
-                                 std::vector<std::string>* pending = nullptr,
-                                 std::vector<std::string>* unfinished = nullptr,
-                                 bool include_unfinished = false);
 
 /// Groups `runs` and computes statistics. Files of one configuration and seed on disjoint splits
 /// (eval files written one split each) are merged into one seed's record; a second file of the
