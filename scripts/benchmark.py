@@ -377,9 +377,12 @@ def task_table(args, task, cond=None):
         lines.append("| " + " | ".join(cells) + " |")
     if ref:
         lines += ["", f"`vs {ref}`: the change of the mean `{task['primary']}` relative to the "
-                  f"`{ref}` baseline on the same split, (x − {ref}) / |{ref}|; PowerZooJax's "
-                  "against its own published baseline. The data differ between the two suites, "
-                  "so these columns compare like with like where the absolute numbers do not."]
+                  f"`{ref}` baseline on the same split, (x − {ref}) / |{ref}|, so "
+                  + ("positive is better" if task.get("higher_is_better", True)
+                     else "negative is better") +
+                  "; PowerZooJax's against its own published baseline. The data differ between "
+                  "the two suites, so these columns compare like with like where the absolute "
+                  "numbers do not."]
     lines.append("")
     return lines
 
@@ -416,7 +419,8 @@ def cmd_report(args, tasks):
             "PowerZooJax's budget over seeds 0–4, every baseline once. Means over seeds with a "
             "percentile-bootstrap 95 % CI of the mean (`powerzoo summarize`); PowerZooJax's "
             "numbers are its published GPU rows (5 seeds). A learner row with fewer finished seeds "
-            f"says so (`2 of {args.seeds}`). Violation rates are fractions of "
+            f"says so (`2 of {args.seeds}`). Each run counts with its last evaluation (at the "
+            "end of training, not its best checkpoint). Violation rates are fractions of "
             "evaluation steps; `cost/<channel>` is an episode sum.", ""]
     for task in tasks:
         text += task_table(args, task)
@@ -438,22 +442,31 @@ def main():
     if "--" in argv:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["run", "slurm", "report", "archive"])
-    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "powerzoo"))
-    ap.add_argument("--suite", default=SUITE)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["run", "slurm", "report", "archive"],
+                    help="what to do (described above)")
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "powerzoo"),
+                    help="the powerzoo binary (default build/powerzoo)")
+    ap.add_argument("--suite", default=SUITE,
+                    help="the suite file (default benchmarks/suite.toml)")
     ap.add_argument("--runs", default=os.path.join(ROOT, "runs", "benchmark"),
                     help="where the sweeps and baseline files live (default runs/benchmark)")
     ap.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "results"),
                     help="the slim copies of finished run files that `report` reads "
                          "(default benchmarks/results)")
     ap.add_argument("--jobs", type=int, default=0, help="trials in parallel (sweep --jobs)")
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=5,
+                    help="seeds per learner: run trains 0..N-1; report counts a row with fewer "
+                         "as 'k of N' (default 5)")
     ap.add_argument("--baselines-only", action="store_true", help="run: the baselines alone")
     ap.add_argument("--only", nargs="*", default=None, help="task ids")
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results.md"))
-    ap.add_argument("--img", default=os.path.join(ROOT, "docs", "img", "results"))
-    ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results.md"),
+                    help="report: the page to write (default docs/results.md)")
+    ap.add_argument("--img", default=os.path.join(ROOT, "docs", "img", "results"),
+                    help="report: where the learning curves go (default docs/img/results)")
+    ap.add_argument("--no-plots", action="store_true",
+                    help="report: the tables without learning curves")
     args = ap.parse_args(argv)
     if args.seeds < 1:
         fail(f"--seeds: expected an integer >= 1, found {args.seeds}")
