@@ -181,6 +181,12 @@ TEST_SUITE("cli_eval_overrides") {
       CHECK_MESSAGE(b.out.find("eval override '" + o.substr(0, o.find(' '))) != std::string::npos,
                     b.out);
     }
+    // Regression (a new-user trial): "[env] profile: [env] profile: expected ...".
+    const auto b5 = sh(kBin + " eval " + ck + " env.profile=nosuch_profile --out " + bad);
+    CHECK(b5.code == 2);
+    CHECK_MESSAGE(b5.out.find("'env.profile=nosuch_profile': [env] profile: expected a bundled") !=
+                      std::string::npos,
+                  b5.out);
     const auto b4 = sh(kBin + " eval " + ck + " seed=3 --out " + bad);
     CHECK(b4.code == 2);
     CHECK_MESSAGE(

@@ -27,7 +27,11 @@ std::vector<DataFile> data_files(const Spec& spec) {
              : d.key == "profile" ? data::resolve_profile_path(value)
                                   : value;
     } catch (const core::ConfigError& e) {
-      throw core::ConfigError(where + e.what());
+      // The resolvers name the key themselves ("[env] profile: expected ..."): once is enough.
+      std::string msg = e.what();
+      if (const std::string tag = "[env] " + d.key + ": "; msg.rfind(tag, 0) == 0)
+        msg = msg.substr(tag.size());
+      throw core::ConfigError(where + msg);
     }
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;  // not a file: the env's builder reports it
