@@ -147,55 +147,38 @@ TEST_SUITE("cli_eval_overrides") {
     REQUIRE_MESSAGE(e2.code == 0, e2.out);
     CHECK(fs::exists(d / "run" / "eval" / "step_480_iid_env.load_scale_1.3.h5"));
 
-    // Refused: a case with other buses and generators changes the observation and action.
+    // Refused: exit 2, the message saying `says`, and no eval file written.
     const std::string bad = (d / "bad.h5").string();
-    const auto b1 = sh(kBin + " eval " + ck + " env.case=case14 --threads 1 --out " + bad);
-    CHECK(b1.code == 2);
-    CHECK_MESSAGE(b1.out.find("with overrides 'env.case=case14': the env has an observation of") !=
-                      std::string::npos,
-                  b1.out);
-    // Refused: a learner key (the checkpoint fixes the learner).
-    const auto b2 = sh(kBin + " eval " + ck + " ppo.learning_rate=1e-3 --out " + bad);
-    CHECK(b2.code == 2);
-    CHECK_MESSAGE(
-        b2.out.find("expected an [env] or [eval] key, found the [ppo] key ppo.learning_rate") !=
-            std::string::npos,
-        b2.out);
+    auto refused = [&](const std::string& args, const std::string& says) {
+      const auto b = sh(kBin + " eval " + ck + " " + args + " --out " + bad);
+      const std::string what = args + ": " + b.out;
+      CHECK_MESSAGE(b.code == 2, what);
+      CHECK_MESSAGE(b.out.find(says) != std::string::npos, what);
+      return b.out;
+    };
+    // A case with other buses and generators changes the observation and action.
+    refused("env.case=case14 --threads 1",
+            "with overrides 'env.case=case14': the env has an observation of");
+    // A learner key (the checkpoint fixes the learner).
+    refused("ppo.learning_rate=1e-3",
+            "expected an [env] or [eval] key, found the [ppo] key ppo.learning_rate");
     // Regression (a new-user trial): another env or task blamed a key of the checkpoint's stored
     // spec ("config/resolved:10: unknown key [env] case"), and seed=3 was called a [seed] key.
-    for (const std::string o : {"env.id=dist_grid", "env.task=tso"}) {
-      const auto b = sh(kBin + " eval " + ck + " " + o + " --out " + bad);
-      CHECK(b.code == 2);
-      CHECK_MESSAGE(b.out.find("eval override '" + o + "': the checkpoint was trained in env") !=
-                        std::string::npos,
-                    b.out);
-      CHECK_MESSAGE(b.out.find("config/resolved") == std::string::npos, b.out);
-    }
+    for (const std::string o : {"env.id=dist_grid", "env.task=tso"})
+      CHECK(refused(o, "eval override '" + o + "': the checkpoint was trained in env")
+                .find("config/resolved") == std::string::npos);
+    refused("seed=3", "found 'seed' (experiment.seed, the seed of the run)");
     // Regression (a new-user trial): keys the evaluation does not read were accepted and
     // recorded as if applied (env.split: the numbers were iid's; eval.n_episodes beside
     // --episodes: the file said 4 episodes, 6 ran).
-    for (const std::string o : {"env.split=load_stress --episodes 1", "eval.every_steps=10",
-                                "eval.n_episodes=4 --episodes 6"}) {
-      const auto b = sh(kBin + " eval " + ck + " " + o + " --out " + bad);
-      CHECK_MESSAGE(b.code == 2, b.out);
-      CHECK_MESSAGE(b.out.find("eval override '" + o.substr(0, o.find(' '))) != std::string::npos,
-                    b.out);
-    }
+    refused("env.split=load_stress --episodes 1", "eval override 'env.split=load_stress'");
+    refused("eval.every_steps=10", "eval override 'eval.every_steps=10'");
+    refused("eval.n_episodes=4 --episodes 6", "eval override 'eval.n_episodes=4'");
     // Regression (a new-user trial): "[env] profile: [env] profile: expected ...".
-    const auto b5 = sh(kBin + " eval " + ck + " env.profile=nosuch_profile --out " + bad);
-    CHECK(b5.code == 2);
-    CHECK_MESSAGE(b5.out.find("'env.profile=nosuch_profile': [env] profile: expected a bundled") !=
-                      std::string::npos,
-                  b5.out);
-    const auto b4 = sh(kBin + " eval " + ck + " seed=3 --out " + bad);
-    CHECK(b4.code == 2);
-    CHECK_MESSAGE(
-        b4.out.find("found 'seed' (experiment.seed, the seed of the run)") != std::string::npos,
-        b4.out);
-    // Refused: an unknown env key, with the checkpoint's spec named.
-    const auto b3 = sh(kBin + " eval " + ck + " env.load_scal=1.3 --out " + bad);
-    CHECK(b3.code == 2);
-    CHECK_MESSAGE(b3.out.find("load_scal") != std::string::npos, b3.out);
+    refused("env.profile=nosuch_profile",
+            "'env.profile=nosuch_profile': [env] profile: expected a bundled");
+    // An unknown env key, with the checkpoint's spec named.
+    refused("env.load_scal=1.3", "load_scal");
     CHECK_FALSE(fs::exists(bad));
   }
 }

@@ -79,8 +79,8 @@ std::string override_suffix(const std::vector<std::string>& overrides) {
 void check_override_sections(const std::vector<std::string>& overrides, const Spec& stored,
                              bool episodes_given) {
   constexpr const char* kFixed =
-      "the checkpoint fixes the learner and its training; only the env's conditions and [eval] "
-      "may change at evaluation";
+      "the checkpoint fixes the learner and its training; only the env's conditions and "
+      "eval.n_episodes may change at evaluation";
   for (const std::string& o : overrides) {
     const size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
